@@ -1,0 +1,49 @@
+from oslo_policy import policy
+
+from reserve.api.policies import base
+
+PREFIX = 'reserve:reservation:%s'
+
+rules = [
+    policy.DocumentedRuleDefault(
+        name=PREFIX % 'create',
+        check_str=base.PROJECT_MEMBER_OR_ADMIN,
+        description='Book a flavor for a time window.',
+        operations=[{'path': '/v1/reservations', 'method': 'POST'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=PREFIX % 'list',
+        check_str=base.PROJECT_READER_OR_ADMIN,
+        description="List a project's reservations.",
+        operations=[{'path': '/v1/reservations', 'method': 'GET'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=PREFIX % 'list:all_projects',
+        check_str=base.ADMIN_OR_SERVICE,
+        description='List the reservations of every project.',
+        operations=[{'path': '/v1/reservations?all_projects=1',
+                     'method': 'GET'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=PREFIX % 'get',
+        check_str=base.PROJECT_READER_OR_ADMIN,
+        description='Show a reservation.',
+        operations=[{'path': '/v1/reservations/{id}', 'method': 'GET'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=PREFIX % 'update',
+        check_str=base.PROJECT_MEMBER_OR_ADMIN,
+        description='Extend the end of a reservation.',
+        operations=[{'path': '/v1/reservations/{id}', 'method': 'PATCH'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=PREFIX % 'delete',
+        check_str=base.PROJECT_MEMBER_OR_ADMIN,
+        description='Cancel a reservation and tear its lease down.',
+        operations=[{'path': '/v1/reservations/{id}', 'method': 'DELETE'}],
+        scope_types=['project']),
+]
+
+
+def list_rules():
+    return rules

@@ -1,0 +1,71 @@
+"""reserve-all-in-one: the four daemons in one process.
+
+For development and the quick start: SQLite in a state directory, the
+in-memory message bus (kombu+memory:////), no authentication. Any option
+can still be set in a config file (--config-file).
+"""
+import os
+import threading
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from reserve.cmd import api as api_cmd
+from reserve.common import service
+from reserve.db import migration
+from reserve.manager import service as manager_service
+from reserve.notification import service as notification_service
+from reserve.worker import service as worker_service
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+cli_opts = [
+    cfg.StrOpt('state-dir', default=os.path.join(os.getcwd(), 'state'),
+               sample_default='./state',
+               help='Where the all-in-one keeps its SQLite database.'),
+]
+
+
+def set_embedded_defaults(state_dir):
+    os.makedirs(state_dir, exist_ok=True)
+    CONF.set_default('transport_url', 'kombu+memory:////')
+    CONF.set_default('connection', 'sqlite:///%s' %
+                     os.path.join(state_dir, 'reserve.sqlite'),
+                     group='database')
+    CONF.set_default('auth_strategy', 'noauth', group='api')
+
+
+class _ApiThread:
+    def __init__(self):
+        self._server = None
+        self._thread = None
+
+    def start(self):
+        self._server = api_cmd.make_server()
+        self._thread = threading.Thread(target=self._server.serve_forever,
+                                        name='reserve-api', daemon=True)
+        self._thread.start()
+
+    def stop(self):
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def main():
+    CONF.register_cli_opts(cli_opts)
+    service.prepare()
+    set_embedded_defaults(os.path.abspath(CONF.state_dir))
+    migration.upgrade()
+    api = _ApiThread()
+    services = [manager_service.ManagerService(),
+                worker_service.WorkerService(),
+                notification_service.NotificationService(), api]
+    url = 'http://%s:%d' % (CONF.api.host_ip, CONF.api.port)
+    banner = ('reserve is running: API at %s/ (auth: %s), database %s.\n'
+              'Point the CLI at it with:\n'
+              '  export OS_RESERVE_URL=%s OS_AUTH_TYPE=none\n'
+              'Stop with Ctrl-C.' % (url, CONF.api.auth_strategy,
+                                     CONF.database.connection, url))
+    service.run_in_threads(services,
+                           on_started=lambda: print(banner, flush=True))

@@ -1,0 +1,36 @@
+"""Request context carried through the API, RPC and notifications."""
+from oslo_context import context
+from oslo_db.sqlalchemy import enginefacade
+
+
+@enginefacade.transaction_context_provider
+class RequestContext(context.RequestContext):
+    """A security context; admins may look across projects."""
+
+    def __init__(self, all_projects=False, **kwargs):
+        super().__init__(**kwargs)
+        self.all_projects = all_projects
+
+    def to_dict(self):
+        values = super().to_dict()
+        values['all_projects'] = self.all_projects
+        return values
+
+    @classmethod
+    def from_dict(cls, values, **kwargs):
+        kwargs.setdefault('all_projects', values.get('all_projects', False))
+        return super().from_dict(values, **kwargs)
+
+    def elevated(self):
+        ctx = self.__class__.from_dict(self.to_dict())
+        ctx.is_admin = True
+        if 'admin' not in ctx.roles:
+            ctx.roles = list(ctx.roles) + ['admin']
+        return ctx
+
+
+def get_admin_context():
+    """The context of reserve's own background jobs."""
+    return RequestContext(user_id=None, project_id=None, is_admin=True,
+                          roles=['admin', 'service'], all_projects=True,
+                          overwrite=False)

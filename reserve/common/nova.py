@@ -1,0 +1,181 @@
+"""The nova calls reserve needs (python-novaclient), each idempotent."""
+import time
+
+from novaclient import client as nova_client
+from novaclient import exceptions as nova_exc
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from reserve.common import exception
+from reserve.common import keystone
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+
+def _cloud_error(action, exc):
+    return exception.CloudError(service='nova',
+                                reason='%s: %s' % (action, exc))
+
+
+class NovaClient:
+    def __init__(self, client=None):
+        self._client = client
+
+    @property
+    def nova(self):
+        if self._client is None:
+            adapter = keystone.get_adapter('nova')
+            self._client = nova_client.Client(
+                CONF.nova.api_version, session=adapter.session,
+                endpoint_override=adapter.endpoint_override,
+                region_name=adapter.region_name,
+                interface=adapter.interface,
+                service_type=adapter.service_type)
+        return self._client
+
+    # hypervisors -------------------------------------------------------
+
+    def find_hypervisor(self, name):
+        """The hypervisor whose hypervisor_hostname is ``name``, or None."""
+        try:
+            matches = self.nova.hypervisors.search(name, detailed=True)
+        except nova_exc.NotFound:
+            return None
+        for hypervisor in matches:
+            if hypervisor.hypervisor_hostname == name:
+                return hypervisor
+        return None
+
+    # flavors -----------------------------------------------------------
+
+    def get_flavor(self, flavor_id):
+        """A flavor by id or name, with its extra specs; None if unknown."""
+        try:
+            flavor = self.nova.flavors.get(flavor_id)
+        except nova_exc.NotFound:
+            try:
+                flavor = self.nova.flavors.find(name=flavor_id,
+                                                is_public=None)
+            except nova_exc.NotFound:
+                return None
+        return flavor
+
+    def flavor_extra_specs(self, flavor):
+        return dict(flavor.get_keys())
+
+    def ensure_flavor(self, flavor_id, name, vcpus, ram, disk, ephemeral,
+                      swap, extra_specs):
+        """The private flavor of a reservation, created if missing."""
+        try:
+            flavor = self.nova.flavors.get(flavor_id)
+        except nova_exc.NotFound:
+            try:
+                flavor = self.nova.flavors.create(
+                    name, ram, vcpus, disk, flavorid=flavor_id,
+                    ephemeral=ephemeral, swap=swap, is_public=False)
+            except nova_exc.Conflict:
+                flavor = self.nova.flavors.get(flavor_id)
+        flavor.set_keys(extra_specs)
+        return flavor
+
+    def delete_flavor(self, flavor_id):
+        try:
+            self.nova.flavors.delete(flavor_id)
+        except nova_exc.NotFound:
+            pass
+
+    def add_flavor_access(self, flavor_id, project_id):
+        try:
+            self.nova.flavor_access.add_tenant_access(flavor_id, project_id)
+        except nova_exc.Conflict:
+            pass  # already granted
+
+    def remove_flavor_access(self, flavor_id, project_id):
+        try:
+            self.nova.flavor_access.remove_tenant_access(flavor_id,
+                                                         project_id)
+        except nova_exc.NotFound:
+            pass  # flavor or grant already gone
+
+    # aggregates --------------------------------------------------------
+
+    def find_aggregate(self, name):
+        for aggregate in self.nova.aggregates.list():
+            if aggregate.name == name:
+                return aggregate
+        return None
+
+    def ensure_aggregate(self, name, metadata):
+        aggregate = self.find_aggregate(name)
+        if aggregate is None:
+            try:
+                aggregate = self.nova.aggregates.create(name, None)
+            except nova_exc.Conflict:
+                aggregate = self.find_aggregate(name)
+        missing = {k: v for k, v in metadata.items()
+                   if aggregate.metadata.get(k) != v}
+        if missing:
+            aggregate = self.nova.aggregates.set_metadata(aggregate, missing)
+        return aggregate
+
+    def add_aggregate_host(self, name, host):
+        aggregate = self.find_aggregate(name)
+        if aggregate is None:
+            raise exception.CloudError(service='nova',
+                                       reason='aggregate %s is gone' % name)
+        if host not in aggregate.hosts:
+            try:
+                self.nova.aggregates.add_host(aggregate, host)
+            except nova_exc.Conflict:
+                pass  # added concurrently
+
+    def delete_aggregate(self, name):
+        aggregate = self.find_aggregate(name)
+        if aggregate is None:
+            return
+        for host in aggregate.hosts:
+            try:
+                self.nova.aggregates.remove_host(aggregate, host)
+            except (nova_exc.NotFound, nova_exc.Conflict):
+                pass
+        try:
+            self.nova.aggregates.delete(aggregate)
+        except nova_exc.NotFound:
+            pass
+
+    # servers -----------------------------------------------------------
+
+    def list_servers_of_flavor(self, flavor_id):
+        return self.nova.servers.list(
+            search_opts={'flavor': flavor_id, 'all_tenants': 1},
+            detailed=False)
+
+    def delete_servers_of_flavor(self, flavor_id, timeout, interval):
+        """Delete every server booted with the flavor and wait them gone.
+
+        Raises ServerDeletionTimeout when some remain after ``timeout``.
+        """
+        deadline = time.monotonic() + timeout
+        asked = set()
+        while True:
+            servers = self.list_servers_of_flavor(flavor_id)
+            if not servers:
+                return
+            for server in servers:
+                if server.id in asked:
+                    continue
+                try:
+                    self.nova.servers.delete(server.id)
+                except nova_exc.NotFound:
+                    pass
+                except Exception as exc:  # keep going with the others
+                    LOG.warning('Deleting server %s failed: %s',
+                                server.id, exc)
+                    continue
+                asked.add(server.id)
+            if time.monotonic() >= deadline:
+                raise exception.ServerDeletionTimeout(
+                    servers=', '.join(sorted(s.id for s in servers)),
+                    flavor=flavor_id, timeout=timeout)
+            time.sleep(interval)

@@ -1,0 +1,138 @@
+"""The placement calls reserve needs, over a keystoneauth1 adapter.
+
+Every write is idempotent: creating what exists or deleting what is gone
+succeeds, so a step re-run after a crash converges.
+"""
+import urllib.parse
+
+from oslo_log import log as logging
+
+from reserve.common import exception
+from reserve.common import keystone
+
+LOG = logging.getLogger(__name__)
+
+# 1.14: nested providers (parent_provider_uuid); 1.7: PUT resource class.
+MICROVERSION = '1.14'
+CHILD_PREFIX = 'reserve_'
+
+
+def reservation_resource_class(reservation_id):
+    """CUSTOM_RESERVATION_<ID>: the UUID upper-cased, dashes as '_'."""
+    return 'CUSTOM_RESERVATION_' + reservation_id.upper().replace('-', '_')
+
+
+class PlacementClient:
+    def __init__(self, adapter=None):
+        self._adapter = adapter
+
+    @property
+    def adapter(self):
+        if self._adapter is None:
+            self._adapter = keystone.get_adapter('placement')
+        return self._adapter
+
+    def _request(self, method, url, expected=(200,), json=None,
+                 tolerated=()):
+        resp = self.adapter.request(
+            url, method, json=json, microversion=MICROVERSION,
+            raise_exc=False, headers={'Accept': 'application/json'})
+        if resp.status_code in expected:
+            return resp.json() if resp.content else None
+        if resp.status_code in tolerated:
+            return None
+        raise exception.CloudError(
+            service='placement',
+            reason='%s %s answered %d: %s' % (method, url, resp.status_code,
+                                              resp.text[:500]))
+
+    # providers -----------------------------------------------------------
+
+    def get_provider_by_name(self, name):
+        body = self._request('GET', '/resource_providers?' +
+                             urllib.parse.urlencode({'name': name}))
+        providers = body['resource_providers']
+        return providers[0] if providers else None
+
+    def get_provider(self, uuid):
+        return self._request('GET', '/resource_providers/%s' % uuid,
+                             tolerated=(404,))
+
+    def ensure_child_provider(self, parent_uuid, hypervisor_name):
+        """The per-host provider that carries reservation inventories."""
+        name = CHILD_PREFIX + hypervisor_name
+        provider = self.get_provider_by_name(name)
+        if provider is not None:
+            return provider
+        created = self._request(
+            'POST', '/resource_providers', expected=(200, 201),
+            json={'name': name, 'parent_provider_uuid': parent_uuid},
+            tolerated=(409,))
+        # 409: another manager created it between our GET and POST.
+        return created or self.get_provider_by_name(name)
+
+    def get_inventories(self, uuid):
+        body = self._request('GET',
+                             '/resource_providers/%s/inventories' % uuid)
+        return body['inventories']
+
+    def get_usages(self, uuid):
+        body = self._request('GET', '/resource_providers/%s/usages' % uuid)
+        return body['usages']
+
+    # resource classes ------------------------------------------------------
+
+    def ensure_resource_class(self, name):
+        self._request('PUT', '/resource_classes/%s' % name,
+                      expected=(201, 204))
+
+    def delete_resource_class(self, name):
+        self._request('DELETE', '/resource_classes/%s' % name,
+                      expected=(204,), tolerated=(404,))
+
+    def resource_class_exists(self, name):
+        resp = self.adapter.get('/resource_classes/%s' % name,
+                                microversion=MICROVERSION, raise_exc=False)
+        return resp.status_code == 200
+
+    # inventories -----------------------------------------------------------
+
+    def set_inventory(self, uuid, resource_class, total, retries=5):
+        """Set one inventory record, keeping the provider's others.
+
+        The whole set is written with the provider generation it was read
+        at, and re-read on a generation conflict.
+        """
+        url = '/resource_providers/%s/inventories' % uuid
+        for _ in range(retries):
+            current = self._request('GET', url, tolerated=(404,))
+            if current is None:
+                raise exception.CloudError(
+                    service='placement',
+                    reason='resource provider %s is gone' % uuid)
+            inventories = current['inventories']
+            inventories[resource_class] = {
+                'total': total, 'reserved': 0, 'min_unit': 1,
+                'max_unit': 1, 'step_size': 1, 'allocation_ratio': 1.0}
+            resp = self.adapter.put(
+                url, json={'resource_provider_generation':
+                           current['resource_provider_generation'],
+                           'inventories': inventories},
+                microversion=MICROVERSION, raise_exc=False)
+            if resp.status_code == 200:
+                return
+            if resp.status_code != 409:
+                break
+        raise exception.CloudError(
+            service='placement',
+            reason='cannot set %s inventory on %s: %d %s' % (
+                resource_class, uuid, resp.status_code, resp.text[:300]))
+
+    def delete_inventory(self, uuid, resource_class):
+        """Remove one inventory record; a missing one is fine.
+
+        Placement refuses (409) while allocations still use it.
+        """
+        self._request('DELETE', '/resource_providers/%s/inventories/%s' %
+                      (uuid, resource_class), expected=(204,),
+                      tolerated=(404,))

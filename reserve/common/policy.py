@@ -1,0 +1,46 @@
+"""The policy enforcer (rules in code, overridable by policy.yaml)."""
+from oslo_config import cfg
+from oslo_policy import opts as policy_opts
+from oslo_policy import policy
+
+from reserve.api import policies
+from reserve.common import exception
+
+CONF = cfg.CONF
+_ENFORCER = None
+
+policy_opts.set_defaults(CONF, policy_file='policy.yaml',
+                         enforce_scope=True, enforce_new_defaults=True)
+
+
+def get_enforcer():
+    """The enforcer, for the oslo.policy command line tools."""
+    CONF([], project='reserve')
+    return init()
+
+
+def init():
+    global _ENFORCER
+    if _ENFORCER is None:
+        _ENFORCER = policy.Enforcer(CONF)
+        _ENFORCER.register_defaults(policies.list_rules())
+    return _ENFORCER
+
+
+def reset():
+    global _ENFORCER
+    if _ENFORCER is not None:
+        _ENFORCER.clear()
+    _ENFORCER = None
+
+
+def authorize(context, action, target=None, do_raise=True):
+    """Check ``action`` for ``context``; target defaults to its project."""
+    enforcer = init()
+    target = target or {'project_id': context.project_id}
+    try:
+        return enforcer.authorize(action, target, context,
+                                  do_raise=do_raise,
+                                  exc=exception.Forbidden, action=action)
+    except policy.InvalidScope:
+        raise exception.Forbidden(action=action)

@@ -1,0 +1,97 @@
+"""oslo.messaging plumbing: transports, RPC clients and servers, notifier."""
+from oslo_config import cfg
+import oslo_messaging as messaging
+from oslo_messaging.rpc import dispatcher
+
+from reserve.common import context as reserve_context
+
+CONF = cfg.CONF
+
+WORKER_TOPIC = 'reserve-worker'
+MANAGER_TOPIC = 'reserve-manager'
+# Our exceptions cross RPC as themselves, with their HTTP status.
+ALLOWED_EXMODS = ['reserve.common.exception']
+
+_TRANSPORT = None
+_NOTIFICATION_TRANSPORT = None
+
+
+class RequestContextSerializer(messaging.Serializer):
+    """Carries RequestContext over the wire; payloads are plain JSON."""
+
+    def __init__(self):
+        self._base = messaging.JsonPayloadSerializer()
+
+    def serialize_entity(self, ctxt, entity):
+        return self._base.serialize_entity(ctxt, entity)
+
+    def deserialize_entity(self, ctxt, entity):
+        return self._base.deserialize_entity(ctxt, entity)
+
+    def serialize_context(self, ctxt):
+        return ctxt.to_dict()
+
+    def deserialize_context(self, ctxt):
+        return reserve_context.RequestContext.from_dict(ctxt)
+
+
+def init(conf=CONF):
+    global _TRANSPORT, _NOTIFICATION_TRANSPORT
+    if _TRANSPORT is None:
+        _TRANSPORT = messaging.get_rpc_transport(
+            conf, allowed_remote_exmods=ALLOWED_EXMODS)
+    if _NOTIFICATION_TRANSPORT is None:
+        _NOTIFICATION_TRANSPORT = messaging.get_notification_transport(
+            conf, allowed_remote_exmods=ALLOWED_EXMODS)
+
+
+def cleanup():
+    global _TRANSPORT, _NOTIFICATION_TRANSPORT
+    for transport in (_TRANSPORT, _NOTIFICATION_TRANSPORT):
+        if transport is not None:
+            transport.cleanup()
+    _TRANSPORT = _NOTIFICATION_TRANSPORT = None
+
+
+def get_transport():
+    init()
+    return _TRANSPORT
+
+
+def get_notification_transport():
+    init()
+    return _NOTIFICATION_TRANSPORT
+
+
+def get_client(topic, version, timeout=None):
+    target = messaging.Target(topic=topic, version=version)
+    return messaging.get_rpc_client(get_transport(), target,
+                                    serializer=RequestContextSerializer(),
+                                    timeout=timeout)
+
+
+def get_server(topic, version, endpoints):
+    target = messaging.Target(topic=topic, server=CONF.host, version=version)
+    return messaging.get_rpc_server(
+        get_transport(), target, endpoints, executor='threading',
+        serializer=RequestContextSerializer(),
+        access_policy=dispatcher.DefaultRPCAccessPolicy)
+
+
+def get_notifier(publisher_id):
+    # Lease notifications drive the notification daemon: they are part of
+    # the service, not optional telemetry, so the driver is fixed here.
+    return messaging.Notifier(get_notification_transport(),
+                              publisher_id=publisher_id,
+                              driver='messagingv2',
+                              topics=CONF.notification.topics,
+                              serializer=RequestContextSerializer())
+
+
+def get_notification_listener(endpoints, pool=None):
+    targets = [messaging.Target(topic=topic)
+               for topic in CONF.notification.topics]
+    return messaging.get_notification_listener(
+        get_notification_transport(), targets, endpoints,
+        executor='threading', serializer=RequestContextSerializer(),
+        pool=pool)

@@ -1,0 +1,20 @@
+"""Configuration options of reserve, registered on the global CONF."""
+from oslo_config import cfg
+
+from reserve.conf import api
+from reserve.conf import clients
+from reserve.conf import database
+from reserve.conf import default
+from reserve.conf import manager
+from reserve.conf import notification
+from reserve.conf import worker
+
+CONF = cfg.CONF
+
+default.register_opts(CONF)
+api.register_opts(CONF)
+database.register_opts(CONF)
+manager.register_opts(CONF)
+worker.register_opts(CONF)
+notification.register_opts(CONF)
+clients.register_opts(CONF)

@@ -1,0 +1,30 @@
+from oslo_config import cfg
+
+api_group = cfg.OptGroup('api', title='REST API options')
+
+api_opts = [
+    cfg.StrOpt('auth_strategy',
+               default='keystone',
+               choices=[('keystone', 'Validate tokens with keystonemiddleware'),
+                        ('noauth', 'Trust X-User-Id, X-Project-Id and '
+                                   'X-Roles headers (development only)')],
+               help='How API requests are authenticated.'),
+    cfg.HostAddressOpt('host_ip', default='127.0.0.1',
+                       help='Address the development server listens on.'),
+    cfg.PortOpt('port', default=8785,
+                help='Port the development server listens on.'),
+    cfg.IntOpt('max_limit', default=1000, min=1,
+               help='Largest number of items a list call returns.'),
+    cfg.IntOpt('past_tolerance', default=300, min=0,
+               help='Seconds a booking may start in the past (clock skew, '
+                    'slow clients) before it is refused.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(api_group)
+    conf.register_opts(api_opts, group=api_group)
+
+
+def list_opts():
+    return {api_group: api_opts}

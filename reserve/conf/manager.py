@@ -1,0 +1,32 @@
+from oslo_config import cfg
+
+manager_group = cfg.OptGroup('manager', title='Lease engine options')
+
+manager_opts = [
+    cfg.IntOpt('event_interval', default=10, min=1,
+               help='Seconds between two polls of the events table. An '
+                    'event written by this manager that falls due sooner '
+                    'wakes the loop early.'),
+    cfg.IntOpt('event_timeout', default=900, min=30,
+               help='Seconds after which an event left IN_PROGRESS (its '
+                    'manager died mid-flight) is taken up again.'),
+    cfg.IntOpt('event_retry_interval', default=60, min=1,
+               help='Seconds before an event that failed is retried.'),
+    cfg.IntOpt('event_max_attempts', default=10, min=1,
+               help='Attempts after which a failing event is left in ERROR '
+                    'for an operator.'),
+    cfg.IntOpt('minutes_before_end_lease', default=60, min=0,
+               help='Minutes before the end of a lease at which the '
+                    'before_end_lease event (the users\' warning) fires.'),
+    cfg.IntOpt('event_workers', default=4, min=1,
+               help='Events run at once by one manager.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(manager_group)
+    conf.register_opts(manager_opts, group=manager_group)
+
+
+def list_opts():
+    return {manager_group: manager_opts}

@@ -1,0 +1,487 @@
+"""Database access. Every function takes a RequestContext first.
+
+Functions that take ``project_id`` return only that project's rows when it
+is set; the API passes None only for callers allowed to see all projects,
+so a project never learns that another project's row exists (404).
+"""
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import enginefacade
+from oslo_db.sqlalchemy import utils as db_utils
+import sqlalchemy as sa
+
+from reserve.common import exception
+from reserve.common import states
+from reserve.db import models
+
+
+
+def _make_context_manager():
+    manager = enginefacade.transaction_context()
+    manager.configure(sqlite_fk=True)
+    return manager
+
+
+context_manager = _make_context_manager()
+reader = context_manager.reader
+writer = context_manager.writer
+
+
+def get_engine():
+    return context_manager.writer.get_engine()
+
+
+def reset_engine():
+    """Forget the engine, so the next call connects to [database]connection
+    anew (tests and tools that switch databases)."""
+    global context_manager, reader, writer
+    if context_manager._factory._started:
+        context_manager.writer.get_engine().dispose()
+    context_manager = _make_context_manager()
+    reader = context_manager.reader
+    writer = context_manager.writer
+
+
+def _paginate(query, model, limit, marker, sort_key='created_at',
+              sort_dir='asc'):
+    marker_obj = None
+    if marker:
+        marker_obj = query.session.get(model, marker)
+        if marker_obj is None:
+            raise exception.Invalid(reason='marker %s not found' % marker)
+    return db_utils.paginate_query(query, model, limit,
+                                   [sort_key, 'id'], marker=marker_obj,
+                                   sort_dir=sort_dir).all()
+
+
+# Bookings -----------------------------------------------------------------
+
+def booking_create(context, values):
+    with writer.using(context) as session:
+        booking = models.Booking(**values)
+        session.add(booking)
+        session.flush()
+        return booking
+
+
+def _booking_query(session, booking_id, project_id):
+    query = session.query(models.Booking).filter_by(id=booking_id)
+    if project_id is not None:
+        query = query.filter_by(project_id=project_id)
+    return query
+
+
+def booking_get(context, booking_id, project_id=None):
+    with reader.using(context) as session:
+        booking = _booking_query(session, booking_id, project_id).first()
+        if booking is None:
+            raise exception.BookingNotFound(id=booking_id)
+        return booking
+
+
+def booking_list(context, project_id=None, flavor_id=None, status=None,
+                 limit=None, marker=None):
+    with reader.using(context) as session:
+        query = session.query(models.Booking)
+        if project_id is not None:
+            query = query.filter_by(project_id=project_id)
+        if flavor_id is not None:
+            query = query.filter_by(flavor_id=flavor_id)
+        if status is not None:
+            query = query.filter_by(status=status)
+        return _paginate(query, models.Booking, limit, marker)
+
+
+def booking_list_by_lease(context, lease_id):
+    with reader.using(context) as session:
+        return (session.query(models.Booking)
+                .filter_by(lease_id=lease_id).all())
+
+
+def booking_update(context, booking_id, values, expected_status=None):
+    """Update a booking; with expected_status, only if it still has it.
+
+    Returns the updated booking, or None when the compare-and-swap lost.
+    """
+    with writer.using(context) as session:
+        query = session.query(models.Booking).filter_by(id=booking_id)
+        if expected_status is not None:
+            if isinstance(expected_status, str):
+                expected_status = (expected_status,)
+            query = query.filter(
+                models.Booking.status.in_(expected_status))
+        values = dict(values, updated_at=models._now())
+        if not query.update(values, synchronize_session=False):
+            if session.get(models.Booking, booking_id) is None:
+                raise exception.BookingNotFound(id=booking_id)
+            return None
+        session.expire_all()
+        return session.get(models.Booking, booking_id)
+
+
+def booking_destroy(context, booking_id):
+    with writer.using(context) as session:
+        session.query(models.Booking).filter_by(id=booking_id).delete()
+
+
+def booking_list_stale(context, status, updated_before):
+    """Bookings in ``status`` untouched since ``updated_before``."""
+    with reader.using(context) as session:
+        return (session.query(models.Booking)
+                .filter_by(status=status)
+                .filter(models.Booking.updated_at < updated_before)
+                .all())
+
+
+def booking_list_out_of_step(context):
+    """Bookings whose lease has moved on without them.
+
+    Returns (booking, lease status) pairs where the booking still shows an
+    earlier state than its lease (a lost notification).
+    """
+    wanted = {
+        states.Booking.ALLOCATED: (states.Lease.ACTIVE,
+                                   states.Lease.TERMINATED),
+        states.Booking.ACTIVE: (states.Lease.TERMINATED,),
+    }
+    pairs = []
+    with reader.using(context) as session:
+        for booking_status, lease_states in wanted.items():
+            rows = (session.query(models.Booking, models.Lease.status)
+                    .join(models.Lease,
+                          models.Lease.id == models.Booking.lease_id)
+                    .filter(models.Booking.status == booking_status)
+                    .filter(models.Lease.status.in_(lease_states))
+                    .all())
+            pairs.extend(rows)
+    return pairs
+
+
+def booking_purge(context, ended_before):
+    with writer.using(context) as session:
+        return (session.query(models.Booking)
+                .filter_by(status=states.Booking.COMPLETE)
+                .filter(models.Booking.end_date < ended_before)
+                .delete(synchronize_session=False))
+
+
+# Leases -------------------------------------------------------------------
+
+def lease_create(context, lease_values, reservations, events):
+    """Write a lease, its reservations, allocations and events at once.
+
+    ``reservations`` is a list of dicts of LeaseReservation columns plus an
+    ``allocations`` list of {host_id, count}.
+    """
+    with writer.using(context) as session:
+        lease = models.Lease(**lease_values)
+        for rsv_values in reservations:
+            rsv_values = dict(rsv_values)
+            allocations = rsv_values.pop('allocations', [])
+            reservation = models.LeaseReservation(**rsv_values)
+            reservation.allocations = [models.Allocation(**a)
+                                       for a in allocations]
+            lease.reservations.append(reservation)
+        lease.events = [models.Event(**e) for e in events]
+        session.add(lease)
+        try:
+            session.flush()
+        except db_exc.DBDuplicateEntry:
+            raise exception.Conflict(
+                reason='a lease named %s exists' % lease_values['name'])
+        return lease
+
+
+def lease_get(context, lease_id, project_id=None):
+    with reader.using(context) as session:
+        query = session.query(models.Lease).filter_by(id=lease_id)
+        if project_id is not None:
+            query = query.filter_by(project_id=project_id)
+        lease = query.first()
+        if lease is None:
+            raise exception.LeaseNotFound(id=lease_id)
+        _load_lease(lease)
+        return lease
+
+
+def _load_lease(lease):
+    # Touch the relationships so the object is usable after the session.
+    for reservation in lease.reservations:
+        for allocation in reservation.allocations:
+            allocation.host  # noqa: B018
+    lease.events  # noqa: B018
+
+
+def lease_get_by_name(context, name):
+    with reader.using(context) as session:
+        lease = session.query(models.Lease).filter_by(name=name).first()
+        if lease is not None:
+            _load_lease(lease)
+        return lease
+
+
+def lease_list(context, project_id=None, status=None, limit=None,
+               marker=None):
+    with reader.using(context) as session:
+        query = session.query(models.Lease)
+        if project_id is not None:
+            query = query.filter_by(project_id=project_id)
+        if status is not None:
+            query = query.filter_by(status=status)
+        leases = _paginate(query, models.Lease, limit, marker)
+        for lease in leases:
+            _load_lease(lease)
+        return leases
+
+
+def lease_update(context, lease_id, values, expected_status=None):
+    with writer.using(context) as session:
+        query = session.query(models.Lease).filter_by(id=lease_id)
+        if expected_status is not None:
+            if isinstance(expected_status, str):
+                expected_status = (expected_status,)
+            query = query.filter(models.Lease.status.in_(expected_status))
+        values = dict(values, updated_at=models._now())
+        return bool(query.update(values, synchronize_session=False))
+
+
+def lease_destroy(context, lease_id):
+    with writer.using(context) as session:
+        lease = session.get(models.Lease, lease_id)
+        if lease is not None:
+            session.delete(lease)
+
+
+def lease_list_orphans(context, created_before):
+    """Live leases whose booking is gone, cancelled or failed.
+
+    A lease is named after its booking ('reservation-<booking id>'); one
+    whose booking is still PENDING_CREATE is not an orphan (the worker
+    died before recording it, and the next cast picks it up).
+    """
+    over = (states.Lease.TERMINATED, states.Lease.DELETING)
+    booking_name = sa.literal('reservation-') + models.Booking.id
+    with reader.using(context) as session:
+        return (session.query(models.Lease)
+                .outerjoin(models.Booking,
+                           models.Lease.name == booking_name)
+                .filter(~models.Lease.status.in_(over))
+                .filter(models.Lease.created_at < created_before)
+                .filter(sa.or_(models.Booking.id.is_(None),
+                               models.Booking.status.in_(
+                                   (states.Booking.COMPLETE,
+                                    states.Booking.ERROR))))
+                .all())
+
+
+def reservation_update(context, reservation_id, values):
+    with writer.using(context) as session:
+        values = dict(values, updated_at=models._now())
+        (session.query(models.LeaseReservation)
+         .filter_by(id=reservation_id)
+         .update(values, synchronize_session=False))
+
+
+def allocations_delete(context, reservation_id):
+    with writer.using(context) as session:
+        (session.query(models.Allocation)
+         .filter_by(reservation_id=reservation_id)
+         .delete(synchronize_session=False))
+
+
+def host_usage_in_window(context, start, end, exclude_reservation=None):
+    """Allocations whose lease overlaps [start, end).
+
+    Returns dicts: host_id, count, start, end and the per-instance vcpus,
+    memory_mb and disk_gb; the capacity maths runs on these.
+    """
+    # Allocations are removed when a lease's teardown finishes, so every
+    # row left still holds its host (an ERROR lease included).
+    with reader.using(context) as session:
+        query = (session.query(models.Allocation.host_id,
+                               models.Allocation.count,
+                               models.Lease.start_date,
+                               models.Lease.end_date,
+                               models.LeaseReservation.vcpus,
+                               models.LeaseReservation.memory_mb,
+                               models.LeaseReservation.disk_gb,
+                               models.LeaseReservation.ephemeral_gb,
+                               models.LeaseReservation.id)
+                 .join(models.LeaseReservation,
+                       models.LeaseReservation.id ==
+                       models.Allocation.reservation_id)
+                 .join(models.Lease,
+                       models.Lease.id == models.LeaseReservation.lease_id)
+                 .filter(models.Lease.start_date < end)
+                 .filter(models.Lease.end_date > start)
+                 .filter(models.Lease.status != states.Lease.TERMINATED))
+        if exclude_reservation:
+            query = query.filter(
+                models.LeaseReservation.id != exclude_reservation)
+        return [dict(host_id=row[0], count=row[1], start=row[2], end=row[3],
+                     vcpus=row[4], memory_mb=row[5],
+                     disk_gb=row[6] + row[7], reservation_id=row[8])
+                for row in query.all()]
+
+
+# Hosts --------------------------------------------------------------------
+
+def host_create(context, values, capabilities=None):
+    with writer.using(context) as session:
+        host = models.Host(**values)
+        host.capabilities = [models.HostCapability(key=k, value=str(v))
+                             for k, v in (capabilities or {}).items()]
+        session.add(host)
+        try:
+            session.flush()
+        except db_exc.DBDuplicateEntry:
+            existing = (session.query(models.Host)
+                        .filter_by(name=values['name']).first())
+            raise exception.HostAlreadyEnrolled(
+                name=values['name'], id=existing.id if existing else '?')
+        return host
+
+
+def host_get(context, host_id):
+    with reader.using(context) as session:
+        host = session.get(models.Host, host_id)
+        if host is None:
+            host = (session.query(models.Host)
+                    .filter_by(name=host_id).first())
+        if host is None:
+            raise exception.HostNotFound(id=host_id)
+        return host
+
+
+def host_list(context, reservable=None, limit=None, marker=None):
+    with reader.using(context) as session:
+        query = session.query(models.Host)
+        if reservable is not None:
+            query = query.filter_by(reservable=reservable)
+        return _paginate(query, models.Host, limit, marker)
+
+
+def host_update(context, host_id, values, capabilities=None):
+    """Update columns; ``capabilities`` maps keys to values (None drops)."""
+    with writer.using(context) as session:
+        host = session.get(models.Host, host_id)
+        if host is None:
+            raise exception.HostNotFound(id=host_id)
+        for key, value in values.items():
+            setattr(host, key, value)
+        if capabilities:
+            current = {c.key: c for c in host.capabilities}
+            for key, value in capabilities.items():
+                if value is None:
+                    if key in current:
+                        host.capabilities.remove(current[key])
+                elif key in current:
+                    current[key].value = str(value)
+                else:
+                    host.capabilities.append(
+                        models.HostCapability(key=key, value=str(value)))
+        session.flush()
+        return host
+
+
+def host_destroy(context, host_id):
+    """Delete a host, refused while any lease still holds it."""
+    with writer.using(context) as session:
+        host = session.get(models.Host, host_id)
+        if host is None:
+            raise exception.HostNotFound(id=host_id)
+        holders = [r for (r,) in session.query(
+            models.Allocation.reservation_id).filter_by(host_id=host_id)]
+        if holders:
+            raise exception.HostInUse(id=host_id,
+                                      reservations=', '.join(sorted(holders)))
+        session.delete(host)
+
+
+# Events -------------------------------------------------------------------
+
+# Within one lease, events at the same instant run in lifecycle order.
+_LIFECYCLE_ORDER = sa.case(
+    {states.Event.START: 0, states.Event.BEFORE_END: 1, states.Event.END: 2},
+    value=models.Event.event_type, else_=3)
+
+
+def lock_hosts(context):
+    """Serialise host selection: lock every host row until commit.
+
+    Call inside a writer transaction; SQLite, which has no row locks,
+    serialises its writers anyway.
+    """
+    with writer.using(context) as session:
+        session.query(models.Host.id).with_for_update().all()
+
+def event_claim_due(context, now, claimer, stuck_before, retry_before,
+                    max_attempts, limit=50):
+    """Claim the events due now, each at most once across managers.
+
+    An event is due when it is UNDONE and its time has come, when it is
+    IN_PROGRESS but was claimed before ``stuck_before`` (its manager died),
+    or when it failed before ``retry_before`` with attempts left. Only the
+    earliest unfinished event of each lease is eligible, so a lease's own
+    events always run in order.
+
+    Rows are locked with FOR UPDATE SKIP LOCKED where the database has it,
+    and each claim is a compare-and-swap on the status, so that SQLite (no
+    row locks) is safe as well.
+    """
+    e = models.Event
+    due = sa.or_(
+        sa.and_(e.status == states.Event.UNDONE, e.time <= now),
+        sa.and_(e.status == states.Event.IN_PROGRESS,
+                e.claimed_at < stuck_before),
+        sa.and_(e.status == states.Event.ERROR,
+                e.attempts < max_attempts,
+                e.updated_at < retry_before))
+    unfinished = sa.and_(e.status != states.Event.DONE)
+    claimed = []
+    with writer.using(context) as session:
+        candidates = (session.query(e).filter(due)
+                      .order_by(e.time).limit(limit)
+                      .with_for_update(skip_locked=True).all())
+        for event in candidates:
+            first = (session.query(e.id)
+                     .filter(e.lease_id == event.lease_id, unfinished)
+                     .order_by(e.time, _LIFECYCLE_ORDER).first())
+            if first is None or first[0] != event.id:
+                continue
+            won = (session.query(e)
+                   .filter(e.id == event.id, e.status == event.status,
+                           e.attempts == event.attempts)
+                   .update({'status': states.Event.IN_PROGRESS,
+                            'claimed_by': claimer, 'claimed_at': now,
+                            'attempts': e.attempts + 1,
+                            'updated_at': now},
+                           synchronize_session=False))
+            if won:
+                claimed.append(event.id)
+    if not claimed:
+        return []
+    with reader.using(context) as session:
+        return (session.query(e).filter(e.id.in_(claimed)).all())
+
+
+def event_update(context, event_id, values):
+    with writer.using(context) as session:
+        values = dict(values, updated_at=models._now())
+        (session.query(models.Event).filter_by(id=event_id)
+         .update(values, synchronize_session=False))
+
+
+def event_list_for_lease(context, lease_id):
+    with reader.using(context) as session:
+        return (session.query(models.Event).filter_by(lease_id=lease_id)
+                .order_by(models.Event.time).all())
+
+
+def event_next_time(context, after):
+    """When the earliest UNDONE event after ``after`` is due, or None."""
+    with reader.using(context) as session:
+        return (session.query(sa.func.min(models.Event.time))
+                .filter(models.Event.status == states.Event.UNDONE)
+                .filter(models.Event.time > after)
+                .scalar())
+

@@ -1,0 +1,187 @@
+"""The event loop: runs start_lease, before_end_lease and end_lease.
+
+Every ``[manager]event_interval`` seconds (or sooner when woken, or when
+the next event is due sooner) the loop claims the due events and runs
+them: all before_end events of the tick first, then the end events, then
+the start events, so back-to-back leases on the same hosts hand over
+cleanly. Claims are atomic (see db.api.event_claim_due), so several
+managers can share one database.
+"""
+import datetime
+import threading
+
+from futurist import waiters
+import futurist
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from reserve.common import context as reserve_context
+from reserve.common import states
+from reserve.common import timeutils
+from reserve.db import api as db_api
+from reserve.manager import notify
+from reserve import plugins
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+
+class EventRunner:
+    """Runs one claimed event and records how it went."""
+
+    def run(self, context, event):
+        handler = {states.Event.START: self._start_lease,
+                   states.Event.BEFORE_END: self._before_end_lease,
+                   states.Event.END: self._end_lease}[event.event_type]
+        LOG.info('Running %s of lease %s (attempt %d)', event.event_type,
+                 event.lease_id, event.attempts)
+        try:
+            lease = db_api.lease_get(context, event.lease_id)
+            handler(context, lease)
+        except Exception as exc:
+            LOG.exception('%s of lease %s failed', event.event_type,
+                          event.lease_id)
+            self._failed(context, event, exc)
+            return False
+        db_api.event_update(context, event.id,
+                            {'status': states.Event.DONE,
+                             'last_error': None})
+        return True
+
+    def _failed(self, context, event, exc):
+        reason = '%s failed: %s' % (event.event_type, exc)
+        db_api.event_update(context, event.id,
+                            {'status': states.Event.ERROR,
+                             'last_error': str(exc)})
+        values = {'status_reason': reason}
+        gave_up = event.attempts >= CONF.manager.event_max_attempts
+        # An unfinished teardown is an error for operators at once (it is
+        # retried all the same); a start only once retries are exhausted.
+        if event.event_type == states.Event.END or gave_up:
+            values['status'] = states.Lease.ERROR
+        db_api.lease_update(context, event.lease_id, values)
+
+    @staticmethod
+    def _each_reservation(context, lease, action):
+        for reservation in lease.reservations:
+            if reservation.status == states.Reservation.DELETED:
+                continue
+            plugin = plugins.get_plugin(reservation.resource_type)
+            getattr(plugin, action)(context, lease, reservation)
+            yield reservation
+
+    def _start_lease(self, context, lease):
+        if lease.status == states.Lease.DELETING:
+            return
+        db_api.lease_update(context, lease.id,
+                            {'status': states.Lease.STARTING})
+        for reservation in self._each_reservation(context, lease,
+                                                  'on_start'):
+            db_api.reservation_update(context, reservation.id,
+                                      {'status': states.Reservation.ACTIVE})
+        db_api.lease_update(context, lease.id,
+                            {'status': states.Lease.ACTIVE,
+                             'status_reason': None})
+        notify.emit(context, 'lease.event.start_lease',
+                    db_api.lease_get(context, lease.id))
+
+    def _before_end_lease(self, context, lease):
+        for _ in self._each_reservation(context, lease, 'before_end'):
+            pass
+        notify.emit(context, 'lease.event.before_end_lease', lease)
+
+    def _end_lease(self, context, lease):
+        deleting = lease.status == states.Lease.DELETING
+        if not deleting:
+            db_api.lease_update(context, lease.id,
+                                {'status': states.Lease.TERMINATING})
+        for reservation in self._each_reservation(context, lease, 'on_end'):
+            db_api.reservation_update(context, reservation.id,
+                                      {'status': states.Reservation.DELETED})
+            db_api.allocations_delete(context, reservation.id)
+        db_api.lease_update(context, lease.id,
+                            {'status': states.Lease.TERMINATED,
+                             'status_reason': None})
+        lease = db_api.lease_get(context, lease.id)
+        notify.emit(context, 'lease.event.end_lease', lease)
+        if deleting:
+            db_api.lease_destroy(context, lease.id)
+            notify.emit(context, 'lease.delete', lease)
+
+
+class EventLoop:
+    """Polls the events table in a thread of its own."""
+
+    def __init__(self, runner=None):
+        self.runner = runner or EventRunner()
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._thread = None
+        self._pool = futurist.ThreadPoolExecutor(
+            max_workers=CONF.manager.event_workers)
+
+    def wake(self):
+        self._wake.set()
+
+    def start(self):
+        self._thread = threading.Thread(target=self._loop,
+                                        name='reserve-event-loop',
+                                        daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout=30):
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self._pool.shutdown(wait=True)
+
+    def _loop(self):
+        while not self._stop.is_set():
+            ran = 0
+            try:
+                ran = self.tick()
+            except Exception:
+                LOG.exception('Event loop tick failed')
+            if ran:
+                continue  # a lease's next event may be due already
+            self._wake.wait(self._next_wait())
+            self._wake.clear()
+
+    def _next_wait(self):
+        interval = CONF.manager.event_interval
+        now = timeutils.utcnow()
+        try:
+            due = db_api.event_next_time(reserve_context.get_admin_context(),
+                                         after=now)
+        except Exception:
+            LOG.exception('Cannot read the next event time')
+            return interval
+        if due is None:
+            return interval
+        # Dates are stored to the second: wake just after the due second.
+        until = (due - timeutils.utcnow_precise()).total_seconds()
+        return max(0.05, min(interval, until + 0.05))
+
+    def tick(self):
+        """Claim and run what is due; returns how many events ran."""
+        context = reserve_context.get_admin_context()
+        now = timeutils.utcnow()
+        events = db_api.event_claim_due(
+            context, now, claimer=CONF.host,
+            stuck_before=now - datetime.timedelta(
+                seconds=CONF.manager.event_timeout),
+            retry_before=now - datetime.timedelta(
+                seconds=CONF.manager.event_retry_interval),
+            max_attempts=CONF.manager.event_max_attempts)
+        by_type = sorted(events,
+                         key=lambda e: states.Event.PRIORITY[e.event_type])
+        for priority in sorted({states.Event.PRIORITY[e.event_type]
+                                for e in by_type}):
+            batch = [e for e in by_type
+                     if states.Event.PRIORITY[e.event_type] == priority]
+            futures = [self._pool.submit(self.runner.run,
+                                         reserve_context.get_admin_context(),
+                                         event) for event in batch]
+            waiters.wait_for_all(futures)
+        return len(events)

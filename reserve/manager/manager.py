@@ -1,0 +1,195 @@
+"""The lease engine's RPC endpoint: creates, moves and deletes leases.
+
+Creation picks the hosts and writes the lease, its reservations,
+allocations and three events in one transaction, then builds the
+artefacts early; the event loop (events.py) does the rest when the
+events fall due.
+"""
+import datetime
+import threading
+
+from oslo_config import cfg
+from oslo_log import log as logging
+import oslo_messaging as messaging
+
+from reserve.common import exception
+from reserve.common import nova
+from reserve.common import placement
+from reserve.common import states
+from reserve.common import timeutils
+from reserve.db import api as db_api
+from reserve.manager import notify
+from reserve.manager import views
+from reserve import plugins
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+# SQLite has no row locks: within one process, host selection is
+# serialised here as well (lock_hosts does it across processes).
+_SELECTION_LOCK = threading.Lock()
+
+
+def lease_events(start, end):
+    before = max(start, end - datetime.timedelta(
+        minutes=CONF.manager.minutes_before_end_lease))
+    return [
+        {'event_type': states.Event.START, 'time': start,
+         'status': states.Event.UNDONE},
+        {'event_type': states.Event.BEFORE_END, 'time': before,
+         'status': states.Event.UNDONE},
+        {'event_type': states.Event.END, 'time': end,
+         'status': states.Event.UNDONE},
+    ]
+
+
+class LeaseManager:
+    target = messaging.Target(version='1.0')
+
+    def __init__(self, wake=None, nova_client=None, placement_client=None):
+        self._wake = wake or (lambda: None)
+        self._nova = nova_client or nova.NovaClient()
+        self._placement = placement_client or placement.PlacementClient()
+
+    # leases ------------------------------------------------------------------
+
+    def create_lease(self, context, lease_values):
+        """Create the lease named lease_values['name'] unless it exists."""
+        name = lease_values['name']
+        existing = db_api.lease_get_by_name(context, name)
+        if existing is not None:
+            return views.lease(existing)
+        start = timeutils.parse(lease_values['start_date'], 'start_date')
+        end = timeutils.parse(lease_values['end_date'], 'end_date')
+        if end <= start:
+            raise exception.Invalid(reason='end_date must be after '
+                                           'start_date')
+        row = {'name': name, 'project_id': lease_values['project_id'],
+               'user_id': lease_values['user_id'], 'start_date': start,
+               'end_date': end, 'status': states.Lease.CREATING}
+        requests = lease_values.get('reservations') or []
+        if not requests:
+            raise exception.Invalid(reason='a lease needs reservations')
+        try:
+            with _SELECTION_LOCK, db_api.writer.using(context):
+                db_api.lock_hosts(context)
+                reservations = []
+                for values in requests:
+                    plugin = plugins.get_plugin(values.get('resource_type'))
+                    rsv = plugin.reserve(context, row, values)
+                    rsv['status'] = states.Reservation.PENDING
+                    reservations.append(rsv)
+                lease = db_api.lease_create(context, row, reservations,
+                                            lease_events(start, end))
+                lease_id = lease.id
+        except exception.Conflict:
+            existing = db_api.lease_get_by_name(context, name)
+            if existing is None:
+                raise
+            return views.lease(existing)
+        self._wake()
+        LOG.info('Lease %s (%s) created for project %s', lease_id, name,
+                 row['project_id'])
+        lease = db_api.lease_get(context, lease_id)
+        reason = None
+        try:
+            for reservation in lease.reservations:
+                plugins.get_plugin(reservation.resource_type).build(
+                    context, lease, reservation)
+        except Exception as exc:
+            # Not fatal: start_lease builds whatever is missing.
+            LOG.warning('Lease %s: artefacts not built yet: %s', lease_id,
+                        exc)
+            reason = 'artefacts will be built at start: %s' % exc
+        db_api.lease_update(context, lease_id,
+                            {'status': states.Lease.PENDING,
+                             'status_reason': reason},
+                            expected_status=states.Lease.CREATING)
+        lease = db_api.lease_get(context, lease_id)
+        notify.emit(context, 'lease.create', lease)
+        return views.lease(lease)
+
+    def update_lease(self, context, lease_id, values):
+        """Move the end of a lease, if its hosts stay free that long."""
+        lease = db_api.lease_get(context, lease_id)
+        if lease.status not in (states.Lease.PENDING, states.Lease.ACTIVE,
+                                states.Lease.STARTING,
+                                states.Lease.CREATING):
+            raise exception.InvalidState(
+                what='Lease %s' % lease_id, status=lease.status,
+                reason='only a pending or active lease can be changed')
+        end = timeutils.parse(values['end_date'], 'end_date')
+        if end <= max(lease.start_date, timeutils.utcnow()):
+            raise exception.Invalid(
+                reason='the new end must be after the start and in the '
+                       'future')
+        with _SELECTION_LOCK, db_api.writer.using(context):
+            db_api.lock_hosts(context)
+            for reservation in lease.reservations:
+                plugins.get_plugin(reservation.resource_type)\
+                    .check_new_window(context, lease, reservation,
+                                      lease.start_date, end)
+            db_api.lease_update(context, lease_id, {'end_date': end})
+            new_times = {e['event_type']: e['time']
+                         for e in lease_events(lease.start_date, end)}
+            for event in lease.events:
+                if (event.event_type != states.Event.START and
+                        event.status == states.Event.UNDONE):
+                    db_api.event_update(context, event.id,
+                                        {'time': new_times[event.event_type]})
+        self._wake()
+        lease = db_api.lease_get(context, lease_id)
+        notify.emit(context, 'lease.update', lease)
+        return views.lease(lease)
+
+    def delete_lease(self, context, lease_id):
+        """Tear a lease down now; the row goes once teardown is done."""
+        try:
+            lease = db_api.lease_get(context, lease_id)
+        except exception.LeaseNotFound:
+            return None
+        end = next(e for e in lease.events
+                   if e.event_type == states.Event.END)
+        if end.status == states.Event.DONE:
+            db_api.lease_destroy(context, lease_id)
+            notify.emit(context, 'lease.delete', lease)
+            return None
+        db_api.lease_update(context, lease_id,
+                            {'status': states.Lease.DELETING})
+        now = timeutils.utcnow()
+        for event in lease.events:
+            if event.status == states.Event.IN_PROGRESS:
+                continue  # the end runs once it is done
+            if event.event_type == states.Event.END:
+                db_api.event_update(context, event.id, {
+                    'time': now, 'status': states.Event.UNDONE,
+                    'attempts': 0})
+            elif event.status != states.Event.DONE:
+                db_api.event_update(context, event.id, {
+                    'status': states.Event.DONE,
+                    'last_error': 'skipped: the lease was deleted'})
+        self._wake()
+        return None
+
+    # hosts -------------------------------------------------------------------
+
+    def create_host(self, context, values):
+        name = values['name']
+        hypervisor = self._nova.find_hypervisor(name)
+        if hypervisor is None:
+            raise exception.HypervisorNotFound(name=name)
+        provider = self._placement.get_provider(hypervisor.id)
+        if provider is None:
+            provider = self._placement.get_provider_by_name(name)
+        row = {
+            'name': name, 'kind': 'nova',
+            'service_name': hypervisor.service['host'],
+            'provider_uuid': provider['uuid'] if provider else None,
+            'vcpus': getattr(hypervisor, 'vcpus', 0) or 0,
+            'memory_mb': getattr(hypervisor, 'memory_mb', 0) or 0,
+            'local_gb': getattr(hypervisor, 'local_gb', 0) or 0,
+            'reservable': values.get('reservable', True),
+        }
+        host = db_api.host_create(context, row, values.get('capabilities'))
+        LOG.info('Host %s enrolled as %s', name, host.id)
+        return views.host(db_api.host_get(context, host.id))

@@ -1,0 +1,30 @@
+"""reserve-manager: the RPC server on topic reserve-manager and the
+event loop, in one process."""
+from oslo_log import log as logging
+
+from reserve.common import rpc
+from reserve.manager import events
+from reserve.manager import manager
+
+LOG = logging.getLogger(__name__)
+
+
+class ManagerService:
+    def __init__(self):
+        self.event_loop = events.EventLoop()
+        self.endpoint = manager.LeaseManager(wake=self.event_loop.wake)
+        self._server = None
+
+    def start(self):
+        self._server = rpc.get_server(rpc.MANAGER_TOPIC, '1.0',
+                                      [self.endpoint])
+        self._server.start()
+        self.event_loop.start()
+        LOG.info('reserve-manager started')
+
+    def stop(self):
+        if self._server is not None:
+            self._server.stop()
+            self._server.wait()
+        self.event_loop.stop()
+        LOG.info('reserve-manager stopped')

@@ -1,0 +1,28 @@
+"""reserve-notification: the lease notification listener."""
+from oslo_log import log as logging
+
+from reserve.common import rpc
+from reserve.notification import listener
+
+LOG = logging.getLogger(__name__)
+
+POOL = 'reserve-notification'
+
+
+class NotificationService:
+    def __init__(self):
+        self._listener = None
+
+    def start(self):
+        # One pool: several daemons share the work instead of each
+        # receiving every notification.
+        self._listener = rpc.get_notification_listener(
+            [listener.LeaseEventsEndpoint()], pool=POOL)
+        self._listener.start()
+        LOG.info('reserve-notification started')
+
+    def stop(self):
+        if self._listener is not None:
+            self._listener.stop()
+            self._listener.wait()
+        LOG.info('reserve-notification stopped')

@@ -1,0 +1,3 @@
+import pbr.version
+
+version_info = pbr.version.VersionInfo('reserve')

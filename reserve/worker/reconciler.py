@@ -1,0 +1,80 @@
+"""The reconciler: the database is the truth, messages are hints.
+
+Run periodically by the worker, it drives on every booking whose next
+step is overdue, whatever message was lost on the way:
+
+* PENDING_CREATE for too long: the creation is cast again (the manager
+  answers with the same lease if it made one);
+* the lease started or ended but the booking still shows the old state
+  (a lost notification): the booking is brought in line;
+* a cancelled booking whose lease still exists: its deletion is cast
+  again;
+* COMPLETE bookings are purged [worker]purge_after_days after their end.
+"""
+import datetime
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from reserve.common import states
+from reserve.common import timeutils
+from reserve.db import api as db_api
+from reserve.notification import sync
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+
+class Reconciler:
+    def __init__(self, worker_api):
+        self.worker_api = worker_api
+
+    def run(self, context):
+        now = timeutils.utcnow()
+        counts = {
+            'recast': self._recast_pending(context, now),
+            'aligned': self._align_with_leases(context),
+            'orphans': self._delete_orphan_leases(context),
+            'purged': self._purge(context, now),
+        }
+        if any(counts.values()):
+            LOG.info('Reconciler: %s', counts)
+        return counts
+
+    def _recast_pending(self, context, now):
+        cutoff = now - datetime.timedelta(
+            seconds=CONF.worker.pending_create_timeout)
+        stale = db_api.booking_list_stale(
+            context, states.Booking.PENDING_CREATE, cutoff)
+        for booking in stale:
+            LOG.warning('Booking %s still PENDING_CREATE since %s: casting '
+                        'its creation again', booking.id, booking.updated_at)
+            # Touch it so that it is not recast on every run.
+            db_api.booking_update(context, booking.id, {},
+                                  expected_status=booking.status)
+            self.worker_api.create_lease(context, booking.id)
+        return len(stale)
+
+    def _align_with_leases(self, context):
+        pairs = db_api.booking_list_out_of_step(context)
+        for booking, lease_status in pairs:
+            LOG.warning('Booking %s is %s but its lease %s is %s: aligning',
+                        booking.id, booking.status, booking.lease_id,
+                        lease_status)
+            sync.apply_lease_status(context, booking.lease_id, lease_status)
+        return len(pairs)
+
+    def _delete_orphan_leases(self, context):
+        # A lease younger than this may belong to a create in flight.
+        orphans = db_api.lease_list_orphans(
+            context, created_before=timeutils.utcnow() - datetime.timedelta(
+                seconds=CONF.worker.pending_create_timeout))
+        for lease in orphans:
+            LOG.warning('Lease %s outlives its booking: deleting it',
+                        lease.id)
+            self.worker_api.delete_lease(context, None, lease_id=lease.id)
+        return len(orphans)
+
+    def _purge(self, context, now):
+        cutoff = now - datetime.timedelta(days=CONF.worker.purge_after_days)
+        return db_api.booking_purge(context, cutoff)

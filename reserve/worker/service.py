@@ -1,0 +1,50 @@
+"""reserve-worker: the RPC server on topic reserve-worker and the
+periodic reconciler."""
+import threading
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from reserve.common import context as reserve_context
+from reserve.common import rpc
+from reserve.worker import reconciler
+from reserve.worker import rpcapi
+from reserve.worker import worker
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+
+class WorkerService:
+    def __init__(self):
+        self.endpoint = worker.BookingWorker()
+        self._server = None
+        self._stop = threading.Event()
+        self._thread = None
+
+    def start(self):
+        self._server = rpc.get_server(rpc.WORKER_TOPIC, '1.0',
+                                      [self.endpoint])
+        self._server.start()
+        self._reconciler = reconciler.Reconciler(rpcapi.WorkerAPI())
+        self._thread = threading.Thread(target=self._reconcile_loop,
+                                        name='reserve-reconciler',
+                                        daemon=True)
+        self._thread.start()
+        LOG.info('reserve-worker started')
+
+    def _reconcile_loop(self):
+        while not self._stop.wait(CONF.worker.reconcile_interval):
+            try:
+                self._reconciler.run(reserve_context.get_admin_context())
+            except Exception:
+                LOG.exception('Reconciler run failed')
+
+    def stop(self):
+        self._stop.set()
+        if self._server is not None:
+            self._server.stop()
+            self._server.wait()
+        if self._thread is not None:
+            self._thread.join(10)
+        LOG.info('reserve-worker stopped')

@@ -1,0 +1,112 @@
+"""The worker's RPC endpoint: turns bookings into leases.
+
+Every method is idempotent and safe to run again: the reconciler casts
+them again whenever a booking's next step is overdue.
+"""
+from oslo_log import log as logging
+import oslo_messaging as messaging
+
+from reserve.common import exception
+from reserve.common import states
+from reserve.common import timeutils
+from reserve.db import api as db_api
+from reserve.manager import rpcapi as manager_rpcapi
+
+LOG = logging.getLogger(__name__)
+
+RESOURCE_TYPE = 'flavor:instance'
+
+
+def lease_name(booking_id):
+    return 'reservation-%s' % booking_id
+
+
+class BookingWorker:
+    target = messaging.Target(version='1.0')
+
+    def __init__(self, manager_api=None):
+        self._manager_api = manager_api
+
+    @property
+    def manager_api(self):
+        if self._manager_api is None:
+            self._manager_api = manager_rpcapi.ManagerAPI()
+        return self._manager_api
+
+    def create_lease(self, context, booking_id):
+        try:
+            booking = db_api.booking_get(context, booking_id)
+        except exception.BookingNotFound:
+            return
+        if booking.status != states.Booking.PENDING_CREATE:
+            return  # done already, or cancelled
+        values = {
+            'name': lease_name(booking.id),
+            'project_id': booking.project_id,
+            'user_id': booking.user_id,
+            'start_date': timeutils.isoformat(booking.start_date),
+            'end_date': timeutils.isoformat(booking.end_date),
+            'reservations': [{'resource_type': RESOURCE_TYPE,
+                              'flavor_id': booking.flavor_id,
+                              'amount': booking.instance_count}],
+        }
+        try:
+            lease = self.manager_api.create_lease(context, values)
+        except messaging.MessagingTimeout:
+            # Left PENDING_CREATE: the reconciler casts it again, and the
+            # manager answers with the same lease if it made one.
+            LOG.warning('Manager did not answer for booking %s; will retry',
+                        booking_id)
+            return
+        except exception.ReserveException as exc:
+            LOG.info('Booking %s failed: %s', booking_id, exc)
+            db_api.booking_update(context, booking_id,
+                                  {'status': states.Booking.ERROR,
+                                   'status_reason': str(exc)},
+                                  expected_status=states.Booking
+                                  .PENDING_CREATE)
+            return
+        updated = db_api.booking_update(
+            context, booking_id,
+            {'status': states.Booking.ALLOCATED, 'lease_id': lease['id'],
+             'compute_flavor': lease['reservations'][0]['flavor_id'],
+             'status_reason': None},
+            expected_status=states.Booking.PENDING_CREATE)
+        if updated is None:
+            # Cancelled while we were at it: the lease must not outlive it.
+            LOG.info('Booking %s was cancelled meanwhile; deleting lease '
+                     '%s', booking_id, lease['id'])
+            self.manager_api.delete_lease(context, lease['id'])
+            return
+        LOG.info('Booking %s allocated as lease %s', booking_id,
+                 lease['id'])
+
+    def update_lease(self, context, booking_id):
+        try:
+            booking = db_api.booking_get(context, booking_id)
+        except exception.BookingNotFound:
+            return
+        if not booking.lease_id or booking.status not in (
+                states.Booking.ALLOCATED, states.Booking.ACTIVE):
+            return  # create_lease will use the new end
+        try:
+            self.manager_api.update_lease(
+                context, booking.lease_id,
+                {'end_date': timeutils.isoformat(booking.end_date)})
+        except exception.ReserveException as exc:
+            # Keep the booking truthful: it ends when its lease ends.
+            LOG.warning('Booking %s: end not moved: %s', booking_id, exc)
+            lease = db_api.lease_get(context, booking.lease_id)
+            db_api.booking_update(context, booking_id,
+                                  {'end_date': lease.end_date,
+                                   'status_reason': 'end not moved: %s' %
+                                   exc})
+
+    def delete_lease(self, context, booking_id, lease_id=None):
+        if lease_id is None:
+            try:
+                lease_id = db_api.booking_get(context, booking_id).lease_id
+            except exception.BookingNotFound:
+                return
+        if lease_id:
+            self.manager_api.delete_lease(context, lease_id)

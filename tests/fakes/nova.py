@@ -1,0 +1,244 @@
+"""An in-memory stand-in for the python-novaclient calls reserve makes.
+
+It answers as a real nova 2.79 does, errors included: NotFound for what
+is missing, Conflict for duplicates (an existing flavor id or name, an
+access already granted, a host already in an aggregate), and servers
+that disappear some polls after their deletion is asked. The integration
+suite runs the same code against a real nova.
+"""
+import itertools
+import uuid
+
+from novaclient import exceptions as nova_exc
+
+
+class _Obj:
+    def __init__(self, **kwargs):
+        self.__dict__.update(kwargs)
+
+
+class Flavor(_Obj):
+    def get_keys(self):
+        return dict(self._specs)
+
+    def set_keys(self, specs):
+        self._specs.update({k: str(v) for k, v in specs.items()})
+
+
+class _Flavors:
+    def __init__(self, cloud):
+        self.cloud = cloud
+
+    def get(self, flavor_id):
+        try:
+            return self.cloud.flavors[str(flavor_id)]
+        except KeyError:
+            raise nova_exc.NotFound(404, 'Flavor %s could not be found.' %
+                                    flavor_id)
+
+    def find(self, name, is_public=None):
+        for flavor in self.cloud.flavors.values():
+            if flavor.name == name:
+                return flavor
+        raise nova_exc.NotFound(404, 'No Flavor matching %s' % name)
+
+    def create(self, name, ram, vcpus, disk, flavorid='auto', ephemeral=0,
+               swap=0, rxtx_factor=1.0, is_public=True, description=None):
+        flavorid = str(uuid.uuid4()) if flavorid == 'auto' else flavorid
+        if flavorid in self.cloud.flavors or any(
+                f.name == name for f in self.cloud.flavors.values()):
+            raise nova_exc.Conflict(409, 'Flavor with ID %s or name %s '
+                                    'already exists.' % (flavorid, name))
+        flavor = Flavor(id=flavorid, name=name, ram=ram, vcpus=vcpus,
+                        disk=disk, swap=swap or 0, is_public=is_public,
+                        _specs={}, **{'OS-FLV-EXT-DATA:ephemeral':
+                                      ephemeral})
+        self.cloud.flavors[flavorid] = flavor
+        return flavor
+
+    def delete(self, flavor_id):
+        self.get(flavor_id)
+        del self.cloud.flavors[flavor_id]
+        self.cloud.access.pop(flavor_id, None)
+
+
+class _FlavorAccess:
+    def __init__(self, cloud):
+        self.cloud = cloud
+
+    def add_tenant_access(self, flavor, tenant):
+        flavor_id = getattr(flavor, 'id', flavor)
+        found = self.cloud.nova.flavors.get(flavor_id)
+        if found.is_public:
+            raise nova_exc.Conflict(409, 'Can not add access to a public '
+                                    'flavor.')
+        grants = self.cloud.access.setdefault(flavor_id, set())
+        if tenant in grants:
+            raise nova_exc.Conflict(409, 'Flavor access already exists for '
+                                    'flavor %s and project %s combination.'
+                                    % (flavor_id, tenant))
+        grants.add(tenant)
+
+    def remove_tenant_access(self, flavor, tenant):
+        flavor_id = getattr(flavor, 'id', flavor)
+        self.cloud.nova.flavors.get(flavor_id)
+        grants = self.cloud.access.get(flavor_id, set())
+        if tenant not in grants:
+            raise nova_exc.NotFound(404, 'Flavor access not found for %s / '
+                                    '%s combination.' % (flavor_id, tenant))
+        grants.discard(tenant)
+
+    def list(self, flavor):
+        flavor_id = getattr(flavor, 'id', flavor)
+        return [_Obj(flavor_id=flavor_id, tenant_id=t)
+                for t in sorted(self.cloud.access.get(flavor_id, ()))]
+
+
+class _Aggregates:
+    def __init__(self, cloud):
+        self.cloud = cloud
+        self._ids = itertools.count(1)
+
+    def list(self):
+        return list(self.cloud.aggregates.values())
+
+    def _get(self, aggregate):
+        agg_id = getattr(aggregate, 'id', aggregate)
+        try:
+            return self.cloud.aggregates[agg_id]
+        except KeyError:
+            raise nova_exc.NotFound(404, 'Aggregate %s could not be found.'
+                                    % agg_id)
+
+    def create(self, name, availability_zone):
+        if any(a.name == name for a in self.cloud.aggregates.values()):
+            raise nova_exc.Conflict(409, 'Aggregate %s already exists.' %
+                                    name)
+        agg = _Obj(id=next(self._ids), name=name, hosts=[], metadata={},
+                   availability_zone=availability_zone)
+        self.cloud.aggregates[agg.id] = agg
+        return agg
+
+    def set_metadata(self, aggregate, metadata):
+        agg = self._get(aggregate)
+        for key, value in metadata.items():
+            if value is None:
+                agg.metadata.pop(key, None)
+            else:
+                agg.metadata[key] = value
+        return agg
+
+    def add_host(self, aggregate, host):
+        agg = self._get(aggregate)
+        if host not in self.cloud.service_hosts():
+            raise nova_exc.NotFound(404, 'Compute host %s could not be '
+                                    'found.' % host)
+        if host in agg.hosts:
+            raise nova_exc.Conflict(409, 'Aggregate %s already has host %s.'
+                                    % (agg.id, host))
+        agg.hosts.append(host)
+        return agg
+
+    def remove_host(self, aggregate, host):
+        agg = self._get(aggregate)
+        if host not in agg.hosts:
+            raise nova_exc.NotFound(404, 'Cannot remove host %s from '
+                                    'aggregate %s.' % (host, agg.id))
+        agg.hosts.remove(host)
+        return agg
+
+    def delete(self, aggregate):
+        agg = self._get(aggregate)
+        if agg.hosts:
+            raise nova_exc.BadRequest(400, 'Cannot remove aggregate with '
+                                      'hosts.')
+        del self.cloud.aggregates[agg.id]
+
+
+class _Hypervisors:
+    def __init__(self, cloud):
+        self.cloud = cloud
+
+    def search(self, hypervisor_match, servers=False, detailed=False):
+        found = [h for h in self.cloud.hypervisors
+                 if hypervisor_match in h.hypervisor_hostname]
+        if not found:
+            raise nova_exc.NotFound(404, 'No hypervisor matching %r could '
+                                    'be found.' % hypervisor_match)
+        return found
+
+
+class _Servers:
+    def __init__(self, cloud):
+        self.cloud = cloud
+
+    def list(self, search_opts=None, detailed=True):
+        search_opts = search_opts or {}
+        servers = list(self.cloud.servers.values())
+        if 'flavor' in search_opts:
+            servers = [s for s in servers
+                       if s.flavor_id == search_opts['flavor']]
+        return servers
+
+    def delete(self, server):
+        server_id = getattr(server, 'id', server)
+        if server_id not in self.cloud.servers:
+            raise nova_exc.NotFound(404, 'Instance %s could not be found.'
+                                    % server_id)
+        self.cloud.deleting[server_id] = self.cloud.delete_polls
+
+
+class FakeNova:
+    """What NovaClient.nova returns: the managers reserve uses."""
+
+    def __init__(self, cloud):
+        self.flavors = _Flavors(cloud)
+        self.flavor_access = _FlavorAccess(cloud)
+        self.aggregates = _Aggregates(cloud)
+        self.hypervisors = _Hypervisors(cloud)
+        self.servers = _Servers(cloud)
+
+
+class FakeCloud:
+    """The state behind FakeNova, with helpers for tests."""
+
+    def __init__(self, delete_polls=0):
+        self.flavors = {}
+        self.access = {}
+        self.aggregates = {}
+        self.hypervisors = []
+        self.servers = {}
+        self.deleting = {}
+        # How many list calls a deleted server survives; -1: never goes.
+        self.delete_polls = delete_polls
+        self.nova = FakeNova(self)
+        _list = self.nova.servers.list
+
+        def list_and_reap(*args, **kwargs):
+            result = _list(*args, **kwargs)
+            for server_id, left in list(self.deleting.items()):
+                if left == 0:
+                    self.servers.pop(server_id, None)
+                    del self.deleting[server_id]
+                elif left > 0:
+                    self.deleting[server_id] = left - 1
+            return result
+        self.nova.servers.list = list_and_reap
+
+    def service_hosts(self):
+        return {h.service['host'] for h in self.hypervisors}
+
+    def add_hypervisor(self, name, provider_uuid, vcpus=32,
+                       memory_mb=131072, local_gb=1000, service_host=None):
+        hypervisor = _Obj(id=provider_uuid, hypervisor_hostname=name,
+                          service={'host': service_host or name, 'id': 1},
+                          vcpus=vcpus, memory_mb=memory_mb,
+                          local_gb=local_gb, state='up', status='enabled')
+        self.hypervisors.append(hypervisor)
+        return hypervisor
+
+    def boot(self, flavor_id, project_id):
+        server = _Obj(id=str(uuid.uuid4()), flavor_id=flavor_id,
+                      tenant_id=project_id)
+        self.servers[server.id] = server
+        return server

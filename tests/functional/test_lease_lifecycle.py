@@ -1,0 +1,265 @@
+"""A booking's whole life through worker, manager and event loop.
+
+Real placement (the openstack-placement package under gunicorn), the
+nova double of tests.fakes.nova, SQLite, and the worker calling the
+manager in-process. The integration suite runs the same path as separate
+daemons over RabbitMQ against a real nova.
+"""
+import datetime
+import time
+import uuid
+
+from keystoneauth1 import loading as ks_loading
+from oslo_config import cfg
+import pytest
+
+from reserve.common import context as reserve_context
+from reserve.common import exception
+from reserve.common import nova
+from reserve.common import placement
+from reserve.common import states
+from reserve.common import timeutils
+from reserve.db import api as db_api
+from reserve.manager import events
+from reserve.manager import manager
+from reserve.manager import notify
+from reserve.notification import sync
+from reserve import plugins
+from reserve.plugins import flavor_instance
+from reserve.worker import worker
+from tests.fakes import nova as fake_nova
+from tests.fixtures import database
+from tests.fixtures import placement as placement_fixture
+
+CONF = cfg.CONF
+PROJECT = 'project-a'
+
+
+@pytest.fixture(scope='module')
+def placement_server():
+    server = placement_fixture.PlacementServer().start()
+    yield server
+    server.stop()
+
+
+class LocalManagerAPI:
+    """The worker's view of the manager, without the RPC hop."""
+
+    def __init__(self, lease_manager):
+        self.lease_manager = lease_manager
+
+    def __getattr__(self, name):
+        method = getattr(self.lease_manager, name)
+        return lambda context, *args, **kwargs: method(
+            reserve_context.get_admin_context(), *args, **kwargs)
+
+
+@pytest.fixture
+def cloud(tmp_path, placement_server):
+    CONF.set_override('transport_url', 'fake://')
+    database.use_database('sqlite:///%s' % (tmp_path / 'reserve.sqlite'))
+    CONF.set_override('auth_type', 'admin_token', group='placement')
+    CONF.register_opts(ks_loading.get_auth_plugin_conf_options('admin_token'),
+                       group='placement')
+    CONF.set_override('endpoint', placement_server.url, group='placement')
+    CONF.set_override('token', 'admin', group='placement')
+    CONF.set_override('server_delete_poll_interval', 0.1, group='nova')
+    CONF.set_override('server_delete_timeout', 2, group='nova')
+    CONF.set_override('minutes_before_end_lease', 0, group='manager')
+    CONF.set_override('event_retry_interval', 1, group='manager')
+    notify.reset()
+    fake = fake_nova.FakeCloud()
+    nova_client = nova.NovaClient(client=fake.nova)
+    placement_client = placement.PlacementClient()
+    plugins.register('flavor:instance', flavor_instance.FlavorInstancePlugin(
+        nova_client=nova_client, placement_client=placement_client))
+    fake.lease_manager = manager.LeaseManager(
+        nova_client=nova_client, placement_client=placement_client)
+    fake.worker = worker.BookingWorker(
+        manager_api=LocalManagerAPI(fake.lease_manager))
+    fake.loop = events.EventLoop()
+    fake.placement = placement_server
+    fake.hosts = {}
+    for name in ('host1-%s' % uuid.uuid4().hex[:6],
+                 'host2-%s' % uuid.uuid4().hex[:6]):
+        rp = placement_server.add_compute_node(name, str(uuid.uuid4()),
+                                               vcpus=4, memory_mb=8192)
+        fake.add_hypervisor(name, rp, vcpus=4, memory_mb=8192)
+        fake.hosts[name] = fake.lease_manager.create_host(
+            reserve_context.get_admin_context(), {'name': name})
+    fake.source = fake.nova.flavors.create('gpu.large', 4096, 2, 20,
+                                           flavorid='src-flavor')
+    fake.source.set_keys({'pci_passthrough:alias': 'a100:1'})
+    yield fake
+    fake.loop.stop()
+    plugins._PLUGINS.clear()
+    CONF.reset()
+    CONF.clear_override('transport_url')
+
+
+def _book(count, start_in=0, length=3):
+    now = timeutils.utcnow()
+    return db_api.booking_create(reserve_context.get_admin_context(), {
+        'project_id': PROJECT, 'user_id': 'alice',
+        'flavor_id': 'src-flavor', 'instance_count': count,
+        'start_date': now + datetime.timedelta(seconds=start_in),
+        'end_date': now + datetime.timedelta(seconds=start_in + length),
+        'status': states.Booking.PENDING_CREATE})
+
+
+def _run_events_until(cloud, lease_id, status, timeout=15):
+    ctx = reserve_context.get_admin_context()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        cloud.loop.tick()
+        lease = db_api.lease_get(ctx, lease_id)
+        if lease.status == status:
+            return lease
+        time.sleep(0.2)
+    raise AssertionError('lease %s is %s, not %s' % (lease_id, lease.status,
+                                                     status))
+
+
+def test_booking_lifecycle_builds_and_removes_the_fence(cloud):
+    ctx = reserve_context.get_admin_context()
+    booking = _book(count=3, start_in=1, length=4)
+    cloud.worker.create_lease(ctx, booking.id)
+
+    booking = db_api.booking_get(ctx, booking.id)
+    assert booking.status == states.Booking.ALLOCATED
+    lease = db_api.lease_get(ctx, booking.lease_id)
+    assert lease.name == 'reservation-%s' % booking.id
+    assert lease.status == states.Lease.PENDING
+    assert [e.event_type for e in lease.events] == [
+        'start_lease', 'before_end_lease', 'end_lease']
+    rsv = lease.reservations[0]
+    rsv_id = rsv.id
+    assert booking.compute_flavor == rsv_id
+    assert sum(a.count for a in rsv.allocations) == 3
+    # 4 vCPUs a host and 2 per instance: packed 2 + 1.
+    assert sorted(a.count for a in rsv.allocations) == [1, 2]
+    rc = placement.reservation_resource_class(rsv_id)
+
+    # Ground prepared early, keys withheld.
+    flavor = cloud.flavors[rsv_id]
+    assert flavor.name == 'reservation:%s' % rsv_id
+    assert flavor.is_public is False
+    assert flavor.get_keys() == {
+        'aggregate_instance_extra_specs:reservation': rsv_id,
+        'resources:%s' % rc: '1',
+        'pci_passthrough:alias': 'a100:1'}
+    assert (flavor.vcpus, flavor.ram, flavor.disk) == (2, 4096, 20)
+    assert cloud.access.get(rsv_id, set()) == set()
+    aggregate = cloud.nova.aggregates.list()[0]
+    assert aggregate.name == rsv_id
+    assert aggregate.metadata['reservation'] == rsv_id
+    assert aggregate.metadata['filter_tenant_id'] == PROJECT
+    assert aggregate.hosts == []
+    assert cloud.placement.resource_class_exists(rc)
+
+    lease = _run_events_until(cloud, lease.id, states.Lease.ACTIVE)
+    assert cloud.access[rsv_id] == {PROJECT}
+    by_host = {a.host.name: a.count for a in lease.reservations[0]
+               .allocations}
+    assert sorted(aggregate.hosts) == sorted(by_host)
+    for host, count in by_host.items():
+        child = cloud.placement.provider_by_name('reserve_' + host)
+        assert child['parent_provider_uuid'] == cloud.hosts[host][
+            'provider_uuid']
+        inventory = cloud.placement.inventories(child['uuid'])[rc]
+        assert (inventory['total'], inventory['max_unit']) == (count, 1)
+    assert sync.apply_lease_status(ctx, lease.id, lease.status)[0].status \
+        == states.Booking.ACTIVE
+
+    server = cloud.boot(rsv_id, PROJECT)
+    lease = _run_events_until(cloud, lease.id, states.Lease.TERMINATED)
+    assert server.id not in cloud.servers
+    assert rsv_id not in cloud.flavors
+    assert cloud.nova.aggregates.list() == []
+    assert not cloud.placement.resource_class_exists(rc)
+    for host in by_host:
+        child = cloud.placement.provider_by_name('reserve_' + host)
+        assert rc not in cloud.placement.inventories(child['uuid'])
+    assert [e.status for e in lease.events] == ['DONE'] * 3
+    assert lease.reservations[0].allocations == []
+    sync.apply_lease_status(ctx, lease.id, lease.status)
+    assert db_api.booking_get(ctx, booking.id).status == \
+        states.Booking.COMPLETE
+
+
+def test_not_enough_hosts_puts_booking_in_error(cloud):
+    ctx = reserve_context.get_admin_context()
+    booking = _book(count=5, start_in=60)  # 2 + 2 fit, not 5
+    cloud.worker.create_lease(ctx, booking.id)
+    booking = db_api.booking_get(ctx, booking.id)
+    assert booking.status == states.Booking.ERROR
+    assert 'Not enough hosts available' in booking.status_reason
+    assert db_api.lease_list(ctx) == []
+
+
+def test_create_lease_is_idempotent(cloud):
+    ctx = reserve_context.get_admin_context()
+    booking = _book(count=1, start_in=60)
+    cloud.worker.create_lease(ctx, booking.id)
+    first = db_api.booking_get(ctx, booking.id).lease_id
+    # A worker that died before recording the lease: the retry finds it.
+    db_api.booking_update(ctx, booking.id, {
+        'status': states.Booking.PENDING_CREATE, 'lease_id': None})
+    cloud.worker.create_lease(ctx, booking.id)
+    assert db_api.booking_get(ctx, booking.id).lease_id == first
+    assert len(db_api.lease_list(ctx)) == 1
+
+
+def test_capacity_is_shared_over_time(cloud):
+    ctx = reserve_context.get_admin_context()
+    first = _book(count=4, start_in=100, length=100)
+    cloud.worker.create_lease(ctx, first.id)
+    assert db_api.booking_get(ctx, first.id).status == 'ALLOCATED'
+    overlapping = _book(count=1, start_in=150, length=100)
+    cloud.worker.create_lease(ctx, overlapping.id)
+    assert db_api.booking_get(ctx, overlapping.id).status == 'ERROR'
+    after = _book(count=4, start_in=200, length=100)
+    cloud.worker.create_lease(ctx, after.id)
+    assert db_api.booking_get(ctx, after.id).status == 'ALLOCATED'
+
+
+def test_end_waits_for_servers_then_retries(cloud):
+    ctx = reserve_context.get_admin_context()
+    cloud.delete_polls = -1  # servers stuck in deleting
+    booking = _book(count=1, start_in=0, length=2)
+    cloud.worker.create_lease(ctx, booking.id)
+    lease_id = db_api.booking_get(ctx, booking.id).lease_id
+    lease = _run_events_until(cloud, lease_id, states.Lease.ACTIVE)
+    rsv_id = lease.reservations[0].id
+    server = cloud.boot(rsv_id, PROJECT)
+    lease = _run_events_until(cloud, lease_id, states.Lease.ERROR)
+    assert 'were still there' in lease.status_reason
+    end = [e for e in lease.events if e.event_type == 'end_lease'][0]
+    assert end.status == states.Event.ERROR
+    assert rsv_id in cloud.flavors  # teardown half-done
+    cloud.deleting[server.id] = 0  # nova unsticks
+    lease = _run_events_until(cloud, lease_id, states.Lease.TERMINATED)
+    assert rsv_id not in cloud.flavors
+
+
+def test_delete_lease_tears_down_and_removes_it(cloud):
+    ctx = reserve_context.get_admin_context()
+    booking = _book(count=1, start_in=0, length=600)
+    cloud.worker.create_lease(ctx, booking.id)
+    lease_id = db_api.booking_get(ctx, booking.id).lease_id
+    lease = _run_events_until(cloud, lease_id, states.Lease.ACTIVE)
+    rsv_id = lease.reservations[0].id
+    cloud.worker.delete_lease(ctx, booking.id)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        cloud.loop.tick()
+        try:
+            db_api.lease_get(ctx, lease_id)
+        except exception.LeaseNotFound:
+            break
+        time.sleep(0.2)
+    else:
+        raise AssertionError('lease not deleted')
+    assert rsv_id not in cloud.flavors
+    assert not cloud.placement.resource_class_exists(
+        placement.reservation_resource_class(rsv_id))
