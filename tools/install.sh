@@ -1,0 +1,32 @@
+#!/bin/bash
+# Prepare this checkout: system packages, a virtualenv in .venv with
+# reserve (editable) and, with --test, what the tests need. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${RESERVE_VENV:-.venv}
+PY=${PYTHON:-python3}
+
+want_apt=()
+command -v pkg-config >/dev/null || want_apt+=(pkg-config)
+pkg-config --exists libvirt 2>/dev/null || want_apt+=(libvirt-dev)
+if [ ${#want_apt[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "Installing ${want_apt[*]} (apt)"
+        apt-get update -qq >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${want_apt[@]}" >/dev/null
+    else
+        echo "Please install: ${want_apt[*]}" >&2; exit 1
+    fi
+fi
+
+[ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
+stamp="$VENV/.installed"
+reqs=(requirements.txt)
+[ "${1:-}" = --test ] && reqs+=(test-requirements.txt)
+sum=$(cat setup.cfg "${reqs[@]}" | sha1sum | cut -c1-12)-${#reqs[@]}
+if ! grep -qx "$sum" "$stamp" 2>/dev/null; then
+    echo "Installing reserve and its dependencies into $VENV"
+    "$VENV/bin/pip" install -q --upgrade pip
+    "$VENV/bin/pip" install -q $(printf -- '-r %s ' "${reqs[@]}") -e .
+    echo "$sum" >> "$stamp"
+fi
