@@ -32,7 +32,12 @@ def parse(value, field='date'):
         raise exception.Invalid(
             reason='%s %r has no timezone; add Z or an offset such as '
                    '+00:00' % (field, value))
-    return parsed.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    try:
+        utc = parsed.astimezone(datetime.timezone.utc)
+    except OverflowError:
+        raise exception.Invalid(reason='%s %r is out of range' %
+                                (field, value))
+    return utc.replace(tzinfo=None, microsecond=0)
 
 
 def isoformat(value):

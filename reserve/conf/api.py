@@ -15,6 +15,9 @@ api_opts = [
                 help='Port the development server listens on.'),
     cfg.IntOpt('max_limit', default=1000, min=1,
                help='Largest number of items a list call returns.'),
+    cfg.IntOpt('rpc_timeout', default=30, min=1,
+               help='Seconds the API waits for the manager to answer a '
+                    'call (host enrollment) before answering 503.'),
     cfg.IntOpt('past_tolerance', default=300, min=0,
                help='Seconds a booking may start in the past (clock skew, '
                     'slow clients) before it is refused.'),

@@ -8,11 +8,13 @@ nova_group = cfg.OptGroup('nova', title='Nova client options')
 placement_group = cfg.OptGroup('placement', title='Placement client options')
 
 _common_opts = [
-    cfg.DictOpt('additional_headers', default={},
-                help='Extra HTTP headers sent with every request, for '
-                     'clouds run without keystone (for example '
-                     'X-Roles:admin,X-Project-Id:<id> in front of a nova '
-                     'API whose pipeline has no authtoken).'),
+    cfg.MultiStrOpt('additional_headers', default=[],
+                    help='Extra HTTP header sent with every request, as '
+                         '"Name: value"; repeat the option for several. '
+                         'For clouds run without keystone, for example '
+                         '"X-Roles: admin" and "X-Project-Id: <id>" in '
+                         'front of a nova API whose pipeline has no '
+                         'authtoken.'),
 ]
 
 nova_opts = [

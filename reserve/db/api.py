@@ -8,6 +8,7 @@ from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 from oslo_db.sqlalchemy import utils as db_utils
 import sqlalchemy as sa
+from sqlalchemy import orm
 
 from reserve.common import exception
 from reserve.common import states
@@ -326,19 +327,18 @@ def host_usage_in_window(context, start, end, exclude_reservation=None):
 # Hosts --------------------------------------------------------------------
 
 def host_create(context, values, capabilities=None):
-    with writer.using(context) as session:
-        host = models.Host(**values)
-        host.capabilities = [models.HostCapability(key=k, value=str(v))
-                             for k, v in (capabilities or {}).items()]
-        session.add(host)
-        try:
+    try:
+        with writer.using(context) as session:
+            host = models.Host(**values)
+            host.capabilities = [models.HostCapability(key=k, value=str(v))
+                                 for k, v in (capabilities or {}).items()]
+            session.add(host)
             session.flush()
-        except db_exc.DBDuplicateEntry:
-            existing = (session.query(models.Host)
-                        .filter_by(name=values['name']).first())
-            raise exception.HostAlreadyEnrolled(
-                name=values['name'], id=existing.id if existing else '?')
-        return host
+            return host
+    except db_exc.DBDuplicateEntry:
+        existing = host_get(context, values['name'])
+        raise exception.HostAlreadyEnrolled(name=values['name'],
+                                            id=existing.id)
 
 
 def host_get(context, host_id):
@@ -399,10 +399,11 @@ def host_destroy(context, host_id):
 
 # Events -------------------------------------------------------------------
 
-# Within one lease, events at the same instant run in lifecycle order.
-_LIFECYCLE_ORDER = sa.case(
-    {states.Event.START: 0, states.Event.BEFORE_END: 1, states.Event.END: 2},
-    value=models.Event.event_type, else_=3)
+def _lifecycle_order(event):
+    """Within one lease, events at the same instant run in this order."""
+    return sa.case({states.Event.START: 0, states.Event.BEFORE_END: 1,
+                    states.Event.END: 2},
+                   value=event.event_type, else_=3)
 
 
 def lock_hosts(context):
@@ -422,7 +423,8 @@ def event_claim_due(context, now, claimer, stuck_before, retry_before,
     IN_PROGRESS but was claimed before ``stuck_before`` (its manager died),
     or when it failed before ``retry_before`` with attempts left. Only the
     earliest unfinished event of each lease is eligible, so a lease's own
-    events always run in order.
+    events always run in order. An event claimed ``max_attempts`` times is
+    left for an operator.
 
     Rows are locked with FOR UPDATE SKIP LOCKED where the database has it,
     and each claim is a compare-and-swap on the status, so that SQLite (no
@@ -432,22 +434,30 @@ def event_claim_due(context, now, claimer, stuck_before, retry_before,
     due = sa.or_(
         sa.and_(e.status == states.Event.UNDONE, e.time <= now),
         sa.and_(e.status == states.Event.IN_PROGRESS,
+                e.attempts < max_attempts,
                 e.claimed_at < stuck_before),
         sa.and_(e.status == states.Event.ERROR,
                 e.attempts < max_attempts,
                 e.updated_at < retry_before))
-    unfinished = sa.and_(e.status != states.Event.DONE)
+    earlier = orm.aliased(models.Event)
+    blocked = sa.exists().where(
+        earlier.lease_id == e.lease_id,
+        earlier.id != e.id,
+        earlier.status != states.Event.DONE,
+        sa.or_(earlier.time < e.time,
+               sa.and_(earlier.time == e.time,
+                       _lifecycle_order(earlier) < _lifecycle_order(e))))
     claimed = []
     with writer.using(context) as session:
-        candidates = (session.query(e).filter(due)
+        if session.bind.dialect.name == 'sqlite':
+            # Take SQLite's write lock before reading, so that a concurrent
+            # claimer waits for it instead of failing with "locked".
+            session.execute(sa.update(e).where(sa.false())
+                            .values(status=e.status))
+        candidates = (session.query(e).filter(due, ~blocked)
                       .order_by(e.time).limit(limit)
                       .with_for_update(skip_locked=True).all())
         for event in candidates:
-            first = (session.query(e.id)
-                     .filter(e.lease_id == event.lease_id, unfinished)
-                     .order_by(e.time, _LIFECYCLE_ORDER).first())
-            if first is None or first[0] != event.id:
-                continue
             won = (session.query(e)
                    .filter(e.id == event.id, e.status == event.status,
                            e.attempts == event.attempts)

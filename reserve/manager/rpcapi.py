@@ -2,11 +2,7 @@
 
 1.0 - create_lease, update_lease, delete_lease, create_host
 """
-from oslo_config import cfg
-
 from reserve.common import rpc
-
-CONF = cfg.CONF
 
 
 class ManagerAPI:

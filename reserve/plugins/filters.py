@@ -32,6 +32,9 @@ def parse(value):
 def _validate(expr):
     if not isinstance(expr, list) or not expr:
         raise exception.Invalid(reason='bad host filter %r' % (expr,))
+    if not isinstance(expr[0], str):
+        raise exception.Invalid(
+            reason='bad host filter %r: want [op, "$key", value]' % (expr,))
     if expr[0] in ('and', 'or'):
         for sub in expr[1:]:
             _validate(sub)

@@ -1,0 +1,82 @@
+"""The WSGI application of reserve-api.
+
+Middleware, outermost first:
+
+* RequestId: every answer carries ``x-openstack-request-id``;
+* HTTPProxyToWSGI: honours X-Forwarded-* behind a proxy when enabled;
+* CORS: only active when ``[cors]allowed_origin`` is set;
+* ``/healthcheck`` (oslo.middleware Healthcheck), unauthenticated;
+* FaultMiddleware: one JSON error body for every error, no tracebacks;
+* MicroversionMiddleware: ``OpenStack-API-Version`` negotiation;
+* authentication (keystonemiddleware or noauth; ``/`` and ``/v1`` public);
+* the pecan application and its hooks.
+"""
+from oslo_config import cfg
+from oslo_middleware import cors
+from oslo_middleware import healthcheck
+from oslo_middleware import http_proxy_to_wsgi
+from oslo_middleware import request_id
+import pecan
+
+from reserve.api import auth
+from reserve.api.controllers import root
+from reserve.api import errors
+from reserve.api import hooks
+from reserve.api import microversion
+
+HEALTHCHECK_PATH = '/healthcheck'
+
+
+class HealthcheckDispatcher:
+    """Serves ``/healthcheck`` with oslo.middleware, the rest with the API.
+
+    The healthcheck answers before authentication so that load balancers
+    can probe it without a token.
+    """
+
+    def __init__(self, application, conf):
+        self.application = application
+        self.healthcheck = healthcheck.Healthcheck(None, conf)
+
+    def __call__(self, environ, start_response):
+        if environ.get('PATH_INFO', '').rstrip('/') == HEALTHCHECK_PATH:
+            return self.healthcheck(environ, start_response)
+        return self.application(environ, start_response)
+
+
+def _set_cors_defaults():
+    cors.set_defaults(
+        allow_headers=['X-Auth-Token', 'X-OpenStack-Request-ID',
+                       microversion.HEADER, 'Content-Type'],
+        expose_headers=['X-OpenStack-Request-ID', microversion.HEADER,
+                        'Location'],
+        allow_methods=['GET', 'POST', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'])
+
+
+def setup_pecan_app():
+    """The bare pecan application, without any middleware."""
+    return pecan.make_app(
+        root.RootController(),
+        hooks=[hooks.ContextHook(), hooks.RPCHook(), hooks.ErrorHook()],
+        default_renderer='json',
+        force_canonical=False,
+        # Host names contain dots: /v1/hosts/gpu1.example.org is a name,
+        # not a request for an ".org" rendering.
+        guess_content_type_from_ext=False,
+        debug=False,
+    )
+
+
+def setup_app(conf=None):
+    """The WSGI application with its whole middleware stack."""
+    conf = conf or cfg.CONF
+    app = setup_pecan_app()
+    app = auth.wrap(app, conf)
+    app = microversion.MicroversionMiddleware(app)
+    app = errors.FaultMiddleware(app)
+    app = HealthcheckDispatcher(app, conf)
+    _set_cors_defaults()
+    app = cors.CORS(app, conf)
+    app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
+    app = request_id.RequestId(app)
+    return app

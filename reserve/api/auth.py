@@ -1,0 +1,82 @@
+"""Authentication in front of the pecan application.
+
+``keystone``: keystonemiddleware's auth_token validates the token and sets
+the X-User-Id / X-Project-Id / X-Roles headers the context is built from.
+``noauth``: the caller's headers are trusted, with defaults so that a bare
+``curl`` works in development.
+
+The version documents (``/`` and ``/v1``) are public: they are served
+without a token, as other OpenStack APIs do, so clients can discover the
+API before they authenticate.
+"""
+from keystonemiddleware import auth_token
+from oslo_config import cfg
+
+PUBLIC_PATHS = ('/', '/v1')
+
+NOAUTH_USER_ID = 'noauth-user'
+NOAUTH_PROJECT_ID = 'noauth-project'
+NOAUTH_ROLES = 'admin,member,reader'
+
+# Identity headers a client must never be able to set for itself on a
+# path that skips authentication.
+_IDENTITY_HEADERS = (
+    'HTTP_X_IDENTITY_STATUS', 'HTTP_X_SERVICE_IDENTITY_STATUS',
+    'HTTP_X_USER_ID', 'HTTP_X_USER', 'HTTP_X_USER_NAME',
+    'HTTP_X_PROJECT_ID', 'HTTP_X_TENANT_ID', 'HTTP_X_TENANT',
+    'HTTP_X_PROJECT_NAME', 'HTTP_X_TENANT_NAME', 'HTTP_X_ROLES',
+    'HTTP_X_ROLE', 'HTTP_X_SERVICE_ROLES', 'HTTP_X_IS_ADMIN_PROJECT',
+    'HTTP_OPENSTACK_SYSTEM_SCOPE',
+)
+
+
+class NoAuthMiddleware:
+    """Trusts the identity headers; fills in development defaults."""
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        environ.setdefault('HTTP_X_USER_ID', NOAUTH_USER_ID)
+        if not any(environ.get(h) for h in ('HTTP_X_PROJECT_ID',
+                                            'HTTP_X_TENANT_ID')):
+            environ['HTTP_X_PROJECT_ID'] = NOAUTH_PROJECT_ID
+        if not environ.get('HTTP_X_ROLES'):
+            environ['HTTP_X_ROLES'] = NOAUTH_ROLES
+        environ.setdefault('HTTP_X_IDENTITY_STATUS', 'Confirmed')
+        return self.application(environ, start_response)
+
+
+def is_public(path):
+    path = path or '/'
+    if path != '/':
+        path = path.rstrip('/')
+    return path in PUBLIC_PATHS
+
+
+class PublicPathsMiddleware:
+    """Sends public paths straight to the app, the rest through auth."""
+
+    def __init__(self, application, authenticated):
+        self.application = application
+        self.authenticated = authenticated
+
+    def __call__(self, environ, start_response):
+        if is_public(environ.get('PATH_INFO')):
+            for header in _IDENTITY_HEADERS:
+                environ.pop(header, None)
+            return self.application(environ, start_response)
+        return self.authenticated(environ, start_response)
+
+
+def wrap(application, conf=None):
+    """``application`` behind the configured ``[api]auth_strategy``."""
+    conf = conf or cfg.CONF
+    strategy = conf.api.auth_strategy
+    if strategy == 'noauth':
+        authenticated = NoAuthMiddleware(application)
+        # Nothing to protect the version documents from in noauth mode.
+        return authenticated
+    authenticated = auth_token.AuthProtocol(
+        application, {'oslo_config_config': conf})
+    return PublicPathsMiddleware(application, authenticated)

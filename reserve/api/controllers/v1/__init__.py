@@ -1,0 +1,39 @@
+"""Version 1 of the API."""
+import pecan
+
+from reserve.api.controllers.v1 import hosts
+from reserve.api.controllers.v1 import leases
+from reserve.api.controllers.v1 import reservations
+from reserve.api import microversion
+
+
+def version_doc():
+    """The document describing v1, as listed at / and shown at /v1."""
+    return {
+        'id': 'v1.0',
+        'status': 'CURRENT',
+        'min_version': str(microversion.MIN_VERSION),
+        'max_version': str(microversion.MAX_VERSION),
+        'links': [{'rel': 'self',
+                   'href': pecan.request.application_url + '/v1'}],
+    }
+
+
+class Controller:
+    """/v1"""
+
+    reservations = reservations.ReservationsController()
+    leases = leases.LeasesController()
+    hosts = hosts.HostsController()
+
+    @pecan.expose(generic=True, template='json')
+    def index(self):
+        pecan.abort(405, headers={'Allow': 'GET, HEAD'})
+
+    @index.when(method='GET', template='json')
+    def index_get(self):
+        return {'version': version_doc()}
+
+    @index.when(method='HEAD', template='json')
+    def index_head(self):
+        return {'version': version_doc()}

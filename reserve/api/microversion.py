@@ -1,0 +1,121 @@
+"""API microversions: ``OpenStack-API-Version: reserve <major>.<minor>``.
+
+A new microversion is one more entry in ``VERSIONS`` (with a line saying
+what it changed); controllers compare ``request_version(request)`` with a
+``Version``.
+
+Request without the header → the minimum version; ``latest`` → the
+maximum; a malformed value → 400; a version outside the range → 406.
+"""
+import collections
+
+import webob
+
+from reserve.api import errors
+from reserve.common import exception
+
+SERVICE_TYPE = 'reserve'
+HEADER = 'OpenStack-API-Version'
+ENV_KEY = 'reserve.api_version'
+
+# Every microversion ever released, oldest first.
+#   1.0 - the first API: reservations, leases, hosts
+VERSIONS = ('1.0',)
+
+
+class Version(collections.namedtuple('Version', 'major minor')):
+    """A comparable microversion."""
+
+    @classmethod
+    def parse(cls, text):
+        """'1.2' → Version(1, 2); ValueError when it is not of that form."""
+        parts = str(text).strip().split('.')
+        if len(parts) != 2 or not all(p.isdigit() for p in parts):
+            raise ValueError(text)
+        major, minor = (int(p) for p in parts)
+        if str(major) != parts[0] or str(minor) != parts[1]:
+            # No leading zeros: 1.01 is not a version.
+            raise ValueError(text)
+        return cls(major, minor)
+
+    def __str__(self):
+        return '%d.%d' % (self.major, self.minor)
+
+
+MIN_VERSION = Version.parse(VERSIONS[0])
+MAX_VERSION = Version.parse(VERSIONS[-1])
+
+
+def _requested(header_value):
+    """The version string asked of this service, or None."""
+    for item in header_value.split(','):
+        words = item.split()
+        if not words:
+            continue
+        if words[0].lower() != SERVICE_TYPE:
+            continue
+        if len(words) != 2:
+            raise exception.Invalid(
+                reason='%s header %r must be "%s <major>.<minor>" or '
+                       '"%s latest"' % (HEADER, item.strip(), SERVICE_TYPE,
+                                        SERVICE_TYPE))
+        return words[1]
+    return None
+
+
+def from_header(header_value):
+    """The Version a request asks for (header value may be None)."""
+    wanted = _requested(header_value or '')
+    if wanted is None:
+        return MIN_VERSION
+    if wanted.lower() == 'latest':
+        return MAX_VERSION
+    try:
+        version = Version.parse(wanted)
+    except ValueError:
+        raise exception.Invalid(
+            reason='%s header: %r is not a version; use "%s <major>.<minor>"'
+                   ' or "%s latest"' % (HEADER, wanted, SERVICE_TYPE,
+                                        SERVICE_TYPE))
+    if not MIN_VERSION <= version <= MAX_VERSION:
+        raise errors.NotAcceptable(
+            reason='version %s of the %s API is not supported; this server '
+                   'supports %s to %s' % (version, SERVICE_TYPE, MIN_VERSION,
+                                         MAX_VERSION))
+    return version
+
+
+def request_version(request):
+    """The Version the request is served at (set by the middleware)."""
+    return request.environ.get(ENV_KEY, MIN_VERSION)
+
+
+def header_value(version):
+    return '%s %s' % (SERVICE_TYPE, version)
+
+
+def _add_vary(response):
+    vary = [v for v in (response.vary or ()) if v.lower() != HEADER.lower()]
+    response.vary = vary + [HEADER]
+
+
+class MicroversionMiddleware:
+    """Negotiates the version of each request and labels the answer."""
+
+    def __init__(self, application):
+        self.application = application
+
+    def __call__(self, environ, start_response):
+        request = webob.Request(environ)
+        try:
+            version = from_header(request.headers.get(HEADER))
+        except exception.ReserveException as exc:
+            response = errors.response_for_exception(
+                exc, errors.request_id_of(environ))
+            _add_vary(response)
+            return response(environ, start_response)
+        environ[ENV_KEY] = version
+        response = request.get_response(self.application)
+        response.headers[HEADER] = header_value(version)
+        _add_vary(response)
+        return response(environ, start_response)

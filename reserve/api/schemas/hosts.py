@@ -1,0 +1,39 @@
+"""Bodies of /v1/hosts."""
+
+_capability_key = {'type': 'string', 'minLength': 1, 'maxLength': 255,
+                   'pattern': r'^\S(.*\S)?$'}
+
+_capability_value = {'type': ['string', 'number', 'boolean'],
+                     'maxLength': 1024}
+
+create = {
+    'type': 'object',
+    'properties': {
+        'name': {'type': 'string', 'minLength': 1, 'maxLength': 255},
+        'capabilities': {
+            'type': 'object',
+            'propertyNames': _capability_key,
+            'additionalProperties': _capability_value,
+        },
+        'reservable': {'type': 'boolean'},
+    },
+    'required': ['name'],
+    'additionalProperties': False,
+}
+
+update = {
+    'type': 'object',
+    'properties': {
+        'capabilities': {
+            'type': 'object',
+            'propertyNames': _capability_key,
+            # null drops the capability
+            'additionalProperties': {
+                'type': ['string', 'number', 'boolean', 'null'],
+                'maxLength': 1024},
+        },
+        'reservable': {'type': 'boolean'},
+    },
+    'minProperties': 1,
+    'additionalProperties': False,
+}

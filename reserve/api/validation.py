@@ -1,0 +1,69 @@
+"""Request bodies: JSON decoding and schema validation.
+
+Every failure is an ``Invalid`` (400) whose message names the field.
+"""
+import json
+
+import jsonschema
+from jsonschema import exceptions as js_exc
+
+from reserve.common import exception
+
+
+def load_json(request):
+    """The decoded JSON body of ``request``."""
+    raw = request.body
+    if not raw or not raw.strip():
+        raise exception.Invalid(
+            reason='the request body is empty; a JSON object is expected')
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise exception.Invalid(
+            reason='the request body is not valid JSON: %s' % exc)
+
+
+def _field(path):
+    return '.'.join(str(p) for p in path)
+
+
+def _message(error):
+    path = _field(error.absolute_path)
+    instance = error.instance
+    if error.validator == 'required' and isinstance(instance, dict):
+        missing = [f for f in error.validator_value if f not in instance]
+        name = '.'.join(filter(None, [path, missing[0] if missing else '']))
+        return "missing required field '%s'" % name
+    if (error.validator == 'additionalProperties'
+            and isinstance(instance, dict)):
+        known = set(error.schema.get('properties', {}))
+        extra = sorted(k for k in instance if k not in known)
+        prefix = '%s.' % path if path else ''
+        return ('unknown field%s %s; allowed fields are %s' % (
+            's' if len(extra) > 1 else '',
+            ', '.join("'%s%s'" % (prefix, k) for k in extra),
+            ', '.join(sorted(known)) or 'none'))
+    if error.validator == 'type' and not path:
+        return 'the request body must be a JSON object'
+    if error.validator == 'minProperties' and isinstance(instance, dict):
+        where = "field '%s'" % path if path else 'the request body'
+        return '%s must set at least one of %s' % (
+            where, ', '.join(sorted(error.schema.get('properties', {}))))
+    if error.validator == 'propertyNames':
+        return "field '%s': key %s" % (path, error.message)
+    if path:
+        return "field '%s': %s" % (path, error.message)
+    return error.message
+
+
+def validate(schema, body):
+    """Raise Invalid naming the field when ``body`` breaks ``schema``."""
+    validator = jsonschema.Draft202012Validator(schema)
+    error = js_exc.best_match(validator.iter_errors(body))
+    if error is not None:
+        raise exception.Invalid(reason=_message(error))
+    return body
+
+
+def load_and_validate(request, schema):
+    return validate(schema, load_json(request))

@@ -1,0 +1,1 @@
+"""WSGI entry points (uwsgi, gunicorn, mod_wsgi)."""

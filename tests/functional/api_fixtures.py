@@ -1,0 +1,210 @@
+"""Fixtures of the API functional tests.
+
+The whole WSGI stack of reserve.api.app.setup_app runs in-process under
+webtest, on a fresh SQLite file per test, with no authentication
+(``[api]auth_strategy = noauth``: the identity headers below are trusted)
+and oslo.messaging's ``fake://`` transport, so casts go nowhere.
+
+Test modules import the fixtures they use from here.
+"""
+import datetime
+import uuid
+
+from oslo_config import cfg
+import oslo_messaging as messaging
+from oslo_messaging import conffixture
+import pytest
+import webtest
+
+from reserve.api import app as api_app
+from reserve.common import context as reserve_context
+from reserve.common import exception
+from reserve.common import policy
+from reserve.common import rpc
+from reserve.common import states
+from reserve.common import timeutils
+from reserve import conf as reserve_conf  # noqa: F401 (registers options)
+from reserve.db import api as db_api
+from reserve.db import models
+from reserve.worker import rpcapi as worker_rpcapi
+
+CONF = cfg.CONF
+
+
+def persona(user, project, roles):
+    return {'X-User-Id': user, 'X-Project-Id': project, 'X-Roles': roles}
+
+
+ADMIN = persona('root', 'admin-project', 'admin,member,reader')
+MEMBER_A = persona('alice', 'project-a', 'member,reader')
+READER_A = persona('arthur', 'project-a', 'reader')
+MEMBER_B = persona('bob', 'project-b', 'member,reader')
+
+
+def iso(when):
+    return when.replace(microsecond=0).isoformat() + 'Z'
+
+
+def future(hours):
+    """An ISO 8601 date ``hours`` from now (UTC, with Z)."""
+    return iso(timeutils.utcnow() + datetime.timedelta(hours=hours))
+
+
+def admin_context():
+    return reserve_context.get_admin_context()
+
+
+def assert_error(response, status, code=None, detail_has=()):
+    """``response`` carries the one error body with ``status``."""
+    assert response.status_int == status, response.body
+    assert response.content_type == 'application/json'
+    body = response.json
+    assert list(body) == ['errors']
+    assert len(body['errors']) == 1
+    error = body['errors'][0]
+    assert set(error) == {'status', 'code', 'title', 'detail', 'request_id'}
+    assert error['status'] == status
+    assert error['code'].startswith('reserve.')
+    if code is not None:
+        assert error['code'] == code
+    assert error['title']
+    assert error['request_id'].startswith('req-')
+    assert error['request_id'] == \
+        response.headers['x-openstack-request-id']
+    for text in ([detail_has] if isinstance(detail_has, str)
+                 else detail_has):
+        assert text in error['detail'], error['detail']
+    assert 'Traceback' not in response.text
+    return error
+
+
+@pytest.fixture
+def api(tmp_path):
+    """A webtest client of the API on an empty database."""
+    conffixture.ConfFixture(CONF)  # registers oslo.messaging's options
+    # Parsed without any file, so a developer's /etc/reserve is not read
+    # (oslo.policy needs a parsed configuration).
+    CONF([], project='reserve', default_config_files=[])
+    overrides = [
+        ('connection', 'sqlite:///%s' % (tmp_path / 'api.sqlite'),
+         'database'),
+        ('auth_strategy', 'noauth', 'api'),
+        ('transport_url', 'fake://', None),
+    ]
+    for name, value, group in overrides:
+        CONF.set_override(name, value, group=group)
+    db_api.reset_engine()
+    models.Base.metadata.create_all(db_api.get_engine())
+    rpc.cleanup()
+    policy.reset()
+    yield webtest.TestApp(api_app.setup_app())
+    rpc.cleanup()
+    policy.reset()
+    db_api.reset_engine()
+    for name, _value, group in overrides:
+        CONF.clear_override(name, group=group)
+
+
+@pytest.fixture
+def casts(monkeypatch):
+    """Records the casts to the worker instead of sending them."""
+    recorded = []
+
+    def recorder(method):
+        def record(self, context, booking_id, **kwargs):
+            recorded.append(dict(kwargs, method=method,
+                                 booking_id=booking_id,
+                                 project_id=context.project_id,
+                                 user_id=context.user_id))
+        return record
+
+    for method in ('create_lease', 'update_lease', 'delete_lease'):
+        monkeypatch.setattr(worker_rpcapi.WorkerAPI, method,
+                            recorder(method))
+    return recorded
+
+
+class FakeManagerEndpoint:
+    """The manager's create_host, minus nova: any name not starting with
+    'unknown' is a hypervisor."""
+
+    target = messaging.Target(version='1.0')
+
+    @messaging.expected_exceptions(exception.ReserveException)
+    def create_host(self, context, values):
+        name = values['name']
+        if name.startswith('unknown'):
+            raise exception.HypervisorNotFound(name=name)
+        for existing in db_api.host_list(context):
+            if existing.name == name:
+                raise exception.HostAlreadyEnrolled(name=name,
+                                                    id=existing.id)
+        host = db_api.host_create(context, {
+            'name': name, 'kind': 'nova',
+            'service_name': name.split('.')[0],
+            'provider_uuid': str(uuid.uuid5(uuid.NAMESPACE_DNS, name)),
+            'vcpus': 64, 'memory_mb': 515072, 'local_gb': 1800,
+            'reservable': values.get('reservable', True),
+        }, values.get('capabilities'))
+        return {'id': host.id, 'name': host.name}
+
+
+@pytest.fixture
+def fake_manager(api):
+    """An RPC server on the fake transport answering the manager's topic."""
+    server = rpc.get_server(rpc.MANAGER_TOPIC, '1.0',
+                            [FakeManagerEndpoint()])
+    server.start()
+    yield server
+    server.stop()
+    server.wait()
+
+
+def make_booking(project='project-a', user='alice', status=None,
+                 flavor_id='gpu.a100', start_hours=24, hours=24,
+                 **values):
+    """A booking row written straight to the database."""
+    now = timeutils.utcnow()
+    start = now + datetime.timedelta(hours=start_hours)
+    row = dict(project_id=project, user_id=user, flavor_id=flavor_id,
+               instance_count=1, start_date=start,
+               end_date=start + datetime.timedelta(hours=hours),
+               status=status or states.Booking.PENDING_CREATE)
+    row.update(values)
+    return db_api.booking_create(admin_context(), row)
+
+
+def make_host(name='gpu1.example.org', **values):
+    row = dict(name=name, kind='nova', service_name=name.split('.')[0],
+               vcpus=64, memory_mb=515072, local_gb=1800, reservable=True)
+    row.update(values)
+    return db_api.host_create(admin_context(), row, {'gpu_model': 'a100'})
+
+
+def make_lease(project='project-a', name=None, host=None, status=None,
+               amount=2):
+    """A lease with one reservation, its allocation on ``host`` and its
+    three events, as the manager writes them."""
+    now = timeutils.utcnow()
+    start = now + datetime.timedelta(hours=24)
+    end = start + datetime.timedelta(hours=48)
+    reservation = dict(
+        resource_type='flavor:instance', status=states.Reservation.PENDING,
+        amount=amount, source_flavor_id='gpu.a100', vcpus=16,
+        memory_mb=65536, disk_gb=100, ephemeral_gb=0,
+        extra_specs={'pci_passthrough:alias': 'a100:1'},
+        resource_properties='["==", "$gpu_model", "a100"]', affinity=None,
+        allocations=[{'host_id': host.id, 'count': amount}] if host else [])
+    events = [
+        dict(event_type=states.Event.START, time=start,
+             status=states.Event.UNDONE),
+        dict(event_type=states.Event.BEFORE_END,
+             time=end - datetime.timedelta(hours=1),
+             status=states.Event.UNDONE),
+        dict(event_type=states.Event.END, time=end,
+             status=states.Event.UNDONE),
+    ]
+    return db_api.lease_create(admin_context(), dict(
+        name=name or 'Reservation %s' % uuid.uuid4(), project_id=project,
+        user_id='reserve-bot', start_date=start, end_date=end,
+        status=status or states.Lease.PENDING), [reservation], events)

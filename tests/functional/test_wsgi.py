@@ -1,0 +1,57 @@
+"""reserve.wsgi.api imported the way a WSGI server imports it."""
+import os
+import subprocess
+import sys
+import textwrap
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+SCRIPT = textwrap.dedent('''
+    import sys
+    # What gunicorn leaves in argv: it must not reach oslo.config.
+    sys.argv = ['gunicorn', '--workers', '2', '--bind', '127.0.0.1:8785',
+                'reserve.wsgi.api:application']
+
+    from reserve.wsgi import api
+    from reserve.db import api as db_api
+    from reserve.db import models
+    import webtest
+
+    assert api.init_application() is api.application
+    models.Base.metadata.create_all(db_api.get_engine())
+    app = webtest.TestApp(api.application)
+    print('RESULT', app.get('/').json['versions'][0]['id'])
+    print('RESULT', app.get('/healthcheck').status_int)
+    created = app.post_json('/v1/reservations', {
+        'flavor_id': 'gpu.a100', 'start': '2099-01-01T00:00:00Z',
+        'end': '2099-01-02T00:00:00Z'})
+    print('RESULT', created.status_int)
+    print('RESULT',
+          app.get('/v1/reservations').json['reservations'][0]['project_id'])
+''')
+
+
+def test_application_under_a_wsgi_server(tmp_path):
+    conf = tmp_path / 'reserve.conf'
+    conf.write_text(textwrap.dedent('''
+        [DEFAULT]
+        transport_url = fake://
+        [api]
+        auth_strategy = noauth
+        [database]
+        connection = sqlite:///%s
+    ''' % (tmp_path / 'wsgi.sqlite')))
+    env = dict(os.environ, RESERVE_CONFIG_FILE=str(conf),
+               PYTHONPATH=os.pathsep.join(
+                   filter(None, [REPO, os.environ.get('PYTHONPATH')])))
+    result = subprocess.run([sys.executable, '-c', SCRIPT], env=env,
+                            cwd=str(tmp_path), capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    results = [line.split()[1] for line in result.stdout.splitlines()
+               if line.startswith('RESULT ')]
+    assert results == ['v1.0', '200', '201', 'noauth-project']
+    # The database of the config file was used, not one in the cwd.
+    assert (tmp_path / 'wsgi.sqlite').exists()
+    assert not (tmp_path / 'reserve.sqlite').exists()

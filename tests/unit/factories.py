@@ -1,0 +1,67 @@
+"""Rows written straight to the database for the unit tests."""
+import datetime
+import uuid
+
+from reserve.common import context as reserve_context
+from reserve.common import states
+from reserve.common import timeutils
+from reserve.db import api as db_api
+
+START = states.Event.START
+BEFORE_END = states.Event.BEFORE_END
+END = states.Event.END
+
+
+def ago(seconds=0, minutes=0, hours=0, days=0):
+    return timeutils.utcnow() - datetime.timedelta(
+        seconds=seconds, minutes=minutes, hours=hours, days=days)
+
+
+def ahead(seconds=0, minutes=0, hours=0, days=0):
+    return timeutils.utcnow() + datetime.timedelta(
+        seconds=seconds, minutes=minutes, hours=hours, days=days)
+
+
+def event(event_type, time, status=states.Event.UNDONE, **values):
+    return dict(values, event_type=event_type, time=time, status=status)
+
+
+def make_lease(events=(), name=None, status=states.Lease.PENDING,
+               start=None, end=None, **values):
+    """A lease without reservations, with the given event dicts."""
+    start = start or ahead(hours=1)
+    end = end or start + datetime.timedelta(hours=2)
+    lease_values = dict(name=name or 'lease-%s' % uuid.uuid4(),
+                        project_id='project-a', user_id='alice',
+                        start_date=start, end_date=end, status=status)
+    lease_values.update(values)
+    return db_api.lease_create(reserve_context.get_admin_context(),
+                               lease_values, reservations=[],
+                               events=list(events))
+
+
+def make_booking(status=states.Booking.PENDING_CREATE, lease_id=None,
+                 start=None, end=None, **values):
+    start = start or ahead(hours=1)
+    end = end or start + datetime.timedelta(hours=2)
+    row = dict(project_id='project-a', user_id='alice',
+               flavor_id='gpu.a100', instance_count=1, start_date=start,
+               end_date=end, status=status, lease_id=lease_id)
+    row.update(values)
+    return db_api.booking_create(reserve_context.get_admin_context(), row)
+
+
+def lease_name(booking_id):
+    """How the worker names the lease of a booking."""
+    return 'reservation-%s' % booking_id
+
+
+def booking_status(booking_id):
+    return db_api.booking_get(reserve_context.get_admin_context(),
+                              booking_id).status
+
+
+def events_of(lease_id):
+    """{event_type: event row} of a lease."""
+    return {e.event_type: e for e in db_api.event_list_for_lease(
+        reserve_context.get_admin_context(), lease_id)}

@@ -1,0 +1,96 @@
+"""reserve.manager.events.EventLoop.tick: what runs, and in which order."""
+import threading
+
+import pytest
+
+from reserve.common import states
+from reserve.db import api as db_api
+from reserve.manager import events as manager_events
+from tests.unit import factories
+from tests.unit.factories import BEFORE_END, END, START, ago, ahead, event
+
+pytestmark = pytest.mark.usefixtures('db')
+
+DONE = states.Event.DONE
+
+
+class RecordingRunner(manager_events.EventRunner):
+    """Records the events it is given and marks them done."""
+
+    def __init__(self):
+        self.ran = []
+        self._lock = threading.Lock()
+
+    def run(self, context, event):
+        with self._lock:
+            self.ran.append((event.event_type, event.lease_id,
+                             event.status, event.attempts))
+        db_api.event_update(context, event.id, {'status': DONE})
+        return True
+
+
+@pytest.fixture
+def loop(override):
+    override('host', 'manager-a')
+    override('event_workers', 4, group='manager')
+    runner = RecordingRunner()
+    event_loop = manager_events.EventLoop(runner=runner)
+    yield event_loop
+    event_loop.stop()
+
+
+def lease_due_at(event_type):
+    """A lease whose earliest unfinished event, ``event_type``, is due:
+    the events before it are done, those after it in the future."""
+    order = [START, BEFORE_END, END]
+    due = order.index(event_type)
+    events = []
+    for i, kind in enumerate(order):
+        if i < due:
+            events.append(event(kind, ago(minutes=30 - i), status=DONE))
+        elif i == due:
+            events.append(event(kind, ago(minutes=1)))
+        else:
+            events.append(event(kind, ahead(hours=i)))
+    return factories.make_lease(events)
+
+
+def test_tick_runs_teardown_before_start(loop):
+    leases = {}
+    # Interleave the kinds so that creation order cannot explain the result.
+    for kind in (START, END, BEFORE_END, START, BEFORE_END, END, START):
+        lease = lease_due_at(kind)
+        leases[lease.id] = kind
+
+    assert loop.tick() == len(leases)
+
+    ran_types = [kind for kind, _, _, _ in loop.runner.ran]
+    assert ran_types == [BEFORE_END] * 2 + [END] * 2 + [START] * 3
+    assert sorted((lease_id, kind) for kind, lease_id, _, _
+                  in loop.runner.ran) == sorted(leases.items())
+
+
+def test_tick_hands_the_runner_claimed_events(loop):
+    lease = lease_due_at(START)
+    loop.tick()
+    assert loop.runner.ran == [(START, lease.id, states.Event.IN_PROGRESS, 1)]
+    assert factories.events_of(lease.id)[START].claimed_by == 'manager-a'
+
+
+def test_tick_runs_nothing_twice_nor_early(loop):
+    lease_due_at(START)
+    factories.make_lease([event(START, ahead(minutes=5))])
+    assert loop.tick() == 1
+    assert loop.tick() == 0
+    assert len(loop.runner.ran) == 1
+
+
+def test_next_event_of_a_lease_runs_on_the_following_tick(loop):
+    # start and end both overdue: one per tick, start first.
+    lease = factories.make_lease([event(START, ago(minutes=30)),
+                                  event(END, ago(minutes=1))])
+    assert loop.tick() == 1
+    assert loop.tick() == 1
+    assert loop.tick() == 0
+    assert [(kind, lease_id) for kind, lease_id, _, _ in loop.runner.ran] \
+        == [(START, lease.id), (END, lease.id)]

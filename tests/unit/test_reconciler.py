@@ -1,0 +1,225 @@
+"""reserve.worker.reconciler: the database is the truth, messages hints."""
+import pytest
+
+from reserve.common import context as reserve_context
+from reserve.common import exception
+from reserve.common import states
+from reserve.db import api as db_api
+from reserve.worker import reconciler
+from tests.unit import factories
+from tests.unit.factories import ago
+
+B = states.Booking
+L = states.Lease
+
+TIMEOUT = 120          # [worker]pending_create_timeout, seconds
+PURGE_DAYS = 7         # [worker]purge_after_days
+
+
+class RecordingWorkerAPI:
+    """Stands in for reserve.worker.rpcapi.WorkerAPI: records the casts."""
+
+    def __init__(self):
+        self.casts = []
+
+    def create_lease(self, context, booking_id):
+        self.casts.append(('create_lease', booking_id))
+
+    def update_lease(self, context, booking_id):
+        self.casts.append(('update_lease', booking_id))
+
+    def delete_lease(self, context, booking_id, lease_id=None):
+        self.casts.append(('delete_lease', booking_id, lease_id))
+
+
+@pytest.fixture
+def worker_api():
+    return RecordingWorkerAPI()
+
+
+@pytest.fixture
+def run(db, override, notifications, worker_api):
+    override('pending_create_timeout', TIMEOUT, group='worker')
+    override('purge_after_days', PURGE_DAYS, group='worker')
+    job = reconciler.Reconciler(worker_api)
+    return lambda: job.run(reserve_context.get_admin_context())
+
+
+def stale():
+    return ago(seconds=TIMEOUT + 60)
+
+
+def fresh():
+    return ago(seconds=TIMEOUT - 60)
+
+
+def booking_with_lease(booking_status, lease_status, lease_created=None,
+                       **booking_values):
+    """A booking and its lease, named the way the worker names it."""
+    row = factories.make_booking(status=booking_status, **booking_values)
+    lease_values = {}
+    if lease_created is not None:
+        lease_values['created_at'] = lease_created
+    lease = factories.make_lease(name=factories.lease_name(row.id),
+                                 status=lease_status, **lease_values)
+    db_api.booking_update(reserve_context.get_admin_context(), row.id,
+                          {'lease_id': lease.id})
+    return row, lease
+
+
+# PENDING_CREATE for too long -------------------------------------------------
+
+def test_stale_pending_booking_is_recast_once(run, worker_api):
+    row = factories.make_booking(status=B.PENDING_CREATE,
+                                 updated_at=stale())
+
+    counts = run()
+
+    assert worker_api.casts == [('create_lease', row.id)]
+    assert counts['recast'] == 1
+    # Touched: the very next run leaves it to the cast just sent.
+    assert db_api.booking_get(reserve_context.get_admin_context(),
+                              row.id).updated_at > stale()
+    assert run()['recast'] == 0
+    assert worker_api.casts == [('create_lease', row.id)]
+    assert factories.booking_status(row.id) == B.PENDING_CREATE
+
+
+def test_fresh_pending_booking_is_left_alone(run, worker_api):
+    factories.make_booking(status=B.PENDING_CREATE, updated_at=fresh())
+    assert run()['recast'] == 0
+    assert worker_api.casts == []
+
+
+@pytest.mark.parametrize('status', [B.ALLOCATED, B.ACTIVE, B.ERROR])
+def test_only_pending_bookings_are_recast(run, worker_api, status):
+    factories.make_booking(status=status, updated_at=stale())
+    run()
+    assert [c for c in worker_api.casts if c[0] == 'create_lease'] == []
+
+
+# Lost lease notifications ----------------------------------------------------
+
+@pytest.mark.parametrize('before,lease_status,after', [
+    (B.ALLOCATED, L.ACTIVE, B.ACTIVE),
+    (B.ACTIVE, L.TERMINATED, B.COMPLETE),
+    (B.ALLOCATED, L.TERMINATED, B.COMPLETE),
+])
+def test_booking_catches_up_with_its_lease(run, notifications, worker_api,
+                                           before, lease_status, after):
+    row, _ = booking_with_lease(before, lease_status)
+
+    assert run()['aligned'] == 1
+
+    assert factories.booking_status(row.id) == after
+    event = 'start' if after == B.ACTIVE else 'end'
+    assert notifications.event_types == ['reserve.reservation.%s' % event]
+    # Once aligned, nothing more to do.
+    notifications.clear()
+    assert run()['aligned'] == 0
+    assert notifications.sent == []
+    assert worker_api.casts == []
+
+
+@pytest.mark.parametrize('booking_status,lease_status', [
+    (B.ALLOCATED, L.PENDING),
+    (B.ALLOCATED, L.STARTING),
+    (B.ACTIVE, L.ACTIVE),
+    (B.ACTIVE, L.TERMINATING),
+    (B.COMPLETE, L.TERMINATED),
+    (B.ERROR, L.ACTIVE),
+])
+def test_bookings_in_step_are_left_alone(run, notifications, booking_status,
+                                         lease_status):
+    row, _ = booking_with_lease(booking_status, lease_status)
+    assert run()['aligned'] == 0
+    assert factories.booking_status(row.id) == booking_status
+    assert notifications.sent == []
+
+
+# Leases that outlive their booking -------------------------------------------
+
+@pytest.mark.parametrize('booking_status', [B.COMPLETE, B.ERROR])
+def test_lease_of_a_cancelled_booking_is_deleted(run, worker_api,
+                                                 booking_status):
+    _, lease = booking_with_lease(booking_status, L.PENDING,
+                                  lease_created=stale())
+    assert run()['orphans'] == 1
+    assert worker_api.casts == [('delete_lease', None, lease.id)]
+
+
+def test_lease_whose_booking_is_gone_is_deleted(run, worker_api):
+    row, lease = booking_with_lease(B.ACTIVE, L.ACTIVE,
+                                    lease_created=stale())
+    db_api.booking_destroy(reserve_context.get_admin_context(), row.id)
+    assert run()['orphans'] == 1
+    assert worker_api.casts == [('delete_lease', None, lease.id)]
+
+
+def test_lease_without_any_booking_is_deleted(run, worker_api):
+    lease = factories.make_lease(name='reservation-gone', status=L.ACTIVE,
+                                 created_at=stale())
+    run()
+    assert worker_api.casts == [('delete_lease', None, lease.id)]
+
+
+def test_young_orphan_lease_is_left_to_the_create_in_flight(run,
+                                                            worker_api):
+    booking_with_lease(B.COMPLETE, L.PENDING, lease_created=fresh())
+    factories.make_lease(name='reservation-gone', status=L.PENDING,
+                         created_at=fresh())
+    assert run()['orphans'] == 0
+    assert worker_api.casts == []
+
+
+def test_lease_of_a_pending_booking_is_not_an_orphan(run, worker_api):
+    # The worker died before recording the lease: the booking is fresh
+    # PENDING_CREATE, its lease old.
+    row = factories.make_booking(status=B.PENDING_CREATE, updated_at=fresh())
+    factories.make_lease(name=factories.lease_name(row.id),
+                         status=L.PENDING, created_at=stale())
+    assert run()['orphans'] == 0
+    assert worker_api.casts == []
+
+
+@pytest.mark.parametrize('booking_status', [B.ALLOCATED, B.ACTIVE])
+def test_lease_of_a_live_booking_is_kept(run, worker_api, booking_status):
+    booking_with_lease(booking_status, L.PENDING, lease_created=stale())
+    assert run()['orphans'] == 0
+    assert worker_api.casts == []
+
+
+@pytest.mark.parametrize('lease_status', [L.TERMINATED, L.DELETING])
+def test_lease_already_going_is_not_deleted_again(run, worker_api,
+                                                  lease_status):
+    booking_with_lease(B.COMPLETE, lease_status, lease_created=stale())
+    assert run()['orphans'] == 0
+    assert worker_api.casts == []
+
+
+# Purge -----------------------------------------------------------------------
+
+def test_complete_bookings_are_purged_after_the_retention(run):
+    old = factories.make_booking(status=B.COMPLETE,
+                                 start=ago(days=PURGE_DAYS + 2),
+                                 end=ago(days=PURGE_DAYS, hours=1))
+    recent = factories.make_booking(status=B.COMPLETE,
+                                    start=ago(days=PURGE_DAYS),
+                                    end=ago(days=PURGE_DAYS - 1))
+    old_failure = factories.make_booking(status=B.ERROR,
+                                         start=ago(days=30),
+                                         end=ago(days=29))
+
+    assert run()['purged'] == 1
+
+    ctx = reserve_context.get_admin_context()
+    with pytest.raises(exception.BookingNotFound):
+        db_api.booking_get(ctx, old.id)
+    assert db_api.booking_get(ctx, recent.id).status == B.COMPLETE
+    assert db_api.booking_get(ctx, old_failure.id).status == B.ERROR
+    assert run()['purged'] == 0
+
+
+def test_nothing_to_do_reports_zero_everywhere(run, worker_api):
+    assert run() == {'recast': 0, 'aligned': 0, 'orphans': 0, 'purged': 0}
+    assert worker_api.casts == []
