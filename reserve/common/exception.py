@@ -1,4 +1,5 @@
 """Errors of reserve; each carries the HTTP status the API answers with."""
+import functools
 
 
 class ReserveException(Exception):
@@ -94,3 +95,27 @@ class CloudError(ReserveException):
 class ServerDeletionTimeout(CloudError):
     msg_fmt = ('Servers %(servers)s of flavor %(flavor)s were still there '
                '%(timeout)d s after their deletion was asked.')
+
+
+def translate_cloud_errors(service, *client_errors):
+    """Class decorator: client library errors of ``service`` escape the
+    public methods as CloudError, with the method and the cause."""
+
+    def wrap(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            try:
+                return func(*args, **kwargs)
+            except ReserveException:
+                raise
+            except client_errors as exc:
+                raise CloudError(service=service, reason='%s: %s' % (
+                    func.__name__, exc or type(exc).__name__))
+        return wrapper
+
+    def decorate(cls):
+        for name, attr in list(vars(cls).items()):
+            if callable(attr) and not name.startswith('_'):
+                setattr(cls, name, wrap(attr))
+        return cls
+    return decorate

@@ -1,6 +1,7 @@
 """The nova calls reserve needs (python-novaclient), each idempotent."""
 import time
 
+from keystoneauth1 import exceptions as ks_exc
 from novaclient import client as nova_client
 from novaclient import exceptions as nova_exc
 from oslo_config import cfg
@@ -18,6 +19,8 @@ def _cloud_error(action, exc):
                                 reason='%s: %s' % (action, exc))
 
 
+@exception.translate_cloud_errors('nova', nova_exc.ClientException,
+                                  ks_exc.ClientException)
 class NovaClient:
     def __init__(self, client=None):
         self._client = client

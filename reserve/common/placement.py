@@ -5,6 +5,7 @@ succeeds, so a step re-run after a crash converges.
 """
 import urllib.parse
 
+from keystoneauth1 import exceptions as ks_exc
 from oslo_log import log as logging
 
 from reserve.common import exception
@@ -22,6 +23,7 @@ def reservation_resource_class(reservation_id):
     return 'CUSTOM_RESERVATION_' + reservation_id.upper().replace('-', '_')
 
 
+@exception.translate_cloud_errors('placement', ks_exc.ClientException)
 class PlacementClient:
     def __init__(self, adapter=None):
         self._adapter = adapter

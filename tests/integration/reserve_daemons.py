@@ -1,0 +1,166 @@
+"""reserve's four daemons as separate processes, for integration tests.
+
+Each run gets its own database (MariaDB or PostgreSQL) and its own
+RabbitMQ virtual host, so nothing leaks between runs. The API is served by
+gunicorn from reserve.wsgi.api:application, as in production.
+"""
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+import requests
+
+DAEMONS = ('manager', 'worker', 'notification', 'api')
+
+CONF_TEMPLATE = """[DEFAULT]
+host = {host}
+transport_url = rabbit://guest:guest@127.0.0.1:5672/{vhost}
+debug = True
+
+[database]
+connection = {db_url}
+
+[api]
+auth_strategy = noauth
+host_ip = 127.0.0.1
+port = {port}
+
+[manager]
+event_interval = 10
+minutes_before_end_lease = {before_end}
+event_retry_interval = 5
+
+[worker]
+reconcile_interval = {reconcile_interval}
+pending_create_timeout = {pending_create_timeout}
+
+[nova]
+auth_type = none
+endpoint = {nova_url}
+additional_headers = X-User-Id: reserve
+additional_headers = X-Project-Id: reserve-service
+additional_headers = X-Roles: admin,member,reader
+server_delete_poll_interval = 1
+server_delete_timeout = 60
+
+[placement]
+auth_type = admin_token
+endpoint = {placement_url}
+token = admin
+"""
+
+
+def _bin(name):
+    path = os.path.join(os.path.dirname(sys.executable), name)
+    return path if os.path.exists(path) else shutil.which(name)
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def _rabbitmqctl(*args):
+    subprocess.run(['rabbitmqctl', '-q'] + list(args), check=True,
+                   capture_output=True, timeout=60)
+
+
+class ReserveDaemons:
+    def __init__(self, db_url, nova_url, placement_url,
+                 reconcile_interval=60, pending_create_timeout=120,
+                 before_end=0):
+        self.workdir = tempfile.mkdtemp(prefix='reserve-daemons-')
+        self.vhost = 'reserve-%s' % uuid.uuid4().hex[:8]
+        self.port = _free_port()
+        self.url = 'http://127.0.0.1:%d' % self.port
+        self.conf = os.path.join(self.workdir, 'reserve.conf')
+        with open(self.conf, 'w') as f:
+            f.write(CONF_TEMPLATE.format(
+                host='itest-%s' % self.vhost, vhost=self.vhost,
+                workdir=self.workdir, db_url=db_url, port=self.port,
+                nova_url=nova_url, placement_url=placement_url,
+                reconcile_interval=reconcile_interval,
+                pending_create_timeout=pending_create_timeout,
+                before_end=before_end))
+        self.procs = {}
+
+    def start(self):
+        _rabbitmqctl('add_vhost', self.vhost)
+        _rabbitmqctl('set_permissions', '-p', self.vhost, 'guest',
+                     '.*', '.*', '.*')
+        subprocess.run([_bin('reserve-manage'), '--config-file', self.conf,
+                        'db', 'sync'], check=True, capture_output=True,
+                       cwd=self.workdir)
+        for name in DAEMONS:
+            self.start_daemon(name)
+        self.wait_api()
+        return self
+
+    def _command(self, name):
+        if name == 'api':
+            return [_bin('gunicorn'), '-b', '127.0.0.1:%d' % self.port,
+                    '-w', '2', '--threads', '4', '--timeout', '60',
+                    'reserve.wsgi.api:application']
+        return [_bin('reserve-%s' % name), '--config-file', self.conf]
+
+    def start_daemon(self, name):
+        log = open(os.path.join(self.workdir, '%s.out' % name), 'a')
+        env = dict(os.environ, RESERVE_CONFIG_FILE=self.conf)
+        self.procs[name] = subprocess.Popen(
+            self._command(name), stdout=log, stderr=subprocess.STDOUT,
+            env=env, cwd=self.workdir, start_new_session=True)
+
+    def kill_daemon(self, name, sig=signal.SIGKILL):
+        """Kill a daemon and all its processes (cotyledon forks)."""
+        proc = self.procs.pop(name)
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            pass
+        proc.wait(30)
+
+    def wait_api(self, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if requests.get(self.url + '/', timeout=2).status_code == 200:
+                    return
+            except requests.RequestException:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError('reserve-api did not answer; see %s' %
+                           self.workdir)
+
+    def logs(self, name):
+        with open(os.path.join(self.workdir, '%s.out' % name)) as f:
+            return f.read()
+
+    def stop(self):
+        for name in list(self.procs):
+            self.kill_daemon(name, signal.SIGTERM)
+        try:
+            _rabbitmqctl('delete_vhost', self.vhost)
+        except subprocess.SubprocessError:
+            pass
+        if not os.environ.get('RESERVE_KEEP_LOGS'):
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    # the REST API, as a project or as admin -------------------------------
+
+    def request(self, method, path, project='project-a', roles='member,reader',
+                user='alice', **kwargs):
+        headers = {'X-User-Id': user, 'X-Project-Id': project,
+                   'X-Roles': roles}
+        return requests.request(method, self.url + path, headers=headers,
+                                timeout=30, **kwargs)
+
+    def admin(self, method, path, **kwargs):
+        return self.request(method, path, project='admin', user='admin',
+                            roles='admin,member,reader', **kwargs)
