@@ -99,9 +99,10 @@ def _run_booking(daemons, admin_nova, source):
     now = datetime.datetime.utcnow()
     start, end = now + datetime.timedelta(seconds=8), \
         now + datetime.timedelta(seconds=50)
-    resp = daemons.request('POST', '/v1/reservations', json={
-        'flavor_id': source.id, 'start': _iso(start), 'end': _iso(end),
-        'instance_count': 2})
+    resp = daemons.request('POST', '/v1/reservations', project=PROJECT,
+                           json={'flavor_id': source.id,
+                                 'start': _iso(start), 'end': _iso(end),
+                                 'instance_count': 2})
     assert resp.status_code == 201, resp.text
     booking_id = resp.json()['reservation']['id']
     assert resp.json()['reservation']['status'] == 'PENDING_CREATE'
@@ -110,7 +111,8 @@ def _run_booking(daemons, admin_nova, source):
                                                     'ALLOCATED'), 30)
     rsv_id = booking['compute_flavor']
     rc = 'CUSTOM_RESERVATION_' + rsv_id.upper().replace('-', '_')
-    lease = daemons.request('GET', '/v1/leases/%s' % booking['lease_id'])
+    lease = daemons.request('GET', '/v1/leases/%s' % booking['lease_id'],
+                            project=PROJECT)
     assert lease.status_code == 200, lease.text
     lease = lease.json()['lease']
     assert lease['status'] == 'PENDING'

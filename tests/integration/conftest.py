@@ -1,0 +1,32 @@
+"""Integration fixtures: a real OpenStack (placement + nova) on loopback."""
+import os
+import sys
+
+import pytest
+
+try:
+    from . import cloud
+except ImportError:  # tests/integration is not a package
+    if os.path.dirname(os.path.abspath(__file__)) not in sys.path:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import cloud
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        'markers', 'integration: needs the loopback OpenStack of tools/cloud '
+        '(brought up on demand by the openstack_cloud fixture)')
+
+
+@pytest.fixture(scope='session')
+def openstack_cloud():
+    """Endpoints of the loopback cloud (cloud.endpoints()) for the session.
+
+    Reuses a cloud that already answers. One brought up here is stopped at
+    the end of the session unless RESERVE_CLOUD_KEEP is set (then
+    tools/cloud/down.sh stops it).
+    """
+    info = cloud.ensure_up()
+    yield info
+    if info['started'] and not os.environ.get('RESERVE_CLOUD_KEEP'):
+        cloud.down()
