@@ -1,0 +1,12 @@
+#!/bin/bash
+# Run every test of reserve: unit, functional and integration (the last
+# brings up placement and nova on loopback, see tools/cloud/).
+#   tools/run-tests.sh                 everything
+#   tools/run-tests.sh tests/unit      a part (any pytest arguments)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/install.sh --test
+tools/services.sh
+export RESERVE_TEST_REQUIRE_BACKENDS=1
+[ $# -gt 0 ] || set -- tests
+exec .venv/bin/python -m pytest -p no:cacheprovider -q "$@"
