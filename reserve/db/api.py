@@ -4,6 +4,7 @@ Functions that take ``project_id`` return only that project's rows when it
 is set; the API passes None only for callers allowed to see all projects,
 so a project never learns that another project's row exists (404).
 """
+from oslo_db import api as oslo_db_api
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 from oslo_db.sqlalchemy import utils as db_utils
@@ -415,6 +416,9 @@ def lock_hosts(context):
     with writer.using(context) as session:
         session.query(models.Host.id).with_for_update().all()
 
+# InnoDB may pick a claimer as a deadlock victim: the claim is a
+# transaction of its own, so running it again is safe.
+@oslo_db_api.wrap_db_retry(max_retries=5, retry_on_deadlock=True)
 def event_claim_due(context, now, claimer, stuck_before, retry_before,
                     max_attempts, limit=50):
     """Claim the events due now, each at most once across managers.
