@@ -1,0 +1,66 @@
+"""The operator commands: reserve-manage and reserve-status."""
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from reserve.db import migration
+
+
+def _tool(name):
+    path = pathlib.Path(sys.executable).parent / name
+    found = str(path) if path.exists() else shutil.which(name)
+    if found is None:
+        pytest.fail('%s is not installed' % name)
+    return found
+
+
+@pytest.fixture
+def conf(tmp_path):
+    path = tmp_path / 'reserve.conf'
+    path.write_text('[database]\nconnection = sqlite:///%s\n' %
+                    (tmp_path / 'reserve.sqlite'))
+    return str(path)
+
+
+def _run(tool, conf, *args):
+    return subprocess.run([_tool(tool), '--config-file', conf] + list(args),
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_db_sync_and_version(conf):
+    empty = _run('reserve-manage', conf, 'db', 'version')
+    assert empty.returncode == 0
+    assert 'reserve-manage db sync' in empty.stdout
+    synced = _run('reserve-manage', conf, 'db', 'sync')
+    assert synced.returncode == 0, synced.stderr
+    assert migration.head() in synced.stdout
+    version = _run('reserve-manage', conf, 'db', 'version')
+    assert version.stdout.strip().splitlines()[-1] == migration.head()
+
+
+def test_upgrade_check_fails_until_the_schema_is_synced(conf):
+    before = _run('reserve-status', conf, 'upgrade', 'check')
+    assert before.returncode == 2  # failure
+    assert 'reserve-manage db sync' in before.stdout
+    _run('reserve-manage', conf, 'db', 'sync')
+    after = _run('reserve-status', conf, 'upgrade', 'check')
+    assert after.returncode == 0, after.stdout
+    assert 'Database schema' in after.stdout
+
+
+def test_upgrade_check_warns_about_noauth(conf, tmp_path):
+    _run('reserve-manage', conf, 'db', 'sync')
+    with open(conf, 'a') as f:
+        f.write('[api]\nauth_strategy = noauth\n')
+    result = _run('reserve-status', conf, 'upgrade', 'check')
+    assert result.returncode == 1  # warning
+    assert 'noauth' in result.stdout
+
+
+def test_bad_command_is_refused_with_usage(conf):
+    result = _run('reserve-manage', conf, 'db', 'explode')
+    assert result.returncode != 0
+    assert 'invalid choice' in result.stderr
