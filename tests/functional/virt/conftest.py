@@ -1,0 +1,46 @@
+"""GPU hosts of etc/reserve/gpu-hosts on libvirt's test driver.
+
+``<name>_host`` is the test driver alone (no mdev creation, no hot-plug:
+attach and detach fall back to redefining the domain); ``<name>_fake``
+adds reserve.virt.fake's faithful mdev lifecycle and hot-plug. Each test
+gets fresh connections, hence fresh hosts.
+"""
+import pytest
+
+from reserve.virt import fake
+from tests.functional.virt import hosts
+
+
+def _host(name, opener=None):
+    with hosts.open_host(name, opener) as host:
+        yield host
+
+
+@pytest.fixture
+def a100_host():
+    yield from _host('a100-host.xml')
+
+
+@pytest.fixture
+def a100_fake():
+    yield from _host('a100-host.xml', fake.opener())
+
+
+@pytest.fixture
+def t4_host():
+    yield from _host('t4-host.xml')
+
+
+@pytest.fixture
+def t4_fake():
+    yield from _host('t4-host.xml', fake.opener())
+
+
+@pytest.fixture
+def t4_fake_no_hotplug():
+    yield from _host('t4-host.xml', fake.opener(hotplug=False))
+
+
+@pytest.fixture
+def rtx_host():
+    yield from _host('rtx-workstation.xml')
