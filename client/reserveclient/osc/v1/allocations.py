@@ -1,0 +1,42 @@
+"""openstack reserve allocation list"""
+from osc_lib.command import command
+
+from reserveclient.osc import utils
+from reserveclient.osc.v1 import base
+
+PREFERRED = ('host', 'host_id', 'reservation_id', 'lease_id', 'project_id',
+             'count', 'start', 'end', 'status')
+
+
+class ListAllocation(command.Lister):
+    """List which hosts back which reservations (admin)."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            '--host', metavar='<host>',
+            help='Only allocations on this host (name or ID)')
+        parser.add_argument(
+            '--reservation-id', metavar='<reservation-id>',
+            help='Only allocations of this reservation (the lease '
+                 'reservation, which is also the compute flavor ID)')
+        parser.add_argument(
+            '--lease', metavar='<lease>',
+            help='Only allocations of this lease (ID)')
+        utils.add_paging_arguments(parser, 'allocations')
+        return parser
+
+    def take_action(self, parsed_args):
+        client = base.reserve_client(self)
+        host_id = None
+        if parsed_args.host:
+            host_id = client.hosts.get(parsed_args.host)['id']
+        items = client.allocations.list(
+            limit=parsed_args.limit, marker=parsed_args.marker,
+            host_id=host_id, reservation_id=parsed_args.reservation_id,
+            lease_id=parsed_args.lease)
+        keys = [k for k in PREFERRED if any(k in i for i in items)]
+        keys += sorted({k for i in items for k in i} - set(keys))
+        if not keys:
+            keys = ['host', 'reservation_id', 'lease_id', 'count']
+        return utils.list_rows(items, [(utils.heading(k), k) for k in keys])

@@ -1,0 +1,416 @@
+"""openstack reserve flavor ...: the reservable flavor catalogue, access
+to private flavors and the availability calendar.
+
+The API finds a flavor by its id or its name everywhere, so names typed
+by users are passed on as they are.
+"""
+from osc_lib.command import command
+from osc_lib import exceptions
+
+from reserveclient.osc import utils
+from reserveclient.osc.v1 import base
+
+SHOW_FIELDS = ('id', 'name', 'nova_flavor_id', 'description', 'slots',
+               'max_length_hours', 'active', 'is_public', 'start', 'end',
+               'category', 'availability_zone', 'projects', 'created_at',
+               'updated_at')
+
+
+def _show(flavor):
+    return utils.show_fields(flavor, SHOW_FIELDS)
+
+
+def _add_field_arguments(parser, create):
+    """Options shared by create and set; set can also clear some."""
+    parser.add_argument(
+        '--nova-flavor', metavar='<nova-flavor>', dest='nova_flavor_id',
+        required=create,
+        help='ID of the nova flavor the reserved instances boot with'
+             '%s' % ('' if create else ' (new value)'))
+    parser.add_argument(
+        '--slots', metavar='<count>', type=utils.non_negative_int,
+        required=create,
+        help='How many instances of the flavor can be reserved at the same '
+             'time')
+    parser.add_argument(
+        '--description', metavar='<text>',
+        help='Description shown to users')
+    parser.add_argument(
+        '--max-length-hours', metavar='<hours>', type=utils.positive_int,
+        help='Longest reservation allowed, in hours%s' %
+             (' (default: the server\'s [booking] default_max_length_hours)'
+              if create else ''))
+    parser.add_argument(
+        '--start', metavar='<date>', type=utils.parse_date,
+        help='Reservations of the flavor may not start before this: ' +
+             utils.DATE_HELP)
+    parser.add_argument(
+        '--end', metavar='<date>', type=utils.parse_date,
+        help='Reservations of the flavor must end by this: ' +
+             utils.DATE_HELP)
+    parser.add_argument(
+        '--category', metavar='<category>',
+        help='Category the flavor is listed under')
+    parser.add_argument(
+        '--availability-zone', metavar='<zone>',
+        help='Availability zone of the flavor')
+    public = parser.add_mutually_exclusive_group()
+    public.add_argument(
+        '--public', dest='is_public', action='store_true', default=None,
+        help='Every project may book the flavor%s' %
+             (' (default)' if create else ''))
+    public.add_argument(
+        '--private', dest='is_public', action='store_false',
+        help='Only projects granted access may book the flavor (see '
+             '"openstack reserve flavor access grant")')
+    active = parser.add_mutually_exclusive_group()
+    active.add_argument(
+        '--enable', dest='active', action='store_true', default=None,
+        help='The flavor can be booked%s' % (' (default)' if create else ''))
+    active.add_argument(
+        '--disable', dest='active', action='store_false',
+        help='No new reservations of the flavor; existing ones stay')
+    if not create:
+        for option, what in (('--no-max-length-hours', 'the length limit'),
+                             ('--no-start', 'the earliest start'),
+                             ('--no-end', 'the latest end'),
+                             ('--no-description', 'the description'),
+                             ('--no-category', 'the category'),
+                             ('--no-availability-zone',
+                              'the availability zone')):
+            parser.add_argument(
+                option, action='store_true', default=False,
+                dest='clear_' + option[5:].replace('-', '_'),
+                help='Remove %s' % what)
+
+
+_BODY_KEYS = ('nova_flavor_id', 'slots', 'description', 'max_length_hours',
+              'start', 'end', 'category', 'availability_zone', 'is_public',
+              'active')
+_CLEARABLE = ('max_length_hours', 'start', 'end', 'description', 'category',
+              'availability_zone')
+
+
+def _body(parsed_args):
+    body = {}
+    for key in _BODY_KEYS:
+        value = getattr(parsed_args, key)
+        if value is not None:
+            body[key] = value
+    for key in _CLEARABLE:
+        if getattr(parsed_args, 'clear_' + key, False):
+            if key in body:
+                raise exceptions.CommandError(
+                    '--%s and --no-%s exclude each other' % (
+                        key.replace('_', '-'), key.replace('_', '-')))
+            body[key] = None
+    return body
+
+
+class CreateFlavor(command.ShowOne):
+    """Add a flavor to the reservable catalogue (admin)."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            'name', metavar='<name>',
+            help='Name users book the flavor by (not a UUID)')
+        _add_field_arguments(parser, create=True)
+        parser.add_argument(
+            '--project', metavar='<project>', dest='projects',
+            action='append', default=[],
+            help='Grant this project access to the (private) flavor '
+                 '(name or ID; repeat for several)')
+        return parser
+
+    def take_action(self, parsed_args):
+        client = base.reserve_client(self)
+        body = _body(parsed_args)
+        if parsed_args.projects:
+            body['projects'] = [base.resolve_project(self, p)
+                                for p in parsed_args.projects]
+        return _show(client.flavors.create(name=parsed_args.name, **body))
+
+
+class ListFlavor(command.Lister):
+    """List the reservable flavors you may book (admins see all)."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            '--category', metavar='<category>',
+            help='Only flavors of this category')
+        parser.add_argument(
+            '--availability-zone', metavar='<zone>',
+            help='Only flavors of this availability zone')
+        public = parser.add_mutually_exclusive_group()
+        public.add_argument(
+            '--public', dest='is_public', action='store_true', default=None,
+            help='Only public flavors')
+        public.add_argument(
+            '--private', dest='is_public', action='store_false',
+            help='Only private flavors')
+        active = parser.add_mutually_exclusive_group()
+        active.add_argument(
+            '--enabled', dest='active', action='store_true', default=None,
+            help='Only flavors that can be booked')
+        active.add_argument(
+            '--disabled', dest='active', action='store_false',
+            help='Only disabled flavors (admin)')
+        parser.add_argument(
+            '--long', action='store_true', default=False,
+            help='Show more columns')
+        utils.add_paging_arguments(parser, 'flavors')
+        return parser
+
+    def take_action(self, parsed_args):
+        client = base.reserve_client(self)
+        filters = {'category': parsed_args.category,
+                   'availability_zone': parsed_args.availability_zone}
+        for name in ('is_public', 'active'):
+            value = getattr(parsed_args, name)
+            if value is not None:
+                filters[name] = 'true' if value else 'false'
+        items = client.flavors.list(limit=parsed_args.limit,
+                                    marker=parsed_args.marker, **filters)
+        fields = [('ID', 'id'), ('Name', 'name'),
+                  ('Nova Flavor ID', 'nova_flavor_id'), ('Slots', 'slots'),
+                  ('Max Length Hours', 'max_length_hours'),
+                  ('Is Public', 'is_public'), ('Active', 'active')]
+        formatters = {}
+        if parsed_args.long:
+            fields += [('Start', 'start'), ('End', 'end'),
+                       ('Category', 'category'),
+                       ('Availability Zone', 'availability_zone'),
+                       ('Description', 'description')]
+            if any('projects' in item for item in items):
+                fields.append(('Projects', 'projects'))
+                formatters['projects'] = utils.ListColumn
+        return utils.list_rows(items, fields, formatters)
+
+
+class ShowFlavor(command.ShowOne):
+    """Show a reservable flavor."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('flavor', metavar='<flavor>',
+                            help='Flavor (name or ID)')
+        return parser
+
+    def take_action(self, parsed_args):
+        client = base.reserve_client(self)
+        return _show(client.flavors.get(parsed_args.flavor))
+
+
+class SetFlavor(command.Command):
+    """Change a reservable flavor (admin)."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('flavor', metavar='<flavor>',
+                            help='Flavor (name or ID)')
+        parser.add_argument('--name', metavar='<name>', help='New name')
+        _add_field_arguments(parser, create=False)
+        return parser
+
+    def take_action(self, parsed_args):
+        body = _body(parsed_args)
+        if parsed_args.name is not None:
+            body['name'] = parsed_args.name
+        if not body:
+            raise exceptions.CommandError(
+                'Nothing to change: give at least one option')
+        client = base.reserve_client(self)
+        client.flavors.update(parsed_args.flavor, **body)
+
+
+class DeleteFlavor(command.Command):
+    """Remove flavors from the reservable catalogue (admin).
+
+    A flavor that reservations refer to cannot be deleted: disable it
+    instead (openstack reserve flavor set --disable).
+    """
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('flavors', metavar='<flavor>', nargs='+',
+                            help='Flavor(s) (name or ID)')
+        return parser
+
+    def take_action(self, parsed_args):
+        client = base.reserve_client(self)
+        base.delete_all(self, parsed_args.flavors, 'flavor',
+                        client.flavors.delete)
+
+
+class GrantFlavorAccess(command.Command):
+    """Let projects book a private flavor (admin)."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('flavor', metavar='<flavor>',
+                            help='Flavor (name or ID)')
+        parser.add_argument('projects', metavar='<project>', nargs='+',
+                            help='Project(s) (name or ID)')
+        return parser
+
+    def take_action(self, parsed_args):
+        client = base.reserve_client(self)
+        failures = []
+        for ref in parsed_args.projects:
+            try:
+                client.flavors.grant_access(
+                    parsed_args.flavor, base.resolve_project(self, ref))
+            except Exception as exc:  # noqa: BLE001 - report all
+                failures.append('%s: %s' % (ref, exc))
+        if failures:
+            raise exceptions.CommandError(
+                'Failed to grant access to %d of %d projects:\n%s' % (
+                    len(failures), len(parsed_args.projects),
+                    '\n'.join(failures)))
+
+
+class RevokeFlavorAccess(command.Command):
+    """Stop projects from booking a private flavor (admin).
+
+    Their existing reservations stay.
+    """
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('flavor', metavar='<flavor>',
+                            help='Flavor (name or ID)')
+        parser.add_argument('projects', metavar='<project>', nargs='+',
+                            help='Project(s) (name or ID)')
+        return parser
+
+    def take_action(self, parsed_args):
+        client = base.reserve_client(self)
+        failures = []
+        for ref in parsed_args.projects:
+            try:
+                client.flavors.revoke_access(
+                    parsed_args.flavor, base.resolve_project(self, ref))
+            except Exception as exc:  # noqa: BLE001 - report all
+                failures.append('%s: %s' % (ref, exc))
+        if failures:
+            raise exceptions.CommandError(
+                'Failed to revoke access of %d of %d projects:\n%s' % (
+                    len(failures), len(parsed_args.projects),
+                    '\n'.join(failures)))
+
+
+class ListFlavorAccess(command.Lister):
+    """List the projects granted a private flavor (admin)."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('flavor', metavar='<flavor>',
+                            help='Flavor (name or ID)')
+        return parser
+
+    def take_action(self, parsed_args):
+        client = base.reserve_client(self)
+        flavor = client.flavors.get(parsed_args.flavor)
+        grants = client.flavors.list_access(flavor['id'])
+        rows = [{'flavor_id': flavor['id'], 'flavor': flavor['name'],
+                 'project_id': grant.get('project_id')} for grant in grants]
+        return utils.list_rows(rows, [('Flavor ID', 'flavor_id'),
+                                      ('Flavor', 'flavor'),
+                                      ('Project ID', 'project_id')])
+
+
+class FlavorFreeSlots(command.Lister):
+    """List the windows in which a flavor can still be booked.
+
+    Each row is a window in which the asked number of instances fits
+    from its start to its end; a reservation fits when it lies inside
+    one (and is no longer than the flavor allows).
+    """
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('flavor', metavar='<flavor>',
+                            help='Flavor (name or ID)')
+        parser.add_argument(
+            '--start', metavar='<date>', type=utils.parse_date,
+            help='Look from this moment (default: now): ' + utils.DATE_HELP)
+        parser.add_argument(
+            '--end', metavar='<date>', type=utils.parse_date,
+            help='Look until this moment (default: the server\'s [booking] '
+                 'free_slots_default_days after the start): ' +
+                 utils.DATE_HELP)
+        parser.add_argument(
+            '--instance-count', metavar='<count>', type=utils.positive_int,
+            help='Windows with room for this many instances (default: 1)')
+        return parser
+
+    def take_action(self, parsed_args):
+        client = base.reserve_client(self)
+        doc = client.flavors.free_slots(
+            parsed_args.flavor, start=parsed_args.start, end=parsed_args.end,
+            instance_count=parsed_args.instance_count)
+        return utils.list_rows(doc.get('free_slots') or [],
+                               [('Start', 'start'), ('End', 'end')])
+
+
+class FlavorAvailability(command.Lister):
+    """Show how many instances of each flavor are free.
+
+    Without a window: free now. With --start and --end: the fewest free
+    at any moment of the window.
+    """
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            '--start', metavar='<date>', type=utils.parse_date,
+            help='Start of the window (with --end): ' + utils.DATE_HELP)
+        parser.add_argument(
+            '--end', metavar='<date>', type=utils.parse_date,
+            help='End of the window (with --start): ' + utils.DATE_HELP)
+        parser.add_argument(
+            '--flavor', metavar='<flavor>', dest='flavors', action='append',
+            default=[],
+            help='Only this flavor (name or ID; repeat for several)')
+        parser.add_argument(
+            '--category', metavar='<category>',
+            help='Only flavors of this category')
+        parser.add_argument(
+            '--availability-zone', metavar='<zone>',
+            help='Only flavors of this availability zone')
+        parser.add_argument(
+            '--long', action='store_true', default=False,
+            help='Show more columns')
+        return parser
+
+    def take_action(self, parsed_args):
+        if (parsed_args.start is None) != (parsed_args.end is None):
+            raise exceptions.CommandError(
+                '--start and --end go together: give both for a window, '
+                'or neither for now')
+        client = base.reserve_client(self)
+        doc = client.flavors.availability(
+            start=parsed_args.start, end=parsed_args.end,
+            category=parsed_args.category,
+            availability_zone=parsed_args.availability_zone)
+        rows = doc.get('availability') or []
+        if parsed_args.flavors:
+            wanted = set(parsed_args.flavors)
+            rows = [r for r in rows
+                    if r.get('flavor_id') in wanted or r.get('name') in wanted]
+            missing = wanted - {r.get('flavor_id') for r in rows} - {
+                r.get('name') for r in rows}
+            if missing:
+                raise exceptions.CommandError(
+                    'No flavor you may see has the name or ID %s' %
+                    ', '.join(sorted(missing)))
+        fields = [('Flavor ID', 'flavor_id'), ('Name', 'name'),
+                  ('Total', 'total'), ('Available', 'available')]
+        if parsed_args.long:
+            fields += [('Nova Flavor ID', 'nova_flavor_id'),
+                       ('Category', 'category'),
+                       ('Availability Zone', 'availability_zone'),
+                       ('Active', 'active')]
+        return utils.list_rows(rows, fields)

@@ -1,0 +1,322 @@
+"""openstack reserve reservation ... and lease ... against the real API."""
+import datetime
+import uuid
+
+import pytest
+
+from reserveclient.tests.functional import base
+
+pytestmark = pytest.mark.functional
+
+OTHER_PROJECT = 'functional-other'
+_future = base.future
+
+
+@pytest.fixture(scope='module')
+def flavor(cli):
+    """A public catalogue flavor, booked by name."""
+    created = base.create_flavor(cli)
+    return {'ref': created['name'], 'id': created['id']}
+
+
+def _create(cli, flavor, *extra, start=10, end=11):
+    return cli.json('reserve', 'reservation', 'create',
+                    '--flavor', flavor['ref'], '--start', _future(start),
+                    '--end', _future(end), *extra)
+
+
+def test_plugin_commands_are_registered(cli):
+    out = cli('command', 'list', '--group', 'openstack.reserve.v1',
+              '-f', 'value')
+    for name in ('reserve reservation create', 'reserve reservation list',
+                 'reserve lease show', 'reserve host set',
+                 'reserve flavor free-slots', 'reserve flavor access grant',
+                 'reserve maintenance window create', 'reserve limits show',
+                 'reserve allocation list'):
+        assert name in out
+    help_text = cli('help', 'reserve', 'reservation', 'create')
+    assert '--instance-count' in help_text
+    assert 'midnight UTC' in help_text
+
+
+def test_create_show_set_delete(server, cli, flavor):
+    created = _create(cli, flavor, '--instance-count', '2')
+    assert created['status'] == 'PENDING_CREATE'
+    assert created['instance_count'] == 2
+    assert created['flavor_id'] == flavor['id']
+    assert created['start'] == _future(10)
+    assert created['end'] == _future(11)
+    booking_id = created['id']
+
+    shown = cli.json('reserve', 'reservation', 'show', booking_id)
+    assert shown['id'] == booking_id
+    assert list(shown)[:4] == ['id', 'project_id', 'user_id', 'flavor_id']
+
+    # Nova is absent: the lease cannot be built.
+    assert base.wait_status(cli, booking_id, ('ERROR',)) == 'ERROR'
+    reason = cli('reserve', 'reservation', 'show', booking_id, '-f',
+                 'value', '-c', 'status_reason')
+    assert reason.strip()
+
+    # An ERROR booking cannot be changed: the API's words reach the user.
+    err = cli.fails('reserve', 'reservation', 'set', booking_id,
+                    '--end', _future(12))
+    assert 'can be changed' in err
+    assert 'HTTP 409' in err and 'request req-' in err
+
+    base.make_live(server, booking_id)
+    assert cli('reserve', 'reservation', 'set', booking_id,
+               '--end', _future(12, hour=6)) == ''
+    end = cli('reserve', 'reservation', 'show', booking_id, '-f', 'value',
+              '-c', 'end').strip()
+    assert end == _future(12, hour=6)
+
+    # A live booking is cancelled: it stays, COMPLETE.
+    base.make_live(server, booking_id)
+    assert cli('reserve', 'reservation', 'delete', booking_id) == ''
+    cancelled = cli.json('reserve', 'reservation', 'show', booking_id)
+    assert cancelled['status'] == 'COMPLETE'
+    assert 'Cancelled' in cancelled['status_reason']
+
+    # One that is over is removed.
+    cli('reserve', 'reservation', 'delete', booking_id)
+    err = cli.fails('reserve', 'reservation', 'show', booking_id)
+    assert 'Reservation %s could not be found.' % booking_id in err
+    assert '(HTTP 404, reserve.not_found, request req-' in err
+
+
+def test_dates_are_normalised_to_utc(cli, flavor):
+    day = (datetime.date.today() + datetime.timedelta(days=20)).isoformat()
+    created = cli.json('reserve', 'reservation', 'create',
+                       '--flavor', flavor['ref'], '--start', day,
+                       '--end', '%sT14:30:00+02:00' % day)
+    assert created['start'] == '%sT00:00:00Z' % day
+    assert created['end'] == '%sT12:30:00Z' % day
+
+
+def test_bad_input_is_refused_before_any_request(cli):
+    result = cli.run('reserve', 'reservation', 'create', '--flavor', 'x',
+                     '--start', 'next tuesday', '--end', '2030-01-01',
+                     check=False)
+    assert result.returncode == 2
+    assert "argument --start: 'next tuesday' is not a date" in result.stderr
+
+
+def test_past_window_is_refused_by_the_api(cli, flavor):
+    err = cli.fails('reserve', 'reservation', 'create', '--flavor',
+                    flavor['ref'], '--start', '2001-01-01',
+                    '--end', '2001-01-02')
+    assert 'is in the past' in err
+    assert 'HTTP 400' in err
+
+
+def test_list_filters_projects_and_pages(server, cli, flavor):
+    mine = [_create(cli, flavor, start=30 + i, end=31 + i)['id']
+            for i in range(3)]
+    status, body = server.request('POST', '/v1/reservations', {
+        'flavor_id': flavor['id'], 'start': _future(40),
+        'end': _future(41)}, project=OTHER_PROJECT, roles='member,reader')
+    assert status == 201, body
+    theirs = body['reservation']['id']
+
+    own = cli('reserve', 'reservation', 'list', '-f', 'value', '-c', 'ID')
+    assert set(mine) <= set(own.split())
+    assert theirs not in own.split()
+
+    every = cli.json('reserve', 'reservation', 'list', '--all-projects')
+    ids = [row['ID'] for row in every]
+    assert set(mine) | {theirs} <= set(ids)
+    assert len(ids) == len(set(ids))
+    assert 'Project ID' in every[0]
+    # The server's page size is 2 (max_limit): every page was followed.
+    assert len(ids) > 2
+
+    other = cli.json('reserve', 'reservation', 'list', '--project',
+                     OTHER_PROJECT)
+    assert [row['ID'] for row in other] == [theirs]
+    assert other[0]['Project ID'] == OTHER_PROJECT
+
+    by_flavor = cli('reserve', 'reservation', 'list', '--all-projects',
+                    '--flavor', flavor['ref'], '-f', 'value', '-c', 'ID')
+    assert set(mine) | {theirs} <= set(by_flavor.split())
+
+    # Once the worker has failed it (no nova), make it live.
+    assert base.wait_status(cli, mine[0], ('ERROR',)) == 'ERROR'
+    base.make_live(server, mine[0])
+    active = cli.json('reserve', 'reservation', 'list', '--status',
+                      'ALLOCATED')
+    assert mine[0] in [row['ID'] for row in active]
+    assert all(row['Status'] == 'ALLOCATED' for row in active)
+
+    first = cli.json('reserve', 'reservation', 'list', '--all-projects',
+                     '--limit', '1')
+    assert [row['ID'] for row in first] == ids[:1]
+    three = cli.json('reserve', 'reservation', 'list', '--all-projects',
+                     '--limit', '3')
+    assert [row['ID'] for row in three] == ids[:3]
+    after = cli.json('reserve', 'reservation', 'list', '--all-projects',
+                     '--limit', '2', '--marker', ids[0])
+    assert [row['ID'] for row in after] == ids[1:3]
+
+
+def test_output_formats(cli, flavor):
+    booking = _create(cli, flavor, start=50, end=51)
+    value = cli('reserve', 'reservation', 'show', booking['id'], '-f',
+                'value', '-c', 'id', '-c', 'start')
+    assert value.split() == [booking['id'], _future(50)]
+    yaml_out = cli('reserve', 'reservation', 'show', booking['id'],
+                   '-f', 'yaml', '-c', 'id')
+    assert yaml_out.strip() == 'id: %s' % booking['id']
+    shell = cli('reserve', 'reservation', 'show', booking['id'],
+                '-f', 'shell', '-c', 'instance_count')
+    assert shell.strip() == 'instance_count="1"'
+    table = cli('reserve', 'reservation', 'show', booking['id'])
+    assert '| Field' in table and '| instance_count | 1' in table
+    listed = cli('reserve', 'reservation', 'list', '--long', '-f', 'csv',
+                 '-c', 'ID', '-c', 'Compute Flavor')
+    assert listed.splitlines()[0] == '"ID","Compute Flavor"'
+    assert listed.count(booking['id']) == 1
+    listing = cli('reserve', 'reservation', 'list', '--long')
+    assert '| Status Reason' in listing
+
+
+def test_api_version_option(cli):
+    assert cli.run('--os-reserve-api-version', '1.0', 'reserve',
+                   'reservation', 'list').returncode == 0
+    err = cli.fails('--os-reserve-api-version', '1.999', 'reserve',
+                    'reservation', 'list')
+    assert 'version 1.999 of the reserve API is not supported' in err
+    assert 'HTTP 406' in err
+    err = cli.fails('--os-reserve-api-version', 'two', 'reserve',
+                    'reservation', 'list')
+    assert "--os-reserve-api-version 'two' is not a version" in err
+
+
+def test_endpoint_selection(server, cli):
+    # --os-reserve-url wins over the environment.
+    assert cli.run('--os-reserve-url', server.url, 'reserve', 'reservation',
+                   'list', env={'OS_RESERVE_URL': 'http://127.0.0.1:9'}
+                   ).returncode == 0
+    # The none plugin's own endpoint option works too.
+    env = dict(cli.env)
+    env.pop('OS_RESERVE_URL')
+    env['OS_ENDPOINT'] = server.url
+    saved, cli.env = cli.env, env
+    try:
+        assert cli.run('reserve', 'reservation', 'list').returncode == 0
+        env.pop('OS_ENDPOINT')
+        err = cli.fails('reserve', 'reservation', 'list')
+        assert 'No endpoint for the reserve API' in err
+        assert 'OS_RESERVE_URL' in err
+    finally:
+        cli.env = saved
+    err = cli.fails('reserve', 'reservation', 'list',
+                    env={'OS_RESERVE_URL': 'http://127.0.0.1:9'})
+    assert 'Unable to reach the reserve API at http://127.0.0.1:9' in err
+
+
+# -- leases -----------------------------------------------------------------
+
+@pytest.fixture(scope='module')
+def seeded_lease(server):
+    """A lease with a reservation on two hosts and its three events.
+
+    Without nova the lease engine builds none, so the rows are written
+    into the server's database; they lie years ahead, out of reach of the
+    event loop.
+    """
+    now = '2026-01-01 00:00:00'
+    lease_id = str(uuid.uuid4())
+    rsv_id = str(uuid.uuid4())
+    host_ids = []
+    for name in ('fn-lease-gpu1', 'fn-lease-gpu2'):
+        host_id = str(uuid.uuid4())
+        host_ids.append(host_id)
+        server.sql(
+            'INSERT INTO hosts (id, kind, name, service_name, vcpus, '
+            'memory_mb, local_gb, reservable, created_at, updated_at) '
+            "VALUES (?, 'nova', ?, ?, 64, 524288, 1800, 1, ?, ?)",
+            host_id, name, name, now, now)
+    server.sql(
+        'INSERT INTO leases (id, name, project_id, user_id, start_date, '
+        'end_date, status, degraded, created_at, updated_at) VALUES '
+        "(?, ?, 'noauth-project', 'functional', '2035-01-01 00:00:00', "
+        "'2035-01-02 00:00:00', 'PENDING', 0, ?, ?)",
+        lease_id, 'Reservation fn-%s' % lease_id[:8], now, now)
+    server.sql(
+        'INSERT INTO lease_reservations (id, lease_id, resource_type, '
+        'status, amount, source_flavor_id, vcpus, memory_mb, disk_gb, '
+        'ephemeral_gb, swap_mb, extra_specs, created_at, updated_at) '
+        "VALUES (?, ?, 'flavor:instance', 'pending', 2, 'gpu.a100', 8, "
+        "65536, 40, 0, 0, ?, ?, ?)",
+        rsv_id, lease_id, '{"pci_passthrough:alias": "a100:1"}', now, now)
+    for host_id in host_ids:
+        server.sql(
+            'INSERT INTO allocations (id, reservation_id, host_id, count, '
+            'created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)',
+            str(uuid.uuid4()), rsv_id, host_id, now, now)
+    for event_type, when in (('start_lease', '2035-01-01 00:00:00'),
+                             ('before_end_lease', '2035-01-01 23:00:00'),
+                             ('end_lease', '2035-01-02 00:00:00')):
+        server.sql(
+            'INSERT INTO events (id, lease_id, event_type, time, status, '
+            "attempts, created_at, updated_at) VALUES (?, ?, ?, ?, "
+            "'UNDONE', 0, ?, ?)",
+            str(uuid.uuid4()), lease_id, event_type, when, now, now)
+    return {'id': lease_id, 'reservation_id': rsv_id,
+            'name': 'Reservation fn-%s' % lease_id[:8]}
+
+
+def test_lease_list(cli, seeded_lease):
+    leases = cli.json('reserve', 'lease', 'list', '--all-projects')
+    row = [r for r in leases if r['ID'] == seeded_lease['id']][0]
+    assert row['Name'] == seeded_lease['name']
+    assert row['Status'] == 'PENDING'
+    assert row['Start'] == '2035-01-01T00:00:00Z'
+    assert 'Project ID' in row
+    pending = cli('reserve', 'lease', 'list', '--status', 'PENDING',
+                  '-f', 'value', '-c', 'ID')
+    assert seeded_lease['id'] in pending.split()
+    long_rows = cli.json('reserve', 'lease', 'list', '--long')
+    row = [r for r in long_rows if r['ID'] == seeded_lease['id']][0]
+    assert row['Reservations'][0]['id'] == seeded_lease['reservation_id']
+
+
+def test_lease_show_readable(cli, seeded_lease):
+    table = cli('reserve', 'lease', 'show', seeded_lease['id'])
+    rsv = seeded_lease['reservation_id']
+    assert '| reservations  | id: %s' % rsv in table
+    assert 'allocations: fn-lease-gpu1 x1, fn-lease-gpu2 x1' in table
+    assert ('resource class: CUSTOM_RESERVATION_%s' %
+            rsv.upper().replace('-', '_')) in table
+    assert "extra specs: pci_passthrough:alias='a100:1'" in table
+    events = [line.split('|')[2].strip() for line in table.splitlines()
+              if '_lease 2035' in line]
+    assert events == ['start_lease 2035-01-01T00:00:00Z UNDONE',
+                      'before_end_lease 2035-01-01T23:00:00Z UNDONE',
+                      'end_lease 2035-01-02T00:00:00Z UNDONE']
+
+
+def test_lease_show_json_and_by_name(cli, seeded_lease):
+    shown = cli.json('reserve', 'lease', 'show', seeded_lease['name'])
+    assert shown['id'] == seeded_lease['id']
+    allocations = shown['reservations'][0]['allocations']
+    assert sorted(a['host'] for a in allocations) == ['fn-lease-gpu1',
+                                                      'fn-lease-gpu2']
+    assert [e['event_type'] for e in shown['events']] == [
+        'start_lease', 'before_end_lease', 'end_lease']
+    by_rsv = cli.json('reserve', 'lease', 'show',
+                      seeded_lease['reservation_id'], '-c', 'id')
+    assert by_rsv == {'id': seeded_lease['id']}
+    err = cli.fails('reserve', 'lease', 'show', 'no-such-lease')
+    assert 'could not be found' in err
+
+
+def test_lease_show_by_booking(server, cli, flavor, seeded_lease):
+    booking = _create(cli, flavor, start=70, end=71)
+    assert base.wait_status(cli, booking['id'], ('ERROR',)) == 'ERROR'
+    server.sql('UPDATE bookings SET lease_id = ? WHERE id = ?',
+               seeded_lease['id'], booking['id'])
+    shown = cli.json('reserve', 'lease', 'show', booking['id'], '-c', 'id',
+                     '-c', 'status')
+    assert shown == {'id': seeded_lease['id'], 'status': 'PENDING'}

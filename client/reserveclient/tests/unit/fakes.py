@@ -1,0 +1,365 @@
+"""A double of the reserve API behind a fake keystoneauth session.
+
+It keeps resources in memory and answers like the real API: the error
+body ``{"errors": [...]}``, paging with ``limit``/``marker`` and a
+``next`` link, 404 for unknown paths, the version document at ``/v1``.
+Every request is recorded so tests can check what the client sent.
+"""
+import copy
+import json
+import types
+import urllib.parse
+import uuid
+
+from keystoneauth1 import exceptions as ks_exceptions
+
+ENDPOINT = 'http://reserve.example:8785'
+
+
+class FakeResponse:
+
+    def __init__(self, status_code, body=None, headers=None, text=None,
+                 reason=None):
+        self.status_code = status_code
+        self.headers = dict(headers or {})
+        if text is None:
+            text = '' if body is None else json.dumps(body)
+            if body is not None:
+                self.headers.setdefault('Content-Type', 'application/json')
+        self.text = text
+        self.content = text.encode()
+        self.reason = reason or {200: 'OK', 201: 'Created',
+                                 204: 'No Content'}.get(status_code, 'Error')
+
+    def json(self):
+        return json.loads(self.text)
+
+
+class ApiError(Exception):
+
+    def __init__(self, status, detail, code=None):
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+        self.code = code or {400: 'reserve.invalid',
+                             404: 'reserve.not_found',
+                             409: 'reserve.conflict'}.get(status,
+                                                          'reserve.error')
+
+
+def _error(status, detail, code=None, request_id='req-fake'):
+    return FakeResponse(status, {'errors': [{
+        'status': status, 'code': code or ApiError(status, '').code,
+        'title': 'Error', 'detail': detail, 'request_id': request_id}]},
+        headers={'x-openstack-request-id': request_id})
+
+
+class Collection:
+    """One resource collection: /v1/<name>."""
+
+    def __init__(self, api, name, key, filters=(), by_name=False):
+        self.api = api
+        self.name = name
+        self.key = key
+        self.filters = filters
+        self.by_name = by_name
+        self.items = []
+
+    def add(self, **values):
+        item = dict(values)
+        item.setdefault('id', str(uuid.uuid4()))
+        self.items.append(item)
+        return item
+
+    def lookup(self, ref):
+        for item in self.items:
+            if item['id'] == ref:
+                return item
+        if self.by_name:
+            for item in self.items:
+                if item.get('name') == ref:
+                    return item
+        raise ApiError(404, '%s %s could not be found.' % (
+            self.key.replace('_', ' ').capitalize(), ref))
+
+    def matches(self, item, params):
+        for name in self.filters:
+            if name in params and name not in ('all_projects', 'all'):
+                value = params[name]
+                field = item.get(name)
+                if isinstance(field, bool):
+                    field = 'true' if field else 'false'
+                if str(field) != value:
+                    return False
+        return True
+
+    def list(self, params):
+        allowed = set(self.filters) | {'limit', 'marker'}
+        for key in params:
+            if key not in allowed:
+                raise ApiError(400, "unknown query parameter '%s'" % key)
+        items = [i for i in self.items if self.matches(i, params)]
+        if 'marker' in params:
+            ids = [i['id'] for i in items]
+            if params['marker'] not in ids:
+                raise ApiError(400, 'marker %s not found' % params['marker'])
+            items = items[ids.index(params['marker']) + 1:]
+        limit = min(int(params.get('limit', self.api.max_limit)),
+                    self.api.max_limit)
+        page = items[:limit]
+        links = []
+        if page and len(page) >= limit:
+            query = {k: v for k, v in params.items()
+                     if k not in ('limit', 'marker')}
+            query.update(limit=limit, marker=page[-1]['id'])
+            links.append({'rel': 'next', 'href': '%s/v1/%s?%s' % (
+                ENDPOINT, self.name, urllib.parse.urlencode(query))})
+        return {self.name.replace('-', '_'): copy.deepcopy(page),
+                'links': links}
+
+
+class FakeReserveAPI:
+    """The routes of the reserve API the client uses."""
+
+    def __init__(self, max_limit=1000, max_version='1.0'):
+        self.max_limit = max_limit
+        self.max_version = max_version
+        self.requests = []
+        self.reservations = Collection(
+            self, 'reservations', 'reservation',
+            filters=('all_projects', 'project_id', 'flavor_id', 'status'))
+        self.leases = Collection(
+            self, 'leases', 'lease',
+            filters=('all_projects', 'project_id', 'status'))
+        self.hosts = Collection(self, 'hosts', 'host',
+                                filters=('reservable',), by_name=True)
+        self.flavors = Collection(
+            self, 'flavors', 'flavor', by_name=True,
+            filters=('category', 'availability_zone', 'is_public',
+                     'active'))
+        self.windows = Collection(self, 'maintenance-windows',
+                                  'maintenance_window',
+                                  filters=('flavor_id', 'include_past'))
+        self.allocations = Collection(
+            self, 'allocations', 'allocation',
+            filters=('host_id', 'reservation_id', 'lease_id'))
+        self.free_slots = {}
+        self.available = {}
+        # True: the caller is no administrator (all_projects is refused).
+        self.member_only = False
+        self.limits = {}
+        self.enabled = {'reservations', 'leases', 'hosts', 'flavors',
+                        'maintenance-windows', 'allocations', 'limits'}
+
+    # -- the dispatcher ------------------------------------------------------
+
+    def __call__(self, method, url, headers, params, body):
+        self.requests.append(types.SimpleNamespace(
+            method=method, url=url, headers=headers, params=params or {},
+            body=body))
+        split = urllib.parse.urlsplit(url)
+        path = split.path
+        params = dict(params or {})
+        params.update(urllib.parse.parse_qsl(split.query))
+        params = {k: str(v) for k, v in params.items()}
+        try:
+            return self._route(method, path, params, body)
+        except ApiError as exc:
+            return _error(exc.status, exc.detail, exc.code)
+
+    def _route(self, method, path, params, body):
+        if path == '/v1' and method == 'GET':
+            return FakeResponse(200, {'version': {
+                'id': 'v1.0', 'status': 'CURRENT', 'min_version': '1.0',
+                'max_version': self.max_version, 'links': []}})
+        parts = path.strip('/').split('/')
+        if len(parts) < 2 or parts[0] != 'v1' or \
+                parts[1] not in self.enabled:
+            raise ApiError(404, 'The resource %s could not be found.' % path)
+        name, rest = parts[1], [urllib.parse.unquote(p) for p in parts[2:]]
+        handler = getattr(self, '_%s' % name.replace('-', '_'))
+        return handler(method, rest, params, body)
+
+    def _crud(self, coll, method, rest, params, body, create=None,
+              update=None):
+        if not rest:
+            if method == 'GET':
+                return FakeResponse(200, coll.list(params))
+            if method == 'POST':
+                item = create(body) if create else coll.add(**body)
+                return FakeResponse(201, {coll.key: copy.deepcopy(item)})
+        elif len(rest) == 1:
+            item = coll.lookup(rest[0])
+            if method == 'GET':
+                return FakeResponse(200, {coll.key: copy.deepcopy(item)})
+            if method == 'PATCH':
+                if update:
+                    update(item, body)
+                else:
+                    item.update(body)
+                return FakeResponse(200, {coll.key: copy.deepcopy(item)})
+            if method == 'DELETE':
+                coll.items.remove(item)
+                return FakeResponse(204)
+        raise ApiError(405, 'Method %s is not allowed.' % method,
+                       'reserve.method_not_allowed')
+
+    def _reservations(self, method, rest, params, body):
+        if not rest and method == 'GET' and 'flavor_id' in params:
+            # A name or an id; an unknown one matches nothing.
+            try:
+                params['flavor_id'] = self.flavors.lookup(
+                    params['flavor_id'])['id']
+            except ApiError:
+                pass
+
+        def create(body):
+            body = dict(body)
+            try:
+                flavor = self.flavors.lookup(body['flavor_id'])
+                body['flavor_id'] = flavor['id']
+            except ApiError:
+                raise ApiError(400, 'Flavor %s is not available to project '
+                               'project-a' % body['flavor_id'],
+                               'reserve.invalid')
+            values = dict(
+                project_id='project-a', user_id='alice', instance_count=1,
+                status='PENDING_CREATE', status_reason=None, lease_id=None,
+                compute_flavor=None, created_at='2026-01-01T00:00:00Z',
+                updated_at='2026-01-01T00:00:00Z')
+            values.update(body)
+            return self.reservations.add(**values)
+        return self._crud(self.reservations, method, rest, params, body,
+                          create=create)
+
+    def _leases(self, method, rest, params, body):
+        if self.member_only and 'all_projects' in params:
+            raise ApiError(403, 'Policy does not allow '
+                           'reserve:lease:list:all_projects to be performed.',
+                           'reserve.forbidden')
+        if method != 'GET':
+            raise ApiError(405, 'read only', 'reserve.method_not_allowed')
+        return self._crud(self.leases, method, rest, params, body)
+
+    def _hosts(self, method, rest, params, body):
+        def create(body):
+            return self.hosts.add(
+                name=body['name'], service_name=body['name'], kind='nova',
+                provider_uuid=str(uuid.uuid4()), vcpus=64, memory_mb=515072,
+                local_gb=1800, reservable=body.get('reservable', True),
+                capabilities=body.get('capabilities', {}),
+                created_at='2026-01-01T00:00:00Z', updated_at=None)
+
+        def update(item, body):
+            if 'reservable' in body:
+                item['reservable'] = body['reservable']
+            for key, value in (body.get('capabilities') or {}).items():
+                if value is None:
+                    item['capabilities'].pop(key, None)
+                else:
+                    item['capabilities'][key] = value
+        return self._crud(self.hosts, method, rest, params, body,
+                          create=create, update=update)
+
+    def _flavors(self, method, rest, params, body):
+        if rest == ['availability'] and method == 'GET':
+            return FakeResponse(200, {
+                'start': params.get('start'), 'end': params.get('end'),
+                'availability': [
+                    {'flavor_id': f['id'], 'name': f['name'],
+                     'nova_flavor_id': f.get('nova_flavor_id'),
+                     'category': f.get('category'),
+                     'availability_zone': f.get('availability_zone'),
+                     'active': f.get('active', True),
+                     'total': f.get('slots'),
+                     'available': self.available.get(f['id'],
+                                                     f.get('slots'))}
+                    for f in self.flavors.items
+                    if self.flavors.matches(f, params)]})
+        if len(rest) >= 2:
+            flavor = self.flavors.lookup(rest[0])
+            if rest[1] == 'projects':
+                grants = flavor.setdefault('projects', [])
+                if len(rest) == 2 and method == 'GET':
+                    return FakeResponse(200, {'projects': [
+                        {'project_id': p} for p in grants]})
+                if len(rest) == 2 and method == 'POST':
+                    if body['project_id'] in grants:
+                        raise ApiError(409, 'Project %s is already granted '
+                                       'flavor %s.' % (body['project_id'],
+                                                       flavor['id']),
+                                       'reserve.grant_exists')
+                    grants.append(body['project_id'])
+                    return FakeResponse(201, {'project': {
+                        'project_id': body['project_id']}})
+                if len(rest) == 3 and method == 'DELETE':
+                    if rest[2] not in grants:
+                        raise ApiError(404, 'Project %s has no grant on '
+                                       'flavor %s.' % (rest[2],
+                                                       flavor['id']))
+                    grants.remove(rest[2])
+                    return FakeResponse(204)
+            if rest[1] == 'free-slots' and method == 'GET':
+                return FakeResponse(200, {
+                    'flavor_id': flavor['id'],
+                    'instance_count': int(params.get('instance_count', 1)),
+                    'start': params.get('start', '2026-01-01T00:00:00Z'),
+                    'end': params.get('end', '2026-01-31T00:00:00Z'),
+                    'max_length_hours': flavor.get('max_length_hours'),
+                    'free_slots': self.free_slots.get(flavor['id'], [])})
+            raise ApiError(404, 'The resource could not be found.')
+
+        def create(body):
+            values = dict(description=None, max_length_hours=168,
+                          active=True, is_public=True, start=None, end=None,
+                          category=None, availability_zone=None,
+                          projects=[], created_at='2026-01-01T00:00:00Z',
+                          updated_at='2026-01-01T00:00:00Z')
+            values.update(body)
+            return self.flavors.add(**values)
+        return self._crud(self.flavors, method, rest, params, body,
+                          create=create)
+
+    def _maintenance_windows(self, method, rest, params, body):
+        def create(body):
+            values = dict(note=None, all_flavors=False, flavors=[],
+                          created_at='2026-01-01T00:00:00Z',
+                          updated_at='2026-01-01T00:00:00Z')
+            values.update(body)
+            values.pop('force', None)
+            values['flavors'] = [self.flavors.lookup(f)['id']
+                                 for f in values['flavors']]
+            return self.windows.add(**values)
+        return self._crud(self.windows, method, rest, params, body,
+                          create=create)
+
+    def _allocations(self, method, rest, params, body):
+        return self._crud(self.allocations, method, rest, params, body)
+
+    def _limits(self, method, rest, params, body):
+        project = params.get('project_id', 'project-a')
+        return FakeResponse(200, {'limits': {
+            'project_id': project, 'driver': 'config',
+            'resources': self.limits.get(project, {})}})
+
+
+class FakeSession:
+    """The keystoneauth Session surface the client uses."""
+
+    def __init__(self, api=None, endpoint=ENDPOINT):
+        self.api = api if api is not None else FakeReserveAPI()
+        self.endpoint = endpoint
+        self.endpoint_requests = []
+
+    def get_endpoint(self, **kwargs):
+        self.endpoint_requests.append(kwargs)
+        if self.endpoint is None:
+            raise ks_exceptions.EndpointNotFound('no reserve endpoint')
+        return self.endpoint
+
+    def request(self, url, method, headers=None, params=None, json=None,
+                raise_exc=True):
+        if not url.startswith(ENDPOINT):
+            raise ks_exceptions.ConnectFailure('cannot reach %s' % url)
+        return self.api(method, url[len(ENDPOINT):], headers or {}, params,
+                        json)

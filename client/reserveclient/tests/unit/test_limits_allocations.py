@@ -1,0 +1,43 @@
+"""openstack reserve limits show, openstack reserve allocation list."""
+from reserveclient.osc.v1 import allocations
+from reserveclient.osc.v1 import limits
+
+
+def test_limits(runner, api):
+    api.limits['project-a'] = {
+        'reservations': {'limit': 10, 'in_use': 3},
+        'instance_hours': {'limit': -1, 'in_use': 96}}
+    listed = runner.json(limits.ShowLimits, [])
+    assert listed == [
+        {'Resource': 'instance_hours', 'Limit': -1, 'In Use': 96,
+         'Remaining': -1, 'Project ID': 'project-a'},
+        {'Resource': 'reservations', 'Limit': 10, 'In Use': 3,
+         'Remaining': 7, 'Project ID': 'project-a'}]
+    table = runner.output(limits.ShowLimits, [])
+    assert '| instance_hours | unlimited |     96 | unlimited |' in table
+    assert api.requests[-1].params == {}
+
+
+def test_limits_of_another_project(runner, api):
+    api.limits['p2'] = {'reservations': {'limit': 5, 'in_use': 5}}
+    listed = runner.json(limits.ShowLimits, ['--project', 'p2'])
+    assert listed[0]['Remaining'] == 0
+    assert api.requests[-1].params == {'project_id': 'p2'}
+
+
+def test_allocations(runner, api):
+    host = api.hosts.add(name='gpu1')
+    api.allocations.add(host_id=host['id'], host='gpu1',
+                        reservation_id='r1', lease_id='l1', count=2)
+    api.allocations.add(host_id='h2', host='gpu2', reservation_id='r2',
+                        lease_id='l2', count=1)
+    columns, rows = runner.take(allocations.ListAllocation, [])
+    assert columns[:4] == ('Host', 'Host ID', 'Reservation ID', 'Lease ID')
+    assert len(rows) == 2
+    listed = runner.json(allocations.ListAllocation, ['--host', 'gpu1'])
+    assert [r['Reservation ID'] for r in listed] == ['r1']
+    assert api.requests[-1].params == {'host_id': host['id']}
+    runner.take(allocations.ListAllocation, ['--reservation-id', 'r2',
+                                             '--lease', 'l2'])
+    assert api.requests[-1].params == {'reservation_id': 'r2',
+                                       'lease_id': 'l2'}
