@@ -23,10 +23,13 @@ fi
 stamp="$VENV/.installed"
 reqs=(requirements.txt)
 [ "${1:-}" = --test ] && reqs+=(test-requirements.txt)
-sum=$(cat setup.cfg "${reqs[@]}" | sha1sum | cut -c1-12)-${#reqs[@]}
+sum=$(cat setup.cfg client/setup.cfg client/requirements.txt "${reqs[@]}" | sha1sum | cut -c1-12)-${#reqs[@]}
 if ! grep -qx "$sum" "$stamp" 2>/dev/null; then
     echo "Installing reserve and its dependencies into $VENV"
     "$VENV/bin/pip" install -q --upgrade pip
-    "$VENV/bin/pip" install -q $(printf -- '-r %s ' "${reqs[@]}") -e .
+    extra=()
+    # The CLI plugin is its own distribution; the tests drive it.
+    [ "${1:-}" = --test ] && extra=(-e ./client)
+    "$VENV/bin/pip" install -q $(printf -- '-r %s ' "${reqs[@]}") -e . "${extra[@]}"
     echo "$sum" >> "$stamp"
 fi

@@ -8,5 +8,9 @@ cd "$(dirname "$0")/.."
 tools/install.sh --test
 tools/services.sh
 export RESERVE_TEST_REQUIRE_BACKENDS=1
-[ $# -gt 0 ] || set -- tests
-exec .venv/bin/python -m pytest -p no:cacheprovider -q "$@"
+if [ $# -gt 0 ]; then
+    exec .venv/bin/python -m pytest -p no:cacheprovider -q "$@"
+fi
+# The service, then the CLI plugin (its own distribution and settings).
+.venv/bin/python -m pytest -p no:cacheprovider -q tests
+cd client && exec ../.venv/bin/python -m pytest -p no:cacheprovider -q reserveclient/tests
