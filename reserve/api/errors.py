@@ -45,6 +45,25 @@ EXCEPTION_CODES = {
     exception.HostInUse: 'reserve.host_in_use',
     exception.HostAlreadyEnrolled: 'reserve.host_already_enrolled',
     exception.NotEnoughHostsAvailable: 'reserve.no_capacity',
+    # the booking desk
+    exception.FlavorAlreadyExists: 'reserve.flavor_exists',
+    exception.FlavorInUse: 'reserve.flavor_in_use',
+    exception.GrantAlreadyExists: 'reserve.grant_exists',
+    exception.MaintenanceOverlapsReservations:
+        'reserve.maintenance_overlaps_reservations',
+    exception.FlavorNotAvailable: 'reserve.flavor_not_available',
+    exception.FlavorInactive: 'reserve.flavor_inactive',
+    exception.FlavorNotGranted: 'reserve.flavor_not_granted',
+    exception.BookingTooLong: 'reserve.booking_too_long',
+    exception.OutsideFlavorWindow: 'reserve.outside_flavor_window',
+    exception.MaintenanceConflict: 'reserve.maintenance',
+    exception.NoCapacity: 'reserve.no_capacity',
+    # GPU devices
+    exception.LibvirtHostUnreachable: 'reserve.libvirt_unreachable',
+    exception.HostNotLibvirt: 'reserve.host_not_libvirt',
+    exception.DomainNotFound: 'reserve.domain_not_found',
+    exception.UnitsUnavailable: 'reserve.units_unavailable',
+    exception.DevicesDoNotFit: 'reserve.devices_do_not_fit',
 }
 
 INTERNAL_ERROR_DETAIL = ('The server hit an unexpected error; the request id '

@@ -1,8 +1,13 @@
 """reserve-all-in-one: the four daemons in one process.
 
 For development and the quick start: SQLite in a state directory, the
-in-memory message bus (kombu+memory:////), no authentication. Any option
-can still be set in a config file (--config-file).
+in-memory message bus (kombu+memory:////), no authentication, and two
+libvirt test:/// GPU hosts from etc/reserve/gpu-hosts (gpu-a100-01 and
+gpu-t4-01, completed with mdev creation and hot-plug), enrolled at
+start-up, so that GPU units can be reserved and attached with no cloud.
+Their state lives in this process: GET /v1/hosts/{id}/domains/{name}
+shows a domain's XML. Any option can still be set in a config file
+(--config-file).
 """
 import os
 import threading
@@ -11,8 +16,10 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.cmd import api as api_cmd
+from reserve.common import context as reserve_context
 from reserve.common import service
 from reserve.db import migration
+from reserve.devices import embedded
 from reserve.manager import service as manager_service
 from reserve.notification import service as notification_service
 from reserve.worker import service as worker_service
@@ -26,6 +33,10 @@ cli_opts = [
                help='Where the all-in-one keeps its SQLite database.'),
 ]
 
+# GPU hosts of etc/reserve/gpu-hosts the all-in-one enrolls by default.
+EMBEDDED_GPU_HOSTS = {'gpu-a100-01': 'a100-host.xml',
+                      'gpu-t4-01': 't4-host.xml'}
+
 
 def set_embedded_defaults(state_dir):
     os.makedirs(state_dir, exist_ok=True)
@@ -34,6 +45,9 @@ def set_embedded_defaults(state_dir):
                      os.path.join(state_dir, 'reserve.sqlite'),
                      group='database')
     CONF.set_default('auth_strategy', 'noauth', group='api')
+    CONF.set_default('fake_test_driver', True, group='devices')
+    CONF.set_default('embedded_gpu_hosts', EMBEDDED_GPU_HOSTS,
+                     group='devices')
 
 
 class _ApiThread:
@@ -57,15 +71,19 @@ def main():
     service.prepare()
     set_embedded_defaults(os.path.abspath(CONF.state_dir))
     migration.upgrade()
+    gpu_hosts = embedded.enroll_hosts(reserve_context.get_admin_context())
     api = _ApiThread()
     services = [manager_service.ManagerService(),
                 worker_service.WorkerService(),
                 notification_service.NotificationService(), api]
     url = 'http://%s:%d' % (CONF.api.host_ip, CONF.api.port)
     banner = ('reserve is running: API at %s/ (auth: %s), database %s.\n'
+              'GPU hosts (libvirt test driver): %s; see %s/v1/devices.\n'
               'Point the CLI at it with:\n'
               '  export OS_RESERVE_URL=%s OS_AUTH_TYPE=none\n'
               'Stop with Ctrl-C.' % (url, CONF.api.auth_strategy,
-                                     CONF.database.connection, url))
+                                     CONF.database.connection,
+                                     ', '.join(gpu_hosts) or 'none', url,
+                                     url))
     service.run_in_threads(services,
                            on_started=lambda: print(banner, flush=True))

@@ -97,6 +97,120 @@ class ServerDeletionTimeout(CloudError):
                '%(timeout)d s after their deletion was asked.')
 
 
+# The booking desk ----------------------------------------------------------
+
+
+class FlavorNotFound(NotFound):
+    msg_fmt = 'Flavor %(id)s could not be found.'
+
+
+class FlavorAlreadyExists(Conflict):
+    msg_fmt = 'A flavor named %(name)s exists already (%(id)s).'
+
+
+class FlavorInUse(Conflict):
+    msg_fmt = ('Flavor %(name)s is referenced by %(count)d reservation(s) '
+               'and cannot be deleted; set active to false to stop new '
+               'bookings instead.')
+
+
+class GrantNotFound(NotFound):
+    msg_fmt = 'Project %(project)s has no grant on flavor %(flavor)s.'
+
+
+class GrantAlreadyExists(Conflict):
+    msg_fmt = 'Project %(project)s is already granted flavor %(flavor)s.'
+
+
+class QuotaUnavailable(ReserveException):
+    msg_fmt = ('Quota limits cannot be read from keystone now (%(reason)s); '
+               'try again later.')
+    code = 503
+
+
+class MaintenanceWindowNotFound(NotFound):
+    msg_fmt = 'Maintenance window %(id)s could not be found.'
+
+
+class MaintenanceOverlapsReservations(Conflict):
+    msg_fmt = ('The maintenance window overlaps %(count)d live '
+               'reservation(s): %(reservations)s. Move them, or set force '
+               'to true to create it anyway.')
+
+
+# The gauntlet of a booking, one error per rule, in the order they run.
+
+class FlavorNotAvailable(Invalid):
+    msg_fmt = ('Flavor %(ref)s is not available to project %(project)s: '
+               'no catalogue flavor has this id or name, or it is private '
+               'and not granted to the project.')
+
+
+class FlavorInactive(Conflict):
+    msg_fmt = 'Flavor %(name)s is not active: it cannot be booked.'
+
+
+class FlavorNotGranted(Forbidden):
+    msg_fmt = ('Flavor %(name)s is private and not granted to project '
+               '%(project)s.')
+
+
+class BookingTooLong(Invalid):
+    msg_fmt = ('The reservation lasts %(hours)s hours, longer than the '
+               '%(max)d hours flavor %(name)s allows.')
+
+
+class OutsideFlavorWindow(Invalid):
+    msg_fmt = ('Flavor %(name)s can only be booked %(window)s; the '
+               'reservation runs from %(start)s to %(end)s.')
+
+
+class MaintenanceConflict(Conflict):
+    msg_fmt = ('The reservation overlaps maintenance of flavor %(name)s: '
+               '%(windows)s.')
+
+
+class NoCapacity(Conflict):
+    msg_fmt = ('No capacity: %(count)d instance(s) of flavor %(name)s do '
+               'not fit between %(start)s and %(end)s (%(slots)d slots, at '
+               'most %(free)d free at some instant, counting a %(guard)d s '
+               'guard after each reservation). GET /v1/flavors/%(id)s/'
+               'free-slots lists the windows that fit.')
+
+
+
+# GPU devices of libvirt hosts ----------------------------------------------
+
+
+class LibvirtHostUnreachable(Invalid):
+    msg_fmt = 'Cannot enroll %(uri)s: %(reason)s'
+
+
+class HostNotLibvirt(Invalid):
+    msg_fmt = ('Host %(name)s is a %(kind)s host; GPU units are reserved '
+               'on libvirt hosts (enrolled with a uri).')
+
+
+class DeviceNotFound(NotFound):
+    msg_fmt = 'Device %(id)s could not be found.'
+
+
+class DeviceReservationNotFound(NotFound):
+    msg_fmt = 'Device reservation %(id)s could not be found.'
+
+
+class DomainNotFound(Invalid):
+    msg_fmt = 'Domain %(name)s does not exist on host %(host)s.'
+
+
+class UnitsUnavailable(Conflict):
+    msg_fmt = 'The GPU units cannot be reserved: %(reason)s'
+
+
+class DevicesDoNotFit(Conflict):
+    msg_fmt = 'No GPU units fit: %(reason)s'
+
+
 def translate_cloud_errors(service, *client_errors):
     """Class decorator: client library errors of ``service`` escape the
     public methods as CloudError, with the method and the cause."""

@@ -2,11 +2,15 @@
 from oslo_config import cfg
 
 from reserve.conf import api
+from reserve.conf import booking
 from reserve.conf import clients
 from reserve.conf import database
 from reserve.conf import default
+from reserve.conf import devices
+from reserve.conf import email
 from reserve.conf import manager
 from reserve.conf import notification
+from reserve.conf import quota
 from reserve.conf import worker
 
 CONF = cfg.CONF
@@ -18,3 +22,8 @@ manager.register_opts(CONF)
 worker.register_opts(CONF)
 notification.register_opts(CONF)
 clients.register_opts(CONF)
+booking.register_opts(CONF)
+quota.register_opts(CONF)
+email.register_opts(CONF)
+# GPU devices on libvirt hosts
+devices.register_opts(CONF)

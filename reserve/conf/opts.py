@@ -5,14 +5,19 @@ from oslo_log import log
 import oslo_messaging
 
 from reserve.conf import api
+from reserve.conf import booking
 from reserve.conf import clients
 from reserve.conf import database
 from reserve.conf import default
+from reserve.conf import devices
+from reserve.conf import email
 from reserve.conf import manager
 from reserve.conf import notification
+from reserve.conf import quota
 from reserve.conf import worker
 
-_MODULES = (default, api, database, manager, worker, notification, clients)
+_MODULES = (default, api, database, manager, worker, notification, clients,
+            email, booking, quota, devices)
 
 
 def list_opts():

@@ -8,8 +8,10 @@ worker_opts = [
     cfg.IntOpt('reconcile_interval', default=60, min=1,
                help='Seconds between two runs of the reconciler.'),
     cfg.IntOpt('pending_create_timeout', default=120, min=1,
-               help='Seconds a booking may stay PENDING_CREATE before the '
-                    'reconciler casts its creation again.'),
+               help='Seconds a booking may wait for the worker before the '
+                    'reconciler casts again: in PENDING_CREATE (its '
+                    'creation), or with an end its lease has not taken '
+                    '(its update).'),
     cfg.IntOpt('purge_after_days', default=7, min=0,
                help='Days after their end at which COMPLETE bookings are '
                     'purged.'),

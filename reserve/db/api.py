@@ -57,11 +57,28 @@ def _paginate(query, model, limit, marker, sort_key='created_at',
 
 # Bookings -----------------------------------------------------------------
 
+def _stretch_longest_booking(session, booking):
+    """Keep the flavor's longest_booking an upper bound of the length of
+    its bookings: the calendar's reads rely on it (see db.desk)."""
+    seconds = int((booking.end_date - booking.start_date).total_seconds())
+    known = session.identity_map.get(
+        orm.util.identity_key(models.Flavor, booking.flavor_id))
+    if known is not None and known.longest_booking >= seconds:
+        # The value only ever grows: one already read is proof enough
+        # (admission has just read it under the flavor's lock).
+        return
+    (session.query(models.Flavor)
+     .filter(models.Flavor.id == booking.flavor_id)
+     .filter(models.Flavor.longest_booking < seconds)
+     .update({'longest_booking': seconds}, synchronize_session=False))
+
+
 def booking_create(context, values):
     with writer.using(context) as session:
         booking = models.Booking(**values)
         session.add(booking)
         session.flush()
+        _stretch_longest_booking(session, booking)
         return booking
 
 
@@ -117,7 +134,10 @@ def booking_update(context, booking_id, values, expected_status=None):
                 raise exception.BookingNotFound(id=booking_id)
             return None
         session.expire_all()
-        return session.get(models.Booking, booking_id)
+        booking = session.get(models.Booking, booking_id)
+        if 'start_date' in values or 'end_date' in values:
+            _stretch_longest_booking(session, booking)
+        return booking
 
 
 def booking_destroy(context, booking_id):
@@ -156,6 +176,27 @@ def booking_list_out_of_step(context):
                     .all())
             pairs.extend(rows)
     return pairs
+
+
+def booking_list_end_not_on_lease(context, updated_before):
+    """Bookings whose end moved but whose lease still ends elsewhere.
+
+    The update_lease cast was lost (or its worker died): the lease would
+    end at the old time. Only bookings untouched since ``updated_before``,
+    so that a cast in flight is left to arrive.
+    """
+    with reader.using(context) as session:
+        return (session.query(models.Booking)
+                .join(models.Lease,
+                      models.Lease.id == models.Booking.lease_id)
+                .filter(models.Booking.status.in_(
+                    (states.Booking.ALLOCATED, states.Booking.ACTIVE)))
+                .filter(models.Lease.status.in_(
+                    (states.Lease.PENDING, states.Lease.STARTING,
+                     states.Lease.ACTIVE)))
+                .filter(models.Booking.end_date != models.Lease.end_date)
+                .filter(models.Booking.updated_at < updated_before)
+                .all())
 
 
 def booking_purge(context, ended_before):
@@ -258,16 +299,32 @@ def lease_list_orphans(context, created_before):
 
     A lease is named after its booking ('reservation-<booking id>'); one
     whose booking is still PENDING_CREATE is not an orphan (the worker
-    died before recording it, and the next cast picks it up).
+    died before recording it, and the next cast picks it up). A DELETING
+    lease whose end is still in the future is one too: its manager died
+    between marking it and moving its end_lease event to now. Leases of
+    GPU unit reservations (resource type device:gpu) belong to a device
+    reservation, not to a booking: never orphans here.
     """
-    over = (states.Lease.TERMINATED, states.Lease.DELETING)
     booking_name = sa.literal('reservation-') + models.Booking.id
+    end_not_moved = sa.exists().where(
+        models.Event.lease_id == models.Lease.id,
+        models.Event.event_type == states.Event.END,
+        models.Event.status == states.Event.UNDONE,
+        models.Event.time > created_before)
     with reader.using(context) as session:
         return (session.query(models.Lease)
                 .outerjoin(models.Booking,
                            models.Lease.name == booking_name)
-                .filter(~models.Lease.status.in_(over))
+                .filter(sa.or_(
+                    ~models.Lease.status.in_((states.Lease.TERMINATED,
+                                              states.Lease.DELETING)),
+                    sa.and_(models.Lease.status == states.Lease.DELETING,
+                            models.Lease.updated_at < created_before,
+                            end_not_moved)))
                 .filter(models.Lease.created_at < created_before)
+                .filter(~sa.exists().where(
+                    models.LeaseReservation.lease_id == models.Lease.id,
+                    models.LeaseReservation.resource_type == 'device:gpu'))
                 .filter(sa.or_(models.Booking.id.is_(None),
                                models.Booking.status.in_(
                                    (states.Booking.COMPLETE,

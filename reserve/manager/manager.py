@@ -18,6 +18,10 @@ from reserve.common import placement
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
+from reserve.devices import lifecycle as device_lifecycle
+from reserve.devices import portable
+from reserve.devices import refresh as device_refresh
+from reserve.devices import states as device_states
 from reserve.manager import notify
 from reserve.manager import views
 from reserve import plugins
@@ -44,7 +48,7 @@ def lease_events(start, end):
 
 
 class LeaseManager:
-    target = messaging.Target(version='1.0')
+    target = messaging.Target(version='1.1')
 
     def __init__(self, wake=None, nova_client=None, placement_client=None):
         self._wake = wake or (lambda: None)
@@ -173,7 +177,11 @@ class LeaseManager:
 
     # hosts -------------------------------------------------------------------
 
+    @portable.portable_errors
     def create_host(self, context, values):
+        if values.get('uri'):
+            host = device_refresh.enroll(context, values)
+            return views.host(host)
         name = values['name']
         hypervisor = self._nova.find_hypervisor(name)
         if hypervisor is None:
@@ -193,3 +201,70 @@ class LeaseManager:
         host = db_api.host_create(context, row, values.get('capabilities'))
         LOG.info('Host %s enrolled as %s', name, host.id)
         return views.host(db_api.host_get(context, host.id))
+
+    # GPU devices on libvirt hosts (1.1) --------------------------------------
+
+    @portable.portable_errors
+    def refresh_host(self, context, host_id):
+        """Rediscover a libvirt host now; returns what changed."""
+        return device_refresh.refresh(context, host_id)
+
+    @portable.portable_errors
+    def host_domains(self, context, host_id, name=None):
+        """The domains of a libvirt host, or one with its XML."""
+        return device_refresh.domains(context, host_id, name)
+
+    @portable.portable_errors
+    def create_device_reservation(self, context, values):
+        """Claim GPU units and write the lease that starts and ends the
+        reservation (see reserve.devices.lifecycle.create)."""
+        reservation_id = device_lifecycle.create(
+            context, values, _SELECTION_LOCK, lease_events)
+        self._wake()
+        lease = db_api.lease_get_by_name(
+            context, device_states.lease_name(reservation_id))
+        if lease is not None:
+            notify.emit(context, 'lease.create', lease)
+        return {'id': reservation_id}
+
+    @portable.portable_errors
+    def cancel_device_reservation(self, context, reservation_id, reason):
+        """Cancel a live device reservation: its lease ends now."""
+        return device_lifecycle.cancel(context, reservation_id,
+                                       self.delete_lease, reason)
+
+    @portable.portable_errors
+    def affirm_device_reservation(self, context, reservation_id, who):
+        device_lifecycle.affirm(context, reservation_id, who)
+
+    @portable.portable_errors
+    def attach_device_domain(self, context, reservation_id, domain,
+                             unit_ids, project_id):
+        device_lifecycle.attach(context, reservation_id, domain, unit_ids,
+                                project_id)
+
+    @portable.portable_errors
+    def detach_device_domain(self, context, reservation_id, domain,
+                             project_id=None):
+        device_lifecycle.detach(context, reservation_id, domain,
+                                project_id)
+
+    @portable.portable_errors
+    def set_device_domains(self, context, reservation_id, domains,
+                           project_id):
+        device_lifecycle.set_domains(context, reservation_id, domains,
+                                     project_id)
+
+    @portable.portable_errors
+    def move_device_reservation_end(self, context, reservation_id, end):
+        """Move the end of a live device reservation (None: open-ended)
+        through its lease, if its units stay free that long."""
+        lease = db_api.lease_get_by_name(
+            context, device_states.lease_name(reservation_id))
+        if lease is None:
+            raise exception.InvalidState(
+                what='Device reservation %s' % reservation_id,
+                status='over', reason='its lease has ended')
+        end = timeutils.parse(end, 'end') if end else device_states.OPEN_END
+        self.update_lease(context, lease.id,
+                          {'end_date': timeutils.isoformat(end)})

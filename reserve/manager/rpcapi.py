@@ -1,20 +1,23 @@
 """Client side of the manager's RPC API (topic reserve-manager).
 
 1.0 - create_lease, update_lease, delete_lease, create_host
+1.1 - create_host takes a libvirt uri; refresh_host, host_domains and the
+      device reservations: create, cancel, affirm, attach/detach a domain,
+      set the domains, move the end
 """
 from reserve.common import rpc
 
 
 class ManagerAPI:
-    RPC_API_VERSION = '1.0'
+    RPC_API_VERSION = '1.1'
 
     def __init__(self, timeout=120):
         self._client = rpc.get_client(rpc.MANAGER_TOPIC,
                                       self.RPC_API_VERSION, timeout=timeout)
 
-    def _call(self, context, method, **kwargs):
-        return self._client.prepare(version='1.0').call(context, method,
-                                                        **kwargs)
+    def _call(self, context, method, version='1.0', **kwargs):
+        return self._client.prepare(version=version).call(context, method,
+                                                          **kwargs)
 
     def create_lease(self, context, lease_values):
         """Create a lease, or return the one already named so.
@@ -37,5 +40,70 @@ class ManagerAPI:
     def create_host(self, context, values):
         """Enroll a nova hypervisor by name (values: name, capabilities,
         reservable). Looks it up in nova and placement; returns the host
-        as a dict. Raises HypervisorNotFound or HostAlreadyEnrolled."""
+        as a dict. Raises HypervisorNotFound or HostAlreadyEnrolled.
+        With values['uri'] (1.1): a libvirt host, connected to and
+        discovered by the manager (LibvirtHostUnreachable)."""
+        if values.get('uri'):
+            return self._call(context, 'create_host', version='1.1',
+                              values=values)
         return self._call(context, 'create_host', values=values)
+
+    # GPU devices on libvirt hosts (1.1) --------------------------------------
+
+    def refresh_host(self, context, host_id):
+        """Rediscover a libvirt host; returns what changed: devices,
+        added, missing, previous_generation, topology_generation,
+        needs_review and restored (reservation ids)."""
+        return self._call(context, 'refresh_host', version='1.1',
+                          host_id=host_id)
+
+    def host_domains(self, context, host_id, name=None):
+        """The domains of a libvirt host (name, uuid, running,
+        persistent, hostdevs), or the one named with its xml."""
+        return self._call(context, 'host_domains', version='1.1',
+                          host_id=host_id, name=name)
+
+    def create_device_reservation(self, context, values):
+        """Claim GPU units (values: id, project_id, user_id, viewer, the
+        request: unit_ids or count/model/host_id/numa_local, mdev_type,
+        allowed_projects, managing_projects, start, end, domains,
+        contract_ref, reason). Idempotent by id; returns {id}."""
+        return self._call(context, 'create_device_reservation',
+                          version='1.1', values=values)
+
+    def cancel_device_reservation(self, context, reservation_id, reason):
+        """Cancel a live device reservation; False if it was not live."""
+        return self._call(context, 'cancel_device_reservation',
+                          version='1.1', reservation_id=reservation_id,
+                          reason=reason)
+
+    def affirm_device_reservation(self, context, reservation_id, who):
+        return self._call(context, 'affirm_device_reservation',
+                          version='1.1', reservation_id=reservation_id,
+                          who=who)
+
+    def attach_device_domain(self, context, reservation_id, domain,
+                             unit_ids, project_id):
+        return self._call(context, 'attach_device_domain', version='1.1',
+                          reservation_id=reservation_id, domain=domain,
+                          unit_ids=unit_ids, project_id=project_id)
+
+    def detach_device_domain(self, context, reservation_id, domain,
+                             project_id=None):
+        """project_id: only that project's attachments may go (None:
+        any)."""
+        return self._call(context, 'detach_device_domain', version='1.1',
+                          reservation_id=reservation_id, domain=domain,
+                          project_id=project_id)
+
+    def set_device_domains(self, context, reservation_id, domains,
+                           project_id):
+        return self._call(context, 'set_device_domains', version='1.1',
+                          reservation_id=reservation_id, domains=domains,
+                          project_id=project_id)
+
+    def move_device_reservation_end(self, context, reservation_id, end):
+        """end: ISO 8601, or None for open-ended."""
+        return self._call(context, 'move_device_reservation_end',
+                          version='1.1', reservation_id=reservation_id,
+                          end=end)

@@ -1,8 +1,9 @@
-"""reserve-manager: the RPC server on topic reserve-manager and the
-event loop, in one process."""
+"""reserve-manager: the RPC server on topic reserve-manager, the event
+loop and the periodic rediscovery of libvirt GPU hosts, in one process."""
 from oslo_log import log as logging
 
 from reserve.common import rpc
+from reserve.devices import refresh as device_refresh
 from reserve.manager import events
 from reserve.manager import manager
 
@@ -13,6 +14,8 @@ class ManagerService:
     def __init__(self):
         self.event_loop = events.EventLoop()
         self.endpoint = manager.LeaseManager(wake=self.event_loop.wake)
+        self.device_refresh = device_refresh.RefreshLoop(
+            self.endpoint.delete_lease)
         self._server = None
 
     def start(self):
@@ -20,11 +23,13 @@ class ManagerService:
                                       [self.endpoint])
         self._server.start()
         self.event_loop.start()
+        self.device_refresh.start()
         LOG.info('reserve-manager started')
 
     def stop(self):
         if self._server is not None:
             self._server.stop()
             self._server.wait()
+        self.device_refresh.stop()
         self.event_loop.stop()
         LOG.info('reserve-manager stopped')

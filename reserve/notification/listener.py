@@ -1,8 +1,22 @@
-"""Listens to the manager's lease notifications and syncs bookings."""
+"""The notification daemon's endpoints.
+
+LeaseEventsEndpoint: the manager's lease notifications move bookings on
+(sync), which emits ``reserve.reservation.<event>`` for each booking that
+moved. BookingMailEndpoint: each ``reserve.reservation.<event>`` (from
+sync here, from the worker for ``allocated``, from the worker's reconciler
+when it catches a booking up) mails the booking's user.
+
+Each notification is emitted once per booking move (the moves are
+compare-and-swaps), so each mail goes once in the normal path. A
+notification delivered twice (a daemon killed after sending but before
+the bus had its acknowledgement, a before_end_lease event run again by the
+manager) sends its mail twice: mails are at least once, never blocking.
+"""
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
 from reserve.common import states
+from reserve.notification.mail import mailer as mail
 from reserve.notification import sync
 
 LOG = logging.getLogger(__name__)
@@ -24,7 +38,25 @@ class LeaseEventsEndpoint:
             for booking in sync.bookings_of_lease(ctxt, lease_id):
                 if booking.status in states.Booking.LIVE:
                     sync.emit(ctxt, 'before_end', booking)
-        elif event_type == 'lease.create':
-            for booking in sync.bookings_of_lease(ctxt, lease_id):
-                sync.emit(ctxt, 'allocated', booking)
+        # 'allocated' comes from the worker, once its compare-and-swap to
+        # ALLOCATED wins: at lease.create the booking does not know its
+        # lease yet.
+        return messaging.NotificationResult.HANDLED
+
+
+class BookingMailEndpoint:
+    filter_rule = messaging.NotificationFilter(
+        publisher_id=r'^reserve\.', event_type=r'^reserve\.reservation\.')
+
+    PREFIX = 'reserve.reservation.'
+
+    def __init__(self, mailer=None):
+        self.mailer = mailer or mail.Mailer()
+
+    def info(self, ctxt, publisher_id, event_type, payload, metadata):
+        event = event_type[len(self.PREFIX):]
+        booking_id = (payload or {}).get('reservation_id')
+        if booking_id:
+            # Never raises: a mail that fails is logged and dropped.
+            self.mailer.booking_event(ctxt, event, booking_id)
         return messaging.NotificationResult.HANDLED

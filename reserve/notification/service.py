@@ -16,8 +16,10 @@ class NotificationService:
     def start(self):
         # One pool: several daemons share the work instead of each
         # receiving every notification.
+        mail = listener.BookingMailEndpoint()
+        mail.mailer.check()
         self._listener = rpc.get_notification_listener(
-            [listener.LeaseEventsEndpoint()], pool=POOL)
+            [listener.LeaseEventsEndpoint(), mail], pool=POOL)
         self._listener.start()
         LOG.info('reserve-notification started')
 

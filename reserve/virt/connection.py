@@ -216,6 +216,24 @@ class HostConnection:
                       key=lambda d: d.name)
 
     @_host_call
+    def domain_xml(self, domain_name, inactive=False):
+        """A domain's XML: the running guest's, or its persistent
+        definition's with ``inactive`` (secrets are left out)."""
+        return self._domain(domain_name).XMLDesc(
+            libvirt.VIR_DOMAIN_XML_INACTIVE if inactive else 0)
+
+    @_host_call
+    def power_off(self, domain_name):
+        """Stop a running domain at once (``virsh destroy``: its
+        definition stays); False when it was not running."""
+        dom = self._domain(domain_name)
+        if not dom.isActive():
+            return False
+        dom.destroy()
+        LOG.info('Powered off domain %s on %s.', domain_name, self.uri)
+        return True
+
+    @_host_call
     def attached(self, domain_name):
         """The PCI and mdev hostdevs of a domain, each with where it is
         (``live``: the running guest; ``config``: its definition)."""

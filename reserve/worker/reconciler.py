@@ -5,6 +5,8 @@ step is overdue, whatever message was lost on the way:
 
 * PENDING_CREATE for too long: the creation is cast again (the manager
   answers with the same lease if it made one);
+* a booking whose end was moved while its lease still ends at the old
+  time (a lost update_lease): the update is cast again;
 * the lease started or ended but the booking still shows the old state
   (a lost notification): the booking is brought in line;
 * a cancelled booking whose lease still exists: its deletion is cast
@@ -33,6 +35,7 @@ class Reconciler:
         now = timeutils.utcnow()
         counts = {
             'recast': self._recast_pending(context, now),
+            'updates': self._recast_updates(context, now),
             'aligned': self._align_with_leases(context),
             'orphans': self._delete_orphan_leases(context),
             'purged': self._purge(context, now),
@@ -53,6 +56,19 @@ class Reconciler:
             db_api.booking_update(context, booking.id, {},
                                   expected_status=booking.status)
             self.worker_api.create_lease(context, booking.id)
+        return len(stale)
+
+    def _recast_updates(self, context, now):
+        cutoff = now - datetime.timedelta(
+            seconds=CONF.worker.pending_create_timeout)
+        stale = db_api.booking_list_end_not_on_lease(context, cutoff)
+        for booking in stale:
+            LOG.warning('Booking %s ends at %s but its lease %s does not: '
+                        'casting the update again', booking.id,
+                        booking.end_date, booking.lease_id)
+            db_api.booking_update(context, booking.id, {},
+                                  expected_status=booking.status)
+            self.worker_api.update_lease(context, booking.id)
         return len(stale)
 
     def _align_with_leases(self, context):

@@ -10,7 +10,9 @@ from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
+from reserve.db import desk
 from reserve.manager import rpcapi as manager_rpcapi
+from reserve.notification import sync
 
 LOG = logging.getLogger(__name__)
 
@@ -40,6 +42,8 @@ class BookingWorker:
             return
         if booking.status != states.Booking.PENDING_CREATE:
             return  # done already, or cancelled
+        # The booking names a catalogue flavor; the lease, a nova one.
+        flavor = desk.flavor_get(context, booking.flavor_id)
         values = {
             'name': lease_name(booking.id),
             'project_id': booking.project_id,
@@ -47,7 +51,7 @@ class BookingWorker:
             'start_date': timeutils.isoformat(booking.start_date),
             'end_date': timeutils.isoformat(booking.end_date),
             'reservations': [{'resource_type': RESOURCE_TYPE,
-                              'flavor_id': booking.flavor_id,
+                              'flavor_id': flavor.nova_flavor_id,
                               'amount': booking.instance_count}],
         }
         try:
@@ -59,10 +63,12 @@ class BookingWorker:
                         booking_id)
             return
         except exception.ReserveException as exc:
+            # .message: a remote error's str() carries the manager's
+            # traceback, which is for the logs, not for the user.
             LOG.info('Booking %s failed: %s', booking_id, exc)
             db_api.booking_update(context, booking_id,
                                   {'status': states.Booking.ERROR,
-                                   'status_reason': str(exc)},
+                                   'status_reason': exc.message},
                                   expected_status=states.Booking
                                   .PENDING_CREATE)
             return
@@ -80,6 +86,8 @@ class BookingWorker:
             return
         LOG.info('Booking %s allocated as lease %s', booking_id,
                  lease['id'])
+        # Once: only the compare-and-swap that won gets here.
+        sync.emit(context, 'allocated', updated)
 
     def update_lease(self, context, booking_id):
         try:

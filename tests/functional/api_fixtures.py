@@ -25,6 +25,7 @@ from reserve.common import states
 from reserve.common import timeutils
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
 from reserve.db import api as db_api
+from reserve.db import desk
 from reserve.db import models
 from reserve.worker import rpcapi as worker_rpcapi
 
@@ -160,13 +161,32 @@ def fake_manager(api):
     server.wait()
 
 
+def make_flavor(name='gpu.a100', projects=(), **values):
+    """A catalogue flavor written straight to the database: public,
+    active, 10 slots, no length limit unless told otherwise."""
+    row = dict(name=name, nova_flavor_id=name, slots=10, active=True,
+               is_public=True, max_length_hours=None)
+    row.update(values)
+    return desk.flavor_create(admin_context(), row, projects)
+
+
+def catalogue_flavor(ref):
+    """The catalogue flavor with id or name ``ref``, created if needed."""
+    try:
+        return desk.flavor_get(admin_context(), ref)
+    except exception.FlavorNotFound:
+        return make_flavor(ref)
+
+
 def make_booking(project='project-a', user='alice', status=None,
                  flavor_id='gpu.a100', start_hours=24, hours=24,
                  **values):
-    """A booking row written straight to the database."""
+    """A booking row written straight to the database; flavor_id names a
+    catalogue flavor, created if missing."""
     now = timeutils.utcnow()
     start = now + datetime.timedelta(hours=start_hours)
-    row = dict(project_id=project, user_id=user, flavor_id=flavor_id,
+    row = dict(project_id=project, user_id=user,
+               flavor_id=catalogue_flavor(flavor_id).id,
                instance_count=1, start_date=start,
                end_date=start + datetime.timedelta(hours=hours),
                status=status or states.Booking.PENDING_CREATE)

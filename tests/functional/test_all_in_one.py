@@ -96,14 +96,22 @@ def _wait_status(app, booking_id, status, timeout=20):
                                                     status))
 
 
+def _catalogue(app, name, nova_flavor_id, slots=4):
+    """The catalogue entry bookings name, mapping a nova flavor."""
+    return app.post_json('/v1/flavors', {
+        'name': name, 'nova_flavor_id': nova_flavor_id, 'slots': slots},
+        headers=ADMIN).json['flavor']
+
+
 def test_booking_goes_active_and_complete_over_the_bus(running):
     app, cloud = running
     host = app.post_json('/v1/hosts', {'name': 'aio-host'},
                          headers=ADMIN).json['host']
     assert host['service_name'] == 'aio-host'
+    _catalogue(app, 'gpu.small', 'small')
 
     booking = app.post_json('/v1/reservations', {
-        'flavor_id': 'small', 'start': _iso(2), 'end': _iso(5),
+        'flavor_id': 'gpu.small', 'start': _iso(2), 'end': _iso(5),
         'instance_count': 2}, headers=MEMBER).json['reservation']
     allocated = _wait_status(app, booking['id'], 'ALLOCATED')
     rsv_id = allocated['compute_flavor']
@@ -125,8 +133,10 @@ def test_booking_goes_active_and_complete_over_the_bus(running):
 
 def test_unknown_flavor_ends_in_error_with_the_reason(running):
     app, _ = running
+    # The catalogue maps a nova flavor that nova does not know.
+    _catalogue(app, 'gpu.ghost', 'no-such-flavor')
     booking = app.post_json('/v1/reservations', {
-        'flavor_id': 'no-such-flavor', 'start': _iso(60),
+        'flavor_id': 'gpu.ghost', 'start': _iso(60),
         'end': _iso(120)}, headers=MEMBER).json['reservation']
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
@@ -137,3 +147,6 @@ def test_unknown_flavor_ends_in_error_with_the_reason(running):
         time.sleep(0.1)
     assert found['status'] == 'ERROR'
     assert 'no-such-flavor' in found['status_reason']
+    # The user's reason, without the manager's traceback.
+    assert 'Traceback' not in found['status_reason']
+    assert '\n' not in found['status_reason']

@@ -7,6 +7,7 @@ import webtest
 from reserve.api import app as api_app
 from tests.functional.api_fixtures import api  # noqa: F401
 from tests.functional.api_fixtures import assert_error
+from tests.functional.api_fixtures import make_flavor
 from tests.functional.api_fixtures import MEMBER_A
 
 CONF = cfg.CONF
@@ -145,6 +146,7 @@ def test_unexpected_error_is_500_without_traceback(api, monkeypatch):
 
 
 def test_noauth_fills_in_the_development_identity(api):
+    make_flavor('gpu.a100')
     response = api.post_json('/v1/reservations', {
         'flavor_id': 'gpu.a100', 'start': '2099-01-01T00:00:00Z',
         'end': '2099-01-02T00:00:00Z'})

@@ -43,7 +43,9 @@ def test_enroll_host(api, fake_manager):
     assert set(host) == {'id', 'name', 'service_name', 'kind',
                          'provider_uuid', 'vcpus', 'memory_mb', 'local_gb',
                          'reservable', 'capabilities', 'created_at',
-                         'updated_at'}
+                         'updated_at', 'uri', 'topology_generation',
+                         'refreshed_at', 'refresh_error'}
+    assert host['uri'] is None  # a nova hypervisor, not a libvirt host
     [row] = _hosts()
     assert row.id == host['id']
     assert api.get(response.headers['Location'],

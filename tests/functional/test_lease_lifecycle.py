@@ -20,6 +20,7 @@ from reserve.common import placement
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
+from reserve.db import desk
 from reserve.manager import events
 from reserve.manager import manager
 from reserve.manager import notify
@@ -90,6 +91,11 @@ def cloud(tmp_path, placement_server):
     fake.source = fake.nova.flavors.create('gpu.large', 4096, 2, 20,
                                            flavorid='src-flavor')
     fake.source.set_keys({'pci_passthrough:alias': 'a100:1'})
+    # Bookings name the catalogue entry; the worker asks for its nova
+    # flavor.
+    fake.catalogue = desk.flavor_create(
+        reserve_context.get_admin_context(),
+        {'name': 'gpu.large', 'nova_flavor_id': 'src-flavor', 'slots': 8})
     yield fake
     fake.loop.stop()
     plugins._PLUGINS.clear()
@@ -99,9 +105,11 @@ def cloud(tmp_path, placement_server):
 
 def _book(count, start_in=0, length=3):
     now = timeutils.utcnow()
+    catalogue = desk.flavor_get(reserve_context.get_admin_context(),
+                                'gpu.large')
     return db_api.booking_create(reserve_context.get_admin_context(), {
         'project_id': PROJECT, 'user_id': 'alice',
-        'flavor_id': 'src-flavor', 'instance_count': count,
+        'flavor_id': catalogue.id, 'instance_count': count,
         'start_date': now + datetime.timedelta(seconds=start_in),
         'end_date': now + datetime.timedelta(seconds=start_in + length),
         'status': states.Booking.PENDING_CREATE})

@@ -17,12 +17,19 @@ from tests.functional.api_fixtures import casts  # noqa: F401
 from tests.functional.api_fixtures import future
 from tests.functional.api_fixtures import iso
 from tests.functional.api_fixtures import make_booking
+from tests.functional.api_fixtures import make_flavor
 from tests.functional.api_fixtures import MEMBER_A
 from tests.functional.api_fixtures import MEMBER_B
 from tests.functional.api_fixtures import READER_A
 
 CONF = cfg.CONF
 URL = '/v1/reservations'
+
+
+@pytest.fixture(autouse=True)
+def a100(api):
+    """The catalogue flavor the reservations below book."""
+    return make_flavor('gpu.a100')
 
 
 def _body(**changes):
@@ -44,7 +51,7 @@ def _create(api, headers=MEMBER_A, **changes):
 
 # Create --------------------------------------------------------------------
 
-def test_create(api, casts):
+def test_create(api, casts, a100):
     body = _body(start='2099-03-01T10:00:00+02:00',
                  end='2099-03-03T10:00:00Z')
     response = api.post_json(URL, body, headers=MEMBER_A)
@@ -54,7 +61,8 @@ def test_create(api, casts):
         'http://localhost/v1/reservations/%s' % rsv['id']
     assert rsv['project_id'] == 'project-a'
     assert rsv['user_id'] == 'alice'
-    assert rsv['flavor_id'] == 'gpu.a100'
+    # The catalogue entry named in the request, by its id.
+    assert rsv['flavor_id'] == a100.id
     assert rsv['instance_count'] == 2
     # Answered in UTC, whatever offset the client used.
     assert rsv['start'] == '2099-03-01T08:00:00Z'
@@ -387,7 +395,9 @@ def test_reader_cannot_update(api, casts):
 @pytest.mark.parametrize('status', states.Booking.LIVE)
 def test_delete_live_booking_cancels_and_keeps_the_row(api, casts, status):
     booking = make_booking(status=status, lease_id='lease-9')
-    response = api.delete('%s/%s' % (URL, booking.id), headers=MEMBER_A)
+    # Clients that ask for JSON everywhere get their 204 too.
+    response = api.delete('%s/%s' % (URL, booking.id),
+                          headers=dict(MEMBER_A, Accept='application/json'))
     assert response.status_int == 204
     assert response.body == b''
     row = db_api.booking_get(admin_context(), booking.id)

@@ -21,6 +21,8 @@ SCRIPT = textwrap.dedent('''
     assert api.init_application() is api.application
     models.Base.metadata.create_all(db_api.get_engine())
     app = webtest.TestApp(api.application)
+    app.post_json('/v1/flavors', {'name': 'gpu.a100',
+                                  'nova_flavor_id': 'a100', 'slots': 2})
     print('RESULT', app.get('/').json['versions'][0]['id'])
     print('RESULT', app.get('/healthcheck').status_int)
     created = app.post_json('/v1/reservations', {

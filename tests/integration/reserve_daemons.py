@@ -75,7 +75,8 @@ def _rabbitmqctl(*args):
 class ReserveDaemons:
     def __init__(self, db_url, nova_url, placement_url,
                  reconcile_interval=60, pending_create_timeout=120,
-                 before_end=0):
+                 before_end=0, api_workers=2):
+        self.api_workers = api_workers
         self.workdir = tempfile.mkdtemp(prefix='reserve-daemons-')
         self.vhost = 'reserve-%s' % uuid.uuid4().hex[:8]
         self.port = _free_port()
@@ -91,14 +92,16 @@ class ReserveDaemons:
                 before_end=before_end))
         self.procs = {}
 
-    def start(self):
+    def start(self, daemons=DAEMONS):
+        """Start ``daemons`` (all four by default; the API alone needs no
+        nova)."""
         _rabbitmqctl('add_vhost', self.vhost)
         _rabbitmqctl('set_permissions', '-p', self.vhost, 'guest',
                      '.*', '.*', '.*')
         subprocess.run([_bin('reserve-manage'), '--config-file', self.conf,
                         'db', 'sync'], check=True, capture_output=True,
                        cwd=self.workdir)
-        for name in DAEMONS:
+        for name in daemons:
             self.start_daemon(name)
         self.wait_api()
         return self
@@ -106,7 +109,8 @@ class ReserveDaemons:
     def _command(self, name):
         if name == 'api':
             return [_bin('gunicorn'), '-b', '127.0.0.1:%d' % self.port,
-                    '-w', '2', '--threads', '4', '--timeout', '60',
+                    '-w', str(self.api_workers), '--threads', '4',
+                    '--timeout', '60',
                     'reserve.wsgi.api:application']
         return [_bin('reserve-%s' % name), '--config-file', self.conf]
 
@@ -164,3 +168,16 @@ class ReserveDaemons:
     def admin(self, method, path, **kwargs):
         return self.request(method, path, project='admin', user='admin',
                             roles='admin,member,reader', **kwargs)
+
+    def catalogue_flavor(self, nova_flavor_id, slots=4, **values):
+        """The booking desk's catalogue entry for a nova flavor (bookings
+        name catalogue entries), made on first use."""
+        name = values.pop('name', 'desk-%s' % nova_flavor_id)
+        resp = self.admin('GET', '/v1/flavors/%s' % name)
+        if resp.status_code == 200:
+            return resp.json()['flavor']
+        body = dict({'name': name, 'nova_flavor_id': nova_flavor_id,
+                     'slots': slots}, **values)
+        resp = self.admin('POST', '/v1/flavors', json=body)
+        assert resp.status_code == 201, resp.text
+        return resp.json()['flavor']

@@ -99,8 +99,10 @@ def _run_booking(daemons, admin_nova, source):
     now = datetime.datetime.utcnow()
     start, end = now + datetime.timedelta(seconds=8), \
         now + datetime.timedelta(seconds=50)
+    # Bookings name the catalogue entry mapping the nova flavor.
+    entry = daemons.catalogue_flavor(source.id, slots=2)
     resp = daemons.request('POST', '/v1/reservations', project=PROJECT,
-                           json={'flavor_id': source.id,
+                           json={'flavor_id': entry['name'],
                                  'start': _iso(start), 'end': _iso(end),
                                  'instance_count': 2})
     assert resp.status_code == 201, resp.text
@@ -144,6 +146,11 @@ def _run_booking(daemons, admin_nova, source):
     _wait('ACTIVE', lambda: _status_is(daemons, booking_id, 'ACTIVE'), 40)
     started = datetime.datetime.utcnow()
     assert (started - start).total_seconds() < 8
+    # The desk's calendar, live: both slots of the entry are held now.
+    availability = daemons.request('GET', '/v1/flavors/availability',
+                                   project=PROJECT).json()['availability']
+    assert [(a['total'], a['available']) for a in availability
+            if a['flavor_id'] == entry['id']] == [(2, 0)]
     assert [a.tenant_id for a in admin_nova.flavor_access.list(
         flavor=rsv_id)] == [PROJECT]
     aggregate = admin_nova.aggregates.get(aggregate.id)

@@ -62,8 +62,9 @@ def source_flavor(openstack_cloud):
 
 
 def _book(daemons, flavor, start_in, length):
+    entry = daemons.catalogue_flavor(flavor.id)
     resp = daemons.request('POST', '/v1/reservations', project=PROJECT,
-                           json={'flavor_id': flavor.id,
+                           json={'flavor_id': entry['id'],
                                  'start': _iso(start_in),
                                  'end': _iso(start_in + length)})
     assert resp.status_code == 201, resp.text

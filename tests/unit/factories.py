@@ -3,9 +3,11 @@ import datetime
 import uuid
 
 from reserve.common import context as reserve_context
+from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
+from reserve.db import desk
 
 START = states.Event.START
 BEFORE_END = states.Event.BEFORE_END
@@ -40,13 +42,32 @@ def make_lease(events=(), name=None, status=states.Lease.PENDING,
                                events=list(events))
 
 
+def make_flavor(name='gpu.a100', **values):
+    """A catalogue flavor (public, active, 10 slots, no length limit)."""
+    row = dict(name=name, nova_flavor_id=name, slots=10, active=True,
+               is_public=True, max_length_hours=None)
+    row.update(values)
+    return desk.flavor_create(reserve_context.get_admin_context(), row)
+
+
+def catalogue_flavor(ref):
+    """The catalogue flavor with id or name ``ref``, created if needed."""
+    try:
+        return desk.flavor_get(reserve_context.get_admin_context(), ref)
+    except exception.FlavorNotFound:
+        return make_flavor(ref)
+
+
 def make_booking(status=states.Booking.PENDING_CREATE, lease_id=None,
-                 start=None, end=None, **values):
+                 start=None, end=None, flavor_id='gpu.a100', **values):
+    """A booking row; flavor_id names a catalogue flavor (made if
+    missing)."""
     start = start or ahead(hours=1)
     end = end or start + datetime.timedelta(hours=2)
     row = dict(project_id='project-a', user_id='alice',
-               flavor_id='gpu.a100', instance_count=1, start_date=start,
-               end_date=end, status=status, lease_id=lease_id)
+               flavor_id=catalogue_flavor(flavor_id).id, instance_count=1,
+               start_date=start, end_date=end, status=status,
+               lease_id=lease_id)
     row.update(values)
     return db_api.booking_create(reserve_context.get_admin_context(), row)
 

@@ -221,5 +221,6 @@ def test_complete_bookings_are_purged_after_the_retention(run):
 
 
 def test_nothing_to_do_reports_zero_everywhere(run, worker_api):
-    assert run() == {'recast': 0, 'aligned': 0, 'orphans': 0, 'purged': 0}
+    assert run() == {'recast': 0, 'updates': 0, 'aligned': 0, 'orphans': 0,
+                     'purged': 0}
     assert worker_api.casts == []

@@ -14,13 +14,21 @@ def _rule(action, method, path, description):
 
 
 rules = [
-    _rule('create', 'POST', '/v1/hosts', 'Enroll a hypervisor.'),
+    _rule('create', 'POST', '/v1/hosts',
+          'Enroll a nova hypervisor, or a libvirt host by URI.'),
     _rule('list', 'GET', '/v1/hosts', 'List enrolled hosts.'),
     _rule('get', 'GET', '/v1/hosts/{id}', 'Show an enrolled host.'),
     _rule('update', 'PATCH', '/v1/hosts/{id}',
           "Change a host's capabilities or reservability."),
     _rule('delete', 'DELETE', '/v1/hosts/{id}',
           'Remove a host that holds no allocation.'),
+    # libvirt hosts
+    _rule('refresh', 'POST', '/v1/hosts/{id}/refresh',
+          'Rediscover the GPUs of a libvirt host now.'),
+    _rule('domain:list', 'GET', '/v1/hosts/{id}/domains',
+          'List the domains of a libvirt host with their hostdevs.'),
+    _rule('domain:get', 'GET', '/v1/hosts/{id}/domains/{name}',
+          "Show a libvirt host's domain with its XML."),
 ]
 
 

@@ -42,6 +42,15 @@ rules = [
         description='Cancel a reservation and tear its lease down.',
         operations=[{'path': '/v1/reservations/{id}', 'method': 'DELETE'}],
         scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=PREFIX % 'bypass_maintenance',
+        check_str=base.ADMIN,
+        description='Book or extend a reservation over a maintenance '
+                    'window of its flavor (free slots are then computed '
+                    'without maintenance too).',
+        operations=[{'path': '/v1/reservations', 'method': 'POST'},
+                    {'path': '/v1/reservations/{id}', 'method': 'PATCH'}],
+        scope_types=['project']),
 ]
 
 

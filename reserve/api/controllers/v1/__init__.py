@@ -1,8 +1,13 @@
 """Version 1 of the API."""
 import pecan
 
+from reserve.api.controllers.v1 import device_reservations
+from reserve.api.controllers.v1 import devices
+from reserve.api.controllers.v1 import flavors
 from reserve.api.controllers.v1 import hosts
 from reserve.api.controllers.v1 import leases
+from reserve.api.controllers.v1 import limits
+from reserve.api.controllers.v1 import maintenance
 from reserve.api.controllers.v1 import reservations
 from reserve.api import microversion
 
@@ -25,6 +30,11 @@ class Controller:
     reservations = reservations.ReservationsController()
     leases = leases.LeasesController()
     hosts = hosts.HostsController()
+    # the booking desk
+    flavors = flavors.FlavorsController()
+    limits = limits.LimitsController()
+    # GPU units of libvirt hosts
+    devices = devices.DevicesController()
 
     @pecan.expose(generic=True, template='json')
     def index(self):
@@ -37,3 +47,10 @@ class Controller:
     @index.when(method='HEAD', template='json')
     def index_head(self):
         return {'version': version_doc()}
+
+
+# A dash is not valid in a Python name.
+setattr(Controller, 'maintenance-windows',
+        maintenance.MaintenanceWindowsController())
+setattr(Controller, 'device-reservations',
+        device_reservations.DeviceReservationsController())

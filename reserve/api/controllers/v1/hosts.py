@@ -1,4 +1,12 @@
-"""/v1/hosts: hypervisors enrolled for reservations (administrators)."""
+"""/v1/hosts: hosts enrolled for reservations (administrators).
+
+Two kinds: a nova hypervisor (enrolled by name), or a libvirt host run
+without nova (enrolled with its ``uri``; kind 'libvirt'), whose GPUs the
+manager discovers as /v1/devices. Below a libvirt host: ``POST
+/refresh`` (rediscover now), ``GET /domains`` and ``GET
+/domains/{name}`` (its domains, their hostdevs and XML, as libvirt shows
+them to the manager that owns the connection).
+"""
 import json
 
 import pecan
@@ -7,6 +15,7 @@ from pecan import rest
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import hosts as schema
 from reserve.api import validation
+from reserve.common import exception
 from reserve.db import api as db_api
 
 POLICY = 'reserve:host:%s'
@@ -28,6 +37,11 @@ def host_view(host):
         'local_gb': host.local_gb,
         'reservable': bool(host.reservable),
         'capabilities': {c.key: c.value for c in host.capabilities},
+        # libvirt hosts
+        'uri': host.uri,
+        'topology_generation': host.topology_generation,
+        'refreshed_at': utils.format_date(host.refreshed_at),
+        'refresh_error': host.refresh_error,
         'created_at': utils.format_date(host.created_at),
         'updated_at': utils.format_date(host.updated_at),
     }
@@ -45,7 +59,74 @@ def _capabilities(body):
             for key, value in (body.get('capabilities') or {}).items()}
 
 
+class _RefreshController(rest.RestController):
+    """POST /v1/hosts/{id}/refresh: rediscover a libvirt host now."""
+
+    def __init__(self, host_ref):
+        self.host_ref = host_ref
+
+    @pecan.expose('json')
+    def post(self, *args):
+        if args:
+            pecan.abort(404)
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'refresh')
+        utils.query_params(())
+        host = _libvirt_host(ctx, self.host_ref)
+        report = utils.rpc_call(
+            'refresh host %s' % host.name,
+            pecan.request.manager_api.refresh_host, ctx, host.id)
+        return {'host': host_view(db_api.host_get(ctx, host.id)),
+                'refresh': report}
+
+
+class _DomainsController(rest.RestController):
+    """GET /v1/hosts/{id}/domains[/{name}]: a libvirt host's domains."""
+
+    def __init__(self, host_ref):
+        self.host_ref = host_ref
+
+    @pecan.expose('json')
+    def get_all(self):
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'domain:list')
+        utils.query_params(())
+        host = _libvirt_host(ctx, self.host_ref)
+        return {'domains': utils.rpc_call(
+            'list the domains of host %s' % host.name,
+            pecan.request.manager_api.host_domains, ctx, host.id)}
+
+    @pecan.expose('json')
+    def get_one(self, name):
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'domain:get')
+        utils.query_params(())
+        host = _libvirt_host(ctx, self.host_ref)
+        return {'domain': utils.rpc_call(
+            'show domain %s of host %s' % (name, host.name),
+            pecan.request.manager_api.host_domains, ctx, host.id, name)}
+
+
+def _libvirt_host(ctx, ref):
+    host = db_api.host_get(ctx, ref)
+    if host.kind != 'libvirt':
+        raise exception.HostNotLibvirt(name=host.name, kind=host.kind)
+    return host
+
+
+_SUBRESOURCES = {'refresh': _RefreshController,
+                 'domains': _DomainsController}
+
+
 class HostsController(rest.RestController):
+
+    @pecan.expose('json')
+    def _lookup(self, host_ref, *remainder):
+        if not remainder:
+            utils.method_not_allowed(utils.ITEM_METHODS)
+        if remainder[0] in _SUBRESOURCES:
+            return _SUBRESOURCES[remainder[0]](host_ref), remainder[1:]
+        pecan.abort(404)
 
     @pecan.expose('json')
     def get_all(self, **kwargs):
@@ -79,7 +160,10 @@ class HostsController(rest.RestController):
         values = {'name': body['name'],
                   'capabilities': _capabilities(body),
                   'reservable': body.get('reservable', True)}
-        # The manager looks the hypervisor up in nova and placement.
+        if body.get('uri'):
+            # The manager connects to it and discovers its GPUs.
+            values['uri'] = body['uri']
+        # Otherwise it looks the hypervisor up in nova and placement.
         created = utils.rpc_call(
             'enroll host %s' % body['name'],
             pecan.request.manager_api.create_host, ctx, values)
@@ -104,7 +188,7 @@ class HostsController(rest.RestController):
         db_api.host_update(ctx, host.id, values, _capabilities(body))
         return {'host': host_view(db_api.host_get(ctx, host.id))}
 
-    @pecan.expose()
+    @pecan.expose('json')
     def delete(self, host_ref=None):
         if host_ref is None:
             utils.method_not_allowed(utils.COLLECTION_METHODS)

@@ -1,6 +1,10 @@
-"""/v1/reservations: a project's bookings of a flavor for a window."""
-import datetime
+"""/v1/reservations: a project's bookings of a flavor for a window.
 
+A booking names a catalogue flavor (/v1/flavors) by id or name; creating
+one and moving its end go through the booking desk's admission
+(reserve.booking.admission), which runs the gauntlet and writes the row
+in one transaction per flavor.
+"""
 from oslo_config import cfg
 import pecan
 from pecan import rest
@@ -8,15 +12,20 @@ from pecan import rest
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import reservations as schema
 from reserve.api import validation
+from reserve.booking import admission
+from reserve.booking import catalogue
 from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
+from reserve.db import desk
 
 CONF = cfg.CONF
 
 POLICY = 'reserve:reservation:%s'
 ALL_PROJECTS = POLICY % 'list:all_projects'
+BYPASS_MAINTENANCE = POLICY % 'bypass_maintenance'
+SEES_HIDDEN_FLAVORS = 'reserve:flavor:list:hidden'
 PATH = '/v1/reservations'
 
 LIST_PARAMS = ('all_projects', 'project_id', 'flavor_id', 'status',
@@ -42,24 +51,6 @@ def reservation_view(booking):
     }
 
 
-def _check_window(start, end):
-    """Refuse windows that are empty or already over."""
-    now = timeutils.utcnow()
-    if end <= start:
-        raise exception.Invalid(
-            reason='end %s must be after start %s' % (
-                timeutils.isoformat(end), timeutils.isoformat(start)))
-    tolerance = datetime.timedelta(seconds=CONF.api.past_tolerance)
-    if start < now - tolerance:
-        raise exception.Invalid(
-            reason='start %s is in the past (now is %s)' % (
-                timeutils.isoformat(start), timeutils.isoformat(now)))
-    if end <= now:
-        raise exception.Invalid(
-            reason='end %s is in the past (now is %s)' % (
-                timeutils.isoformat(end), timeutils.isoformat(now)))
-
-
 class ReservationsController(rest.RestController):
 
     def _get(self, ctx, booking_id):
@@ -79,8 +70,12 @@ class ReservationsController(rest.RestController):
         marker = utils.check_marker(
             params,
             lambda m: db_api.booking_get(ctx, m, project_id=project_id))
+        flavor_id = params.get('flavor_id')
+        if flavor_id is not None:
+            # A name or an id; an unknown one simply matches nothing.
+            flavor_id = desk.flavor_find_id(ctx, flavor_id) or flavor_id
         bookings = db_api.booking_list(
-            ctx, project_id=project_id, flavor_id=params.get('flavor_id'),
+            ctx, project_id=project_id, flavor_id=flavor_id,
             status=status, limit=limit, marker=marker)
         return utils.collection(
             'reservations', [reservation_view(b) for b in bookings], limit,
@@ -103,16 +98,11 @@ class ReservationsController(rest.RestController):
         body = validation.load_and_validate(pecan.request, schema.create)
         start = utils.parse_date(body['start'], 'start')
         end = utils.parse_date(body['end'], 'end')
-        _check_window(start, end)
-        booking = db_api.booking_create(ctx, {
-            'project_id': ctx.project_id,
-            'user_id': ctx.user_id,
-            'flavor_id': body['flavor_id'],
-            'instance_count': int(body.get('instance_count', 1)),
-            'start_date': start,
-            'end_date': end,
-            'status': states.Booking.PENDING_CREATE,
-        })
+        flavor = catalogue.bookable(ctx, body['flavor_id'],
+                                    utils.can(ctx, SEES_HIDDEN_FLAVORS))
+        booking = admission.book(
+            ctx, flavor, start, end, int(body.get('instance_count', 1)),
+            bypass_maintenance=utils.can(ctx, BYPASS_MAINTENANCE))
         utils.cast('reservation', 'create_lease', ctx, booking.id)
         utils.set_created('%s/%s' % (PATH, booking.id))
         return {'reservation': reservation_view(booking)}
@@ -127,32 +117,13 @@ class ReservationsController(rest.RestController):
         utils.authorize(ctx, POLICY % 'update', booking.project_id)
         body = validation.load_and_validate(pecan.request, schema.update)
         end = utils.parse_date(body['end'], 'end')
-        if booking.status not in states.Booking.LIVE:
-            raise exception.InvalidState(
-                what='Reservation %s' % booking.id, status=booking.status,
-                reason='only %s reservations can be changed' %
-                ', '.join(states.Booking.LIVE))
-        now = timeutils.utcnow()
-        if end <= booking.start_date:
-            raise exception.Invalid(
-                reason='end %s must be after the start %s' % (
-                    timeutils.isoformat(end),
-                    timeutils.isoformat(booking.start_date)))
-        if end <= now:
-            raise exception.Invalid(
-                reason='end %s is in the past (now is %s)' % (
-                    timeutils.isoformat(end), timeutils.isoformat(now)))
-        updated = db_api.booking_update(ctx, booking.id, {'end_date': end},
-                                        expected_status=states.Booking.LIVE)
-        if updated is None:
-            current = db_api.booking_get(ctx, booking.id)
-            raise exception.InvalidState(
-                what='Reservation %s' % booking.id, status=current.status,
-                reason='it changed while being updated')
+        updated = admission.change_end(
+            ctx, booking, end,
+            bypass_maintenance=utils.can(ctx, BYPASS_MAINTENANCE))
         utils.cast('reservation', 'update_lease', ctx, booking.id)
         return {'reservation': reservation_view(updated)}
 
-    @pecan.expose()
+    @pecan.expose('json')
     def delete(self, booking_id=None):
         if booking_id is None:
             utils.method_not_allowed(utils.COLLECTION_METHODS)

@@ -1,0 +1,438 @@
+"""/v1/device-reservations: GPU units of a libvirt host reserved for a
+set of projects.
+
+A reservation names specific units (``unit_ids``) or asks for a
+``count`` of a ``model`` (optionally on one ``host``, on one NUMA node
+with ``numa_local``), for ``allowed_projects`` (the audience, the
+caller's project by default) and optional ``managing_projects``, from
+``start`` (default now) to ``end`` (absent or null: open-ended until
+cancelled). ``?dry_run=true`` answers whether and which units would fit
+and claims nothing. The manager claims atomically: overlap with another
+reservation of the same units is refused (409).
+
+Only the projects of a reservation (its maker, audience, managers) see
+it: for the others it does not exist (404). ``domains`` get its units at
+its start (``PATCH {domains}`` or ``POST .../attach`` while it lives),
+``POST .../detach`` takes them back; ``DELETE`` cancels it (or removes
+one that is over); ``POST .../affirm`` (administrators) re-affirms one in
+needs-review.
+"""
+from oslo_config import cfg
+from oslo_utils import uuidutils
+import pecan
+from pecan import rest
+
+from reserve.api.controllers.v1 import devices as devices_api
+from reserve.api.controllers.v1 import utils
+from reserve.api.schemas import device_reservations as schema
+from reserve.api import validation
+from reserve.common import exception
+from reserve.common import timeutils
+from reserve.db import api as db_api
+from reserve.db import devices as devices_db
+from reserve.devices import claims
+from reserve.devices import plan
+from reserve.devices import selection
+from reserve.devices import states
+
+CONF = cfg.CONF
+
+POLICY = 'reserve:device_reservation:%s'
+ALL_PROJECTS = POLICY % 'list:all_projects'
+OTHER_PROJECTS = POLICY % 'create:other_projects'
+SEES_ALL_DEVICES = devices_api.SEES_ALL
+PATH = '/v1/device-reservations'
+
+LIST_PARAMS = ('all_projects', 'project_id', 'status', 'host', 'limit',
+               'marker')
+COUNT_ONLY = ('model', 'numa_local')
+
+Status = states.Reservation
+
+
+def _unit_view(device):
+    return {'id': device.id, 'pci_address': device.pci_address,
+            'model': devices_api.model_of(device),
+            'numa_node': device.numa_node}
+
+
+def _attachment_view(attachment):
+    return {'domain': attachment.domain, 'unit_id': attachment.device_id,
+            'pci_address': attachment.device.pci_address,
+            'kind': attachment.kind, 'mdev_uuid': attachment.mdev_uuid,
+            'state': attachment.state, 'live': attachment.live,
+            'config': attachment.config,
+            'project_id': attachment.project_id}
+
+
+def _end_view(end_date):
+    return None if states.is_open_end(end_date) else \
+        utils.format_date(end_date)
+
+
+def reservation_view(ctx, reservation):
+    """The API representation of a device reservation."""
+    units = sorted((u.device for u in reservation.units),
+                   key=lambda d: d.pci_address)
+    lease = db_api.lease_get_by_name(ctx,
+                                     states.lease_name(reservation.id))
+    try:
+        host = db_api.host_get(ctx, reservation.host_id).name
+    except exception.HostNotFound:
+        host = None
+    live = [a for a in reservation.attachments
+            if a.state != states.Attachment.DETACHED]
+    return {
+        'id': reservation.id,
+        'host_id': reservation.host_id,
+        'host': host,
+        'project_id': reservation.project_id,
+        'user_id': reservation.user_id,
+        'allowed_projects': reservation.project_ids(states.Role.ALLOWED),
+        'managing_projects': reservation.project_ids(states.Role.MANAGING),
+        'unit_ids': [d.id for d in units],
+        'units': [_unit_view(d) for d in units],
+        'mdev_type': reservation.mdev_type,
+        'request': reservation.request,
+        'start': utils.format_date(reservation.start_date),
+        'end': _end_view(reservation.end_date),
+        'status': reservation.status,
+        'status_reason': reservation.status_reason,
+        'contract_ref': reservation.contract_ref,
+        'reason': reservation.reason,
+        'topology_generation': reservation.topology_generation,
+        'domains': sorted({a.domain for a in live}),
+        'attachments': [_attachment_view(a)
+                        for a in reservation.attachments],
+        'lease_id': lease.id if lease is not None else None,
+        'released_at': utils.format_date(reservation.released_at),
+        'created_at': utils.format_date(reservation.created_at),
+        'updated_at': utils.format_date(reservation.updated_at),
+    }
+
+
+def _get(ctx, reservation_id):
+    """The reservation, 404 when the caller is not one of its projects."""
+    return devices_db.reservation_get(
+        ctx, reservation_id, project_id=utils.show_scope(ctx, ALL_PROJECTS))
+
+
+def _acts_for_owner(ctx, reservation):
+    """Admins, the project that made it and its managing projects."""
+    return (ctx.all_projects or ctx.project_id == reservation.project_id or
+            ctx.project_id in reservation.project_ids(states.Role.MANAGING))
+
+
+def _show(ctx, reservation_id):
+    return {'device_reservation': reservation_view(
+        ctx, devices_db.reservation_get(ctx, reservation_id))}
+
+
+def _manager():
+    return pecan.request.manager_api
+
+
+# creation ------------------------------------------------------------------
+
+def _libvirt_host(ctx, ref):
+    try:
+        host = db_api.host_get(ctx, ref)
+    except exception.HostNotFound:
+        raise exception.Invalid(reason="field 'host': host %s could not be "
+                                       "found" % ref)
+    if host.kind != states.LIBVIRT:
+        raise exception.HostNotLibvirt(name=host.name, kind=host.kind)
+    return host
+
+
+def _window(body):
+    now = timeutils.utcnow()
+    start = utils.parse_date(body['start'], 'start') if body.get('start') \
+        else now
+    end = utils.parse_date(body['end'], 'end') if body.get('end') \
+        else None
+    if (now - start).total_seconds() > CONF.api.past_tolerance:
+        raise exception.Invalid(
+            reason='start %s is in the past' % utils.format_date(start))
+    if end is not None and end <= max(start, now):
+        raise exception.Invalid(
+            reason='end %s must be after the start and in the future' %
+            utils.format_date(end))
+    return start, end
+
+
+def _request(ctx, body):
+    if ('unit_ids' in body) == ('count' in body):
+        raise exception.Invalid(
+            reason="give either 'unit_ids' (specific units) or 'count' (a "
+                   "number of units of a model), not %s" % (
+                       'both' if 'count' in body else 'neither'))
+    if 'unit_ids' in body and 'model' in body:
+        raise exception.Invalid(
+            reason="'model' goes with 'count'; 'unit_ids' name the units")
+    host = _libvirt_host(ctx, body['host']) if body.get('host') else None
+    return selection.Request(
+        unit_ids=tuple(body.get('unit_ids', ())),
+        count=body.get('count', 0), model=body.get('model'),
+        host_id=host.id if host else None,
+        numa_local=body.get('numa_local', False),
+        mdev_type=body.get('mdev_type'))
+
+
+def _projects(ctx, body):
+    allowed = body.get('allowed_projects') or [ctx.project_id]
+    managing = body.get('managing_projects') or []
+    if (set(allowed) | set(managing)) - {ctx.project_id}:
+        utils.authorize(ctx, OTHER_PROJECTS)
+    return allowed, managing
+
+
+def _dry_run(ctx, request, start, end, body):
+    """Whether the request fits, and with which units: writes nothing."""
+    answer = {'start': utils.format_date(start), 'end': _end_view(
+        end or states.OPEN_END)}
+    viewer = None if utils.can(ctx, SEES_ALL_DEVICES) else ctx.project_id
+    try:
+        chosen = claims.check(ctx, request, start, end or states.OPEN_END,
+                              viewer=viewer)
+        rows = plan.for_domains('dry-run', chosen.units,
+                                body.get('domains') or [],
+                                request.mdev_type, ctx.project_id)
+    except exception.Conflict as exc:
+        answer.update(fits=False, reason=exc.message)
+        return {'dry_run': answer}
+    by_id = {u.id: u for u in chosen.units}
+    answer.update(
+        fits=True, host_id=chosen.host_id, host=chosen.host,
+        unit_ids=chosen.unit_ids,
+        units=[{'id': u.id, 'pci_address': u.pci_address, 'model': u.model,
+                'numa_node': u.numa_node} for u in chosen.units],
+        attachments=[{'domain': r['domain'], 'unit_id': r['device_id'],
+                      'pci_address': by_id[r['device_id']].pci_address,
+                      'kind': r['kind']} for r in rows])
+    return {'dry_run': answer}
+
+
+# actions -------------------------------------------------------------------
+
+def _audience_only(ctx, reservation):
+    """An allowed project that neither made nor manages it."""
+    return not _acts_for_owner(ctx, reservation)
+
+
+class _ActionController(rest.RestController):
+    """POST /v1/device-reservations/{id}/<action>."""
+
+    def __init__(self, reservation_id, action):
+        self.reservation_id = reservation_id
+        self.action = action
+
+    @pecan.expose('json')
+    def post(self, *args):
+        if args:
+            pecan.abort(404)
+        ctx = utils.context()
+        utils.query_params(())
+        return getattr(self, '_' + self.action)(ctx)
+
+    def _affirm(self, ctx):
+        utils.authorize(ctx, POLICY % 'affirm')
+        reservation = _get(ctx, self.reservation_id)
+        utils.rpc_call('affirm device reservation %s' % reservation.id,
+                       _manager().affirm_device_reservation, ctx,
+                       reservation.id, ctx.user_id)
+        return _show(ctx, reservation.id)
+
+    def _attach(self, ctx):
+        utils.authorize(ctx, POLICY % 'attach')
+        reservation = _get(ctx, self.reservation_id)
+        body = validation.load_and_validate(pecan.request, schema.attach)
+        utils.rpc_call('attach %s to device reservation %s' % (
+            body['domain'], reservation.id),
+            _manager().attach_device_domain, ctx, reservation.id,
+            body['domain'], body.get('unit_ids'), ctx.project_id)
+        return _show(ctx, reservation.id)
+
+    def _detach(self, ctx):
+        utils.authorize(ctx, POLICY % 'attach')
+        reservation = _get(ctx, self.reservation_id)
+        body = validation.load_and_validate(pecan.request, schema.detach)
+        only = ctx.project_id if _audience_only(ctx, reservation) else None
+        utils.rpc_call('detach %s from device reservation %s' % (
+            body['domain'], reservation.id),
+            _manager().detach_device_domain, ctx, reservation.id,
+            body['domain'], only)
+        return _show(ctx, reservation.id)
+
+
+ACTIONS = ('affirm', 'attach', 'detach')
+
+
+class DeviceReservationsController(rest.RestController):
+
+    @pecan.expose('json')
+    def _lookup(self, reservation_id, *remainder):
+        if not remainder:
+            utils.method_not_allowed(utils.ITEM_METHODS)
+        if remainder[0] in ACTIONS and len(remainder) == 1:
+            if pecan.request.method != 'POST':
+                utils.method_not_allowed('POST')
+            return _ActionController(reservation_id, remainder[0]), ()
+        pecan.abort(404)
+
+    @pecan.expose('json')
+    def get_all(self, **kwargs):
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'list')
+        params = utils.query_params(LIST_PARAMS)
+        project_id = utils.list_scope(ctx, params, ALL_PROJECTS)
+        status = utils.choice(params, 'status', Status.ALL)
+        host_id = None
+        if 'host' in params:
+            host_id = devices_api.host_filter(ctx, params['host'])
+            host_id = host_id[0] if host_id else params['host']
+        limit = utils.parse_limit(params)
+        marker = utils.check_marker(
+            params, lambda m: devices_db.reservation_get(
+                ctx, m, project_id=project_id))
+        found = devices_db.reservation_list(
+            ctx, project_id=project_id, status=status, host_id=host_id,
+            limit=limit, marker=marker)
+        return utils.collection(
+            'device_reservations',
+            [reservation_view(ctx, r) for r in found], limit, params, PATH)
+
+    @pecan.expose('json')
+    def get_one(self, reservation_id):
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'get')
+        utils.query_params(())
+        return {'device_reservation': reservation_view(
+            ctx, _get(ctx, reservation_id))}
+
+    @pecan.expose('json')
+    def post(self, *args, **kwargs):
+        if args:
+            utils.method_not_allowed(utils.ITEM_METHODS)
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'create')
+        params = utils.query_params(('dry_run',))
+        dry_run = utils.parse_bool('dry_run', params.get('dry_run', 'false'))
+        body = validation.load_and_validate(pecan.request, schema.create)
+        request = _request(ctx, body)
+        allowed, managing = _projects(ctx, body)
+        start, end = _window(body)
+        if dry_run:
+            return _dry_run(ctx, request, start, end, body)
+        viewer = None if utils.can(ctx, SEES_ALL_DEVICES) else \
+            ctx.project_id
+        values = {
+            'id': uuidutils.generate_uuid(),
+            'project_id': ctx.project_id, 'user_id': ctx.user_id,
+            'viewer': viewer,
+            'unit_ids': list(request.unit_ids), 'count': request.count,
+            'model': request.model, 'host_id': request.host_id,
+            'numa_local': request.numa_local,
+            'mdev_type': request.mdev_type,
+            'allowed_projects': allowed, 'managing_projects': managing,
+            'start': utils.format_date(start),
+            'end': utils.format_date(end) if end else None,
+            'domains': body.get('domains') or [],
+            'contract_ref': body.get('contract_ref'),
+            'reason': body.get('reason'),
+        }
+        created = utils.rpc_call('reserve GPU units',
+                                 _manager().create_device_reservation,
+                                 ctx, values)
+        utils.set_created('%s/%s' % (PATH, created['id']))
+        return _show(ctx, created['id'])
+
+    @pecan.expose('json')
+    def patch(self, reservation_id=None):
+        if reservation_id is None:
+            utils.method_not_allowed(utils.COLLECTION_METHODS)
+        ctx = utils.context()
+        reservation = _get(ctx, reservation_id)
+        body = validation.load_and_validate(pecan.request, schema.update)
+        if 'domains' in body:
+            self._set_domains(ctx, reservation, body)
+        else:
+            self._update(ctx, reservation, body)
+        return _show(ctx, reservation.id)
+
+    @staticmethod
+    def _set_domains(ctx, reservation, body):
+        if len(body) > 1:
+            raise exception.Invalid(
+                reason="change 'domains' on their own: the other fields "
+                       "are an administrator's")
+        utils.authorize(ctx, POLICY % 'attach')
+        if _audience_only(ctx, reservation):
+            others = sorted({a.domain for a in reservation.attachments
+                             if a.project_id != ctx.project_id and
+                             a.state != states.Attachment.DETACHED} -
+                            set(body['domains']))
+            if others:
+                raise exception.Forbidden(
+                    action='detach domains %s that another project named'
+                           % ', '.join(others))
+        utils.rpc_call('set the domains of device reservation %s' %
+                       reservation.id, _manager().set_device_domains, ctx,
+                       reservation.id, body['domains'], ctx.project_id)
+
+    @staticmethod
+    def _update(ctx, reservation, body):
+        utils.authorize(ctx, POLICY % 'update')
+        if 'end' in body:
+            if reservation.status not in Status.LIVE:
+                raise exception.InvalidState(
+                    what='Device reservation %s' % reservation.id,
+                    status=reservation.status,
+                    reason='only a live reservation can be moved')
+            end = utils.parse_date(body['end'], 'end') if body['end'] \
+                else None
+            utils.rpc_call('move the end of device reservation %s' %
+                           reservation.id,
+                           _manager().move_device_reservation_end, ctx,
+                           reservation.id,
+                           utils.format_date(end) if end else None)
+        for role, field in ((states.Role.ALLOWED, 'allowed_projects'),
+                            (states.Role.MANAGING, 'managing_projects')):
+            if field in body:
+                devices_db.reservation_set_projects(ctx, reservation.id,
+                                                    role, body[field])
+        values = {k: body[k] for k in ('contract_ref', 'reason')
+                  if k in body}
+        if values:
+            devices_db.reservation_update(ctx, reservation.id, values)
+
+    @pecan.expose('json')
+    def delete(self, reservation_id=None):
+        if reservation_id is None:
+            utils.method_not_allowed(utils.COLLECTION_METHODS)
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'delete')
+        reservation = _get(ctx, reservation_id)
+        if not _acts_for_owner(ctx, reservation):
+            raise exception.Forbidden(
+                action='cancel a reservation the project is only allowed '
+                       'on')
+        if reservation.status in Status.LIVE:
+            reason = 'cancelled by %s at %s' % (
+                ctx.user_id, utils.format_date(timeutils.utcnow()))
+            if not utils.rpc_call(
+                    'cancel device reservation %s' % reservation.id,
+                    _manager().cancel_device_reservation, ctx,
+                    reservation.id, reason):
+                raise exception.InvalidState(
+                    what='Device reservation %s' % reservation.id,
+                    status='changing', reason='it changed while being '
+                                              'cancelled; try again')
+        elif reservation.released_at is None:
+            raise exception.InvalidState(
+                what='Device reservation %s' % reservation.id,
+                status=reservation.status,
+                reason='its units are still being released; try again')
+        else:
+            devices_db.reservation_destroy(ctx, reservation.id)
+        return utils.no_content()

@@ -1,0 +1,238 @@
+"""/v1/devices: the GPU units of the libvirt hosts, as last discovered.
+
+Everybody reads them, except that a unit held now by a device
+reservation is invisible to every project outside its audience (left out
+of lists and availability, 404 when shown). ``/v1/devices/availability``
+counts the units free now or over a window: a dry run that claims
+nothing.
+"""
+import pecan
+from pecan import rest
+
+from reserve.api.controllers.v1 import utils
+from reserve.common import exception
+from reserve.common import timeutils
+from reserve.db import api as db_api
+from reserve.db import devices as devices_db
+from reserve.devices import claims
+from reserve.devices import selection
+from reserve.devices import states
+
+POLICY = 'reserve:device:%s'
+SEES_ALL = POLICY % 'list:all'
+PATH = '/v1/devices'
+AVAILABILITY = 'availability'
+
+LIST_PARAMS = ('host', 'model', 'state', 'numa_node', 'limit', 'marker')
+AVAILABILITY_PARAMS = ('host', 'model', 'mdev_type', 'numa_local', 'start',
+                       'end')
+
+
+def _hostdev_address(pci_address):
+    """The <address> of a <hostdev> that passes this function through."""
+    domain, bus, rest_ = pci_address.split(':')
+    slot, function = rest_.split('.')
+    return {'domain': '0x' + domain, 'bus': '0x' + bus, 'slot': '0x' + slot,
+            'function': '0x' + function}
+
+
+def model_of(device):
+    return selection.model_name(device.product_name, device.vendor_id,
+                                device.product_id)
+
+
+def device_view(device, state, holder=None, sees_all=False):
+    """The API representation of a GPU unit; ``holder``: the reservation
+    holding it now when the caller may see it."""
+    return {
+        'id': device.id,
+        'host_id': device.host_id,
+        'host': device.host.name if device.host else None,
+        'pci_address': device.pci_address,
+        'address': _hostdev_address(device.pci_address),
+        'node_device': device.name,
+        'model': model_of(device),
+        'vendor_id': device.vendor_id,
+        'vendor_name': device.vendor_name,
+        'product_id': device.product_id,
+        'product_name': device.product_name,
+        'pci_class': device.pci_class,
+        'numa_node': device.numa_node,
+        'iommu_group': device.iommu_group,
+        'iommu_group_members': list(device.iommu_group_members or ()),
+        'sriov': {
+            'physical_function': device.physical_function,
+            'virtual_functions': list(device.virtual_functions or ()),
+            'max_virtual_functions': device.max_virtual_functions,
+        },
+        'mdev_types': list(device.mdev_types or ()),
+        'mdevs': list(device.mdevs or ()) if sees_all else [],
+        'in_use_by': list(device.in_use_by or ()) if sees_all else [],
+        'driver': device.driver,
+        'state': state,
+        'reservation_id': holder.id if holder is not None else None,
+        'created_at': utils.format_date(device.created_at),
+        'updated_at': utils.format_date(device.updated_at),
+    }
+
+
+def _viewer(ctx):
+    """None when the caller sees every unit, else its project."""
+    return None if utils.can(ctx, SEES_ALL) else ctx.project_id
+
+
+def host_filter(ctx, ref):
+    """The host named (id or name) as a filter; an unknown one matches
+    nothing."""
+    if ref is None:
+        return None
+    try:
+        return [db_api.host_get(ctx, ref).id]
+    except exception.HostNotFound:
+        return []
+
+
+def _int_param(params, name):
+    value = params.get(name)
+    if value is None:
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = -1
+    if number < 0 or str(value).strip() != str(number):
+        raise exception.Invalid(
+            reason="query parameter '%s' must be a non-negative integer, "
+                   "not %r" % (name, value))
+    return number
+
+
+def visible_devices(ctx, viewer, host_ids=None):
+    """[(device, state, holder or None)] of the units ``viewer`` sees."""
+    holders = claims.held_now(ctx, host_ids=host_ids)
+    found = []
+    for device in devices_db.device_list(ctx, host_ids=host_ids):
+        if claims.hidden(device.id, holders, viewer):
+            continue
+        holder = holders.get(device.id)
+        found.append((device, claims.unit_state(device, holders), holder))
+    return found
+
+
+def _page(items, limit, marker):
+    if marker is not None:
+        ids = [item['id'] for item in items]
+        if marker not in ids:
+            raise exception.Invalid(reason='marker %s not found' % marker)
+        items = items[ids.index(marker) + 1:]
+    return items[:limit]
+
+
+def _check_window(params):
+    if ('start' in params) != ('end' in params):
+        raise exception.Invalid(
+            reason="query parameters 'start' and 'end' go together: give "
+                   "both for a window, or neither for now")
+    if 'start' not in params:
+        now = timeutils.utcnow()
+        return now, now + claims.INSTANT, False
+    start = utils.parse_date(params['start'], 'start')
+    end = utils.parse_date(params['end'], 'end')
+    if end <= start:
+        raise exception.Invalid(
+            reason="query parameter 'end' %s must be after 'start' %s" % (
+                params['end'], params['start']))
+    return start, end, True
+
+
+def availability():
+    """GET /v1/devices/availability: per host and model (and NUMA node
+    with numa_local), how many units are free now or over [start, end)
+    and can be reserved together, and which. Writes nothing."""
+    ctx = utils.context()
+    utils.authorize(ctx, POLICY % 'availability')
+    params = utils.query_params(AVAILABILITY_PARAMS)
+    start, end, window = _check_window(params)
+    numa_local = utils.parse_bool('numa_local',
+                                  params.get('numa_local', 'false'))
+    host_ids = host_filter(ctx, params.get('host'))
+    request = selection.Request(model=params.get('model'),
+                                mdev_type=params.get('mdev_type'))
+    units = [u for u in claims.units(ctx, start, end, viewer=_viewer(ctx),
+                                     host_ids=host_ids)
+             if not u.blocked and selection.wanted(u, request)]
+    groups = {}
+    for unit in units:
+        key = (unit.host, unit.host_id, unit.model,
+               unit.numa_node if numa_local else None)
+        groups.setdefault(key, []).append(unit)
+    found = []
+    for (host, host_id, model, node), members in sorted(
+            groups.items(), key=lambda item: (item[0][0], item[0][2],
+                                              str(item[0][3]))):
+        entry = {'host_id': host_id, 'host': host, 'model': model,
+                 'vendor_id': members[0].vendor_id,
+                 'product_id': members[0].product_id,
+                 'free': len(selection.pick_together(members)),
+                 'unit_ids': [u.id for u in sorted(
+                     members, key=lambda u: u.pci_address)]}
+        if numa_local:
+            entry['numa_node'] = node
+        found.append(entry)
+    return {'start': utils.format_date(start) if window else None,
+            'end': utils.format_date(end) if window else None,
+            'availability': found}
+
+
+class DevicesController(rest.RestController):
+
+    @pecan.expose('json')
+    def get_all(self, **kwargs):
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'list')
+        params = utils.query_params(LIST_PARAMS)
+        state = utils.choice(params, 'state', states.Unit.ALL)
+        numa_node = _int_param(params, 'numa_node')
+        limit = utils.parse_limit(params)
+        viewer = _viewer(ctx)
+        request = selection.Request(model=params.get('model'))
+        items = []
+        for device, unit_state, holder in visible_devices(
+                ctx, viewer, host_filter(ctx, params.get('host'))):
+            if state is not None and unit_state != state:
+                continue
+            if numa_node is not None and device.numa_node != numa_node:
+                continue
+            if request.model and not selection.model_matches(
+                    _as_unit(device), request.model):
+                continue
+            items.append(device_view(device, unit_state, holder,
+                                     viewer is None))
+        page = _page(items, limit, params.get('marker'))
+        return utils.collection('devices', page, limit, params, PATH)
+
+    @pecan.expose('json')
+    def get_one(self, device_id):
+        if device_id == AVAILABILITY:
+            return availability()
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'get')
+        utils.query_params(())
+        viewer = _viewer(ctx)
+        device = devices_db.device_get(ctx, device_id)
+        holders = claims.held_now(ctx, host_ids=[device.host_id])
+        if claims.hidden(device.id, holders, viewer):
+            raise exception.DeviceNotFound(id=device_id)
+        return {'device': device_view(
+            device, claims.unit_state(device, holders),
+            holders.get(device.id), viewer is None)}
+
+
+def _as_unit(device):
+    """Enough of a selection.Unit to match a model against."""
+    return selection.Unit(
+        id=device.id, host_id=device.host_id, host=None,
+        pci_address=device.pci_address, model=model_of(device),
+        vendor_id=device.vendor_id, product_id=device.product_id,
+        numa_node=device.numa_node, is_vf=bool(device.physical_function),
+        related=frozenset(), mdev_types={})

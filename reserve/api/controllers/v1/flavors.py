@@ -1,0 +1,325 @@
+"""/v1/flavors: the reservable flavor catalogue.
+
+Administrators write it; everybody reads the flavors they may book (the
+active ones that are public or granted to their project). Below a
+flavor: ``/projects`` (grants of a private flavor, administrators),
+``/free-slots`` (the calendar). ``/v1/flavors/availability`` tells how
+many instances of each flavor are free.
+"""
+import datetime
+
+from oslo_config import cfg
+from oslo_utils import uuidutils
+import pecan
+from pecan import rest
+
+from reserve.api.controllers.v1 import utils
+from reserve.api.schemas import flavors as schema
+from reserve.api import validation
+from reserve.booking import admission
+from reserve.booking import catalogue
+from reserve.common import exception
+from reserve.common import timeutils
+from reserve.db import desk
+
+CONF = cfg.CONF
+
+POLICY = 'reserve:flavor:%s'
+HIDDEN = POLICY % 'list:hidden'
+BYPASS_MAINTENANCE = 'reserve:reservation:bypass_maintenance'
+PATH = '/v1/flavors'
+AVAILABILITY = 'availability'
+# Words of the URL space below /v1/flavors that cannot be flavor names.
+RESERVED_NAMES = (AVAILABILITY, 'projects', 'free-slots', 'new', 'edit',
+                  'delete')
+
+LIST_PARAMS = ('category', 'availability_zone', 'is_public', 'active',
+               'limit', 'marker')
+FREE_SLOTS_PARAMS = ('start', 'end', 'instance_count')
+AVAILABILITY_PARAMS = ('start', 'end', 'category', 'availability_zone')
+
+# API field → column, for the fields that differ.
+_COLUMNS = {'start': 'start_date', 'end': 'end_date'}
+
+
+def flavor_view(flavor, with_projects=False):
+    """The API representation of a catalogue flavor."""
+    view = {
+        'id': flavor.id,
+        'name': flavor.name,
+        'nova_flavor_id': flavor.nova_flavor_id,
+        'description': flavor.description,
+        'slots': flavor.slots,
+        'max_length_hours': flavor.max_length_hours,
+        'active': bool(flavor.active),
+        'is_public': bool(flavor.is_public),
+        'start': utils.format_date(flavor.start_date),
+        'end': utils.format_date(flavor.end_date),
+        'category': flavor.category,
+        'availability_zone': flavor.availability_zone,
+        'created_at': utils.format_date(flavor.created_at),
+        'updated_at': utils.format_date(flavor.updated_at),
+    }
+    if with_projects:
+        view['projects'] = flavor.project_ids
+    return view
+
+
+def _sees_hidden(ctx):
+    return utils.can(ctx, HIDDEN)
+
+
+def _check_name(name):
+    if uuidutils.is_uuid_like(name):
+        raise exception.Invalid(
+            reason="field 'name': %r looks like a UUID; flavors are found "
+                   "by id or name, so a name cannot be one" % name)
+    if name.lower() in RESERVED_NAMES:
+        raise exception.Invalid(
+            reason="field 'name': %r is reserved by the API; reserved names"
+                   " are %s" % (name, ', '.join(RESERVED_NAMES)))
+
+
+def _columns(body):
+    """Column values of a create/update body (dates parsed)."""
+    values = {}
+    for field, value in body.items():
+        if field == 'projects':
+            continue
+        if field in _COLUMNS:
+            value = utils.parse_date(value, field) if value else None
+        values[_COLUMNS.get(field, field)] = value
+    return values
+
+
+def _check_window(start, end):
+    if start and end and end <= start:
+        raise exception.Invalid(
+            reason='end %s must be after start %s' % (
+                timeutils.isoformat(end), timeutils.isoformat(start)))
+
+
+def _positive_int(params, name, default):
+    value = params.get(name)
+    if value is None:
+        return default
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = 0
+    if number < 1 or str(value).strip() != str(number):
+        raise exception.Invalid(
+            reason="query parameter '%s' must be a positive integer, not "
+                   "%r" % (name, value))
+    return number
+
+
+def _check_span(start, end):
+    if end <= start:
+        raise exception.Invalid(
+            reason="query parameter 'end' %s must be after 'start' %s" % (
+                timeutils.isoformat(end), timeutils.isoformat(start)))
+    if end - start > datetime.timedelta(days=CONF.booking.max_query_days):
+        raise exception.Invalid(
+            reason='the window from %s to %s is longer than %d days' % (
+                timeutils.isoformat(start), timeutils.isoformat(end),
+                CONF.booking.max_query_days))
+
+
+def _gap_view(gap):
+    return {'start': utils.format_date(gap[0]),
+            'end': utils.format_date(gap[1])}
+
+
+class FlavorProjectsController(rest.RestController):
+    """/v1/flavors/{id}/projects: the grants of a private flavor."""
+
+    def __init__(self, flavor_ref):
+        self.flavor_ref = flavor_ref
+
+    def _flavor(self, ctx, action):
+        utils.authorize(ctx, POLICY % action)
+        return desk.flavor_get(ctx, self.flavor_ref)
+
+    @pecan.expose('json')
+    def get_all(self):
+        ctx = utils.context()
+        utils.query_params(())
+        flavor = self._flavor(ctx, 'project:list')
+        return {'projects': [{'project_id': p} for p in flavor.project_ids]}
+
+    @pecan.expose('json')
+    def post(self, *args):
+        if args:
+            utils.method_not_allowed('DELETE')
+        ctx = utils.context()
+        flavor = self._flavor(ctx, 'project:create')
+        body = validation.load_and_validate(pecan.request, schema.grant)
+        desk.grant_add(ctx, flavor.id, body['project_id'])
+        utils.set_created('%s/%s/projects/%s' % (PATH, flavor.id,
+                                                 body['project_id']))
+        return {'project': {'project_id': body['project_id']}}
+
+    @pecan.expose('json')
+    def delete(self, project_id=None):
+        if project_id is None:
+            utils.method_not_allowed(utils.COLLECTION_METHODS)
+        ctx = utils.context()
+        flavor = self._flavor(ctx, 'project:delete')
+        desk.grant_remove(ctx, flavor.id, project_id)
+        return utils.no_content()
+
+
+class FreeSlotsController(rest.RestController):
+    """/v1/flavors/{id}/free-slots: where a booking fits."""
+
+    def __init__(self, flavor_ref):
+        self.flavor_ref = flavor_ref
+
+    @pecan.expose('json')
+    def get_all(self):
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'free_slots')
+        params = utils.query_params(FREE_SLOTS_PARAMS)
+        flavor = catalogue.visible(ctx, self.flavor_ref, _sees_hidden(ctx))
+        now = timeutils.utcnow()
+        start = (utils.parse_date(params['start'], 'start')
+                 if 'start' in params else now)
+        end = (utils.parse_date(params['end'], 'end') if 'end' in params
+               else start + datetime.timedelta(
+                   days=CONF.booking.free_slots_default_days))
+        _check_span(start, end)
+        count = _positive_int(params, 'instance_count', 1)
+        gaps = admission.free_slots(
+            ctx, flavor, start, end, count,
+            bypass_maintenance=utils.can(ctx, BYPASS_MAINTENANCE))
+        return {'flavor_id': flavor.id, 'instance_count': count,
+                'start': utils.format_date(start),
+                'end': utils.format_date(end),
+                'max_length_hours': flavor.max_length_hours,
+                'free_slots': [_gap_view(g) for g in gaps]}
+
+
+def availability():
+    """GET /v1/flavors/availability[?start&end]: per visible flavor, the
+    slots (total) and the fewest free at any instant of the window, or
+    now (available). Read live from the calendar; nothing is cached."""
+    ctx = utils.context()
+    utils.authorize(ctx, POLICY % 'availability')
+    params = utils.query_params(AVAILABILITY_PARAMS)
+    if ('start' in params) != ('end' in params):
+        raise exception.Invalid(
+            reason="query parameters 'start' and 'end' go together: give "
+                   "both for a window, or neither for now")
+    start = end = None
+    if 'start' in params:
+        start = utils.parse_date(params['start'], 'start')
+        end = utils.parse_date(params['end'], 'end')
+        _check_span(start, end)
+    filters = {k: params[k] for k in ('category', 'availability_zone')
+               if k in params}
+    flavors = catalogue.visible_list(ctx, _sees_hidden(ctx), filters)
+    free = admission.availability(ctx, flavors, start, end)
+    return {
+        'start': utils.format_date(start),
+        'end': utils.format_date(end),
+        'availability': [{
+            'flavor_id': f.id, 'name': f.name,
+            'nova_flavor_id': f.nova_flavor_id, 'category': f.category,
+            'availability_zone': f.availability_zone,
+            'active': bool(f.active),
+            'total': f.slots, 'available': free[f.id],
+        } for f in flavors],
+    }
+
+
+_SUBRESOURCES = {'projects': FlavorProjectsController,
+                 'free-slots': FreeSlotsController}
+
+
+class FlavorsController(rest.RestController):
+
+    @pecan.expose('json')
+    def _lookup(self, flavor_ref, *remainder):
+        # Pecan comes here for what the methods below do not take: the
+        # sub-resources of a flavor, or a method the item does not have.
+        if not remainder:
+            utils.method_not_allowed(utils.ITEM_METHODS)
+        if remainder[0] in _SUBRESOURCES:
+            return _SUBRESOURCES[remainder[0]](flavor_ref), remainder[1:]
+        pecan.abort(404)
+
+    @pecan.expose('json')
+    def get_all(self, **kwargs):
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'list')
+        params = utils.query_params(LIST_PARAMS)
+        hidden = _sees_hidden(ctx)
+        filters = {k: params[k] for k in ('category', 'availability_zone')
+                   if k in params}
+        for name in ('is_public', 'active'):
+            if name in params:
+                filters[name] = utils.parse_bool(name, params[name])
+        limit = utils.parse_limit(params)
+        marker = utils.check_marker(
+            params, lambda m: catalogue.visible(ctx, m, hidden))
+        flavors = catalogue.visible_list(ctx, hidden, filters, limit=limit,
+                                         marker=marker)
+        return utils.collection(
+            'flavors', [flavor_view(f, hidden) for f in flavors], limit,
+            params, PATH)
+
+    @pecan.expose('json')
+    def get_one(self, flavor_ref):
+        if flavor_ref == AVAILABILITY:
+            return availability()
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'get')
+        utils.query_params(())
+        hidden = _sees_hidden(ctx)
+        flavor = catalogue.visible(ctx, flavor_ref, hidden)
+        return {'flavor': flavor_view(flavor, hidden)}
+
+    @pecan.expose('json')
+    def post(self, *args, **kwargs):
+        if args:
+            utils.method_not_allowed(utils.ITEM_METHODS)
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'create')
+        body = validation.load_and_validate(pecan.request, schema.create)
+        _check_name(body['name'])
+        values = _columns(body)
+        _check_window(values.get('start_date'), values.get('end_date'))
+        values.setdefault('max_length_hours',
+                          CONF.booking.default_max_length_hours)
+        flavor = desk.flavor_create(ctx, values, body.get('projects', ()))
+        utils.set_created('%s/%s' % (PATH, flavor.id))
+        return {'flavor': flavor_view(desk.flavor_get(ctx, flavor.id),
+                                      True)}
+
+    @pecan.expose('json')
+    def patch(self, flavor_ref=None):
+        if flavor_ref is None:
+            utils.method_not_allowed(utils.COLLECTION_METHODS)
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'update')
+        flavor = desk.flavor_get(ctx, flavor_ref)
+        body = validation.load_and_validate(pecan.request, schema.update)
+        if 'name' in body:
+            _check_name(body['name'])
+        values = _columns(body)
+        _check_window(values.get('start_date', flavor.start_date),
+                      values.get('end_date', flavor.end_date))
+        desk.flavor_update(ctx, flavor.id, values)
+        return {'flavor': flavor_view(desk.flavor_get(ctx, flavor.id),
+                                      True)}
+
+    @pecan.expose('json')
+    def delete(self, flavor_ref=None):
+        if flavor_ref is None:
+            utils.method_not_allowed(utils.COLLECTION_METHODS)
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'delete')
+        flavor = desk.flavor_get(ctx, flavor_ref)
+        desk.flavor_destroy(ctx, flavor.id)
+        return utils.no_content()

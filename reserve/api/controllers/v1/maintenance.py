@@ -1,0 +1,158 @@
+"""/v1/maintenance-windows: times when flavors cannot be booked
+(administrators)."""
+import pecan
+from pecan import rest
+
+from reserve.api.controllers.v1 import utils
+from reserve.api.schemas import maintenance as schema
+from reserve.api import validation
+from reserve.booking import maintenance
+from reserve.common import exception
+from reserve.common import timeutils
+from reserve.db import desk
+
+POLICY = 'reserve:maintenance:%s'
+PATH = '/v1/maintenance-windows'
+
+LIST_PARAMS = ('flavor_id', 'include_past', 'limit', 'marker')
+
+
+def window_view(window):
+    return {
+        'id': window.id,
+        'start': utils.format_date(window.start_date),
+        'end': utils.format_date(window.end_date),
+        'note': window.note,
+        'all_flavors': bool(window.all_flavors),
+        'flavors': [] if window.all_flavors else window.flavor_ids,
+        'created_at': utils.format_date(window.created_at),
+        'updated_at': utils.format_date(window.updated_at),
+    }
+
+
+def _flavor_ids(ctx, refs):
+    """Catalogue ids of the flavors named (by id or name) in the body."""
+    ids = []
+    for ref in refs:
+        try:
+            ids.append(desk.flavor_get(ctx, ref).id)
+        except exception.FlavorNotFound:
+            raise exception.Invalid(
+                reason="field 'flavors': no catalogue flavor has the id or "
+                       "name %r" % ref)
+    return sorted(set(ids))
+
+
+def _check_closes_something(all_flavors, flavors):
+    if all_flavors and flavors:
+        raise exception.Invalid(
+            reason="fields 'flavors' and 'all_flavors' exclude each other: "
+                   "list the flavors, or close all of them")
+    if not all_flavors and not flavors:
+        raise exception.Invalid(
+            reason="a maintenance window closes the listed 'flavors', or "
+                   "every flavor with 'all_flavors': true; give one")
+
+
+def _check_dates(start, end):
+    if end <= start:
+        raise exception.Invalid(
+            reason='end %s must be after start %s' % (
+                timeutils.isoformat(end), timeutils.isoformat(start)))
+    now = timeutils.utcnow()
+    if end <= now:
+        raise exception.Invalid(
+            reason='end %s is in the past (now is %s)' % (
+                timeutils.isoformat(end), timeutils.isoformat(now)))
+
+
+class MaintenanceWindowsController(rest.RestController):
+
+    @pecan.expose('json')
+    def get_all(self, **kwargs):
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'list')
+        params = utils.query_params(LIST_PARAMS)
+        flavor_id = None
+        if 'flavor_id' in params:
+            flavor_id = desk.flavor_find_id(ctx, params['flavor_id'])
+            if flavor_id is None:
+                return utils.collection('maintenance_windows', [], 1,
+                                        params, PATH)
+        include_past = utils.parse_bool(
+            'include_past', params.get('include_past', 'false'))
+        limit = utils.parse_limit(params)
+        marker = utils.check_marker(params,
+                                    lambda m: desk.window_get(ctx, m))
+        windows = desk.window_list(
+            ctx, flavor_id=flavor_id,
+            ends_after=None if include_past else timeutils.utcnow(),
+            limit=limit, marker=marker)
+        return utils.collection('maintenance_windows',
+                                [window_view(w) for w in windows], limit,
+                                params, PATH)
+
+    @pecan.expose('json')
+    def get_one(self, window_id):
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'get')
+        return {'maintenance_window': window_view(
+            desk.window_get(ctx, window_id))}
+
+    @pecan.expose('json')
+    def post(self, *args, **kwargs):
+        if args:
+            utils.method_not_allowed(utils.ITEM_METHODS)
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'create')
+        body = validation.load_and_validate(pecan.request, schema.create)
+        start = utils.parse_date(body['start'], 'start')
+        end = utils.parse_date(body['end'], 'end')
+        _check_dates(start, end)
+        all_flavors = body.get('all_flavors', False)
+        _check_closes_something(all_flavors, body.get('flavors'))
+        flavor_ids = [] if all_flavors else _flavor_ids(ctx,
+                                                        body['flavors'])
+        window = maintenance.create(ctx, start, end, body.get('note'),
+                                    flavor_ids, all_flavors,
+                                    body.get('force', False))
+        utils.set_created('%s/%s' % (PATH, window.id))
+        return {'maintenance_window': window_view(
+            desk.window_get(ctx, window.id))}
+
+    @pecan.expose('json')
+    def patch(self, window_id=None):
+        if window_id is None:
+            utils.method_not_allowed(utils.COLLECTION_METHODS)
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'update')
+        window = desk.window_get(ctx, window_id)
+        body = validation.load_and_validate(pecan.request, schema.update)
+        values = {}
+        for field, column in (('start', 'start_date'), ('end', 'end_date')):
+            if field in body:
+                values[column] = utils.parse_date(body[field], field)
+        if 'note' in body:
+            values['note'] = body['note']
+        _check_dates(values.get('start_date', window.start_date),
+                     values.get('end_date', window.end_date))
+        flavor_ids = None
+        if 'all_flavors' in body or 'flavors' in body:
+            all_flavors = body.get('all_flavors', False)
+            _check_closes_something(all_flavors, body.get('flavors'))
+            values['all_flavors'] = all_flavors
+            flavor_ids = [] if all_flavors else _flavor_ids(
+                ctx, body['flavors'])
+        maintenance.update(ctx, window, values, flavor_ids,
+                           body.get('force', False))
+        return {'maintenance_window': window_view(
+            desk.window_get(ctx, window.id))}
+
+    @pecan.expose('json')
+    def delete(self, window_id=None):
+        if window_id is None:
+            utils.method_not_allowed(utils.COLLECTION_METHODS)
+        ctx = utils.context()
+        utils.authorize(ctx, POLICY % 'delete')
+        desk.window_destroy(ctx, window_id)
+        return utils.no_content()

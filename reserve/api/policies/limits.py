@@ -1,0 +1,25 @@
+from oslo_policy import policy
+
+from reserve.api.policies import base
+
+PREFIX = 'reserve:limits:%s'
+
+rules = [
+    policy.DocumentedRuleDefault(
+        name=PREFIX % 'get',
+        check_str=base.PROJECT_READER_OR_ADMIN,
+        description="Show a project's booking limits and what it uses.",
+        operations=[{'path': '/v1/limits', 'method': 'GET'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=PREFIX % 'get:all_projects',
+        check_str=base.ADMIN_OR_SERVICE,
+        description='Show the booking limits and usage of any project.',
+        operations=[{'path': '/v1/limits?project_id={project_id}',
+                     'method': 'GET'}],
+        scope_types=['project']),
+]
+
+
+def list_rules():
+    return rules

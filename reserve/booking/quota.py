@@ -1,0 +1,172 @@
+"""Quotas of the booking desk.
+
+Two resources per project, counted over its live bookings (PENDING_CREATE,
+ALLOCATED, ACTIVE; COMPLETE and ERROR rows use nothing):
+
+* ``reservations``: how many;
+* ``instance_hours``: instance_count x started hours of each one.
+
+Limits come from keystone unified limits through oslo.limit
+(``[quota]driver = unified_limits``) or from ``[quota]`` itself (the
+default, for clouds without them). A breach is an OverQuota (413).
+"""
+import contextlib
+import functools
+import math
+
+from keystoneauth1 import exceptions as ks_exceptions
+from openstack import exceptions as sdk_exceptions
+from oslo_config import cfg
+from oslo_limit import exception as limit_exception
+from oslo_limit import limit
+from oslo_log import log as logging
+
+from reserve.common import exception
+from reserve.db import desk
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+RESERVATIONS = 'reservations'
+INSTANCE_HOURS = 'instance_hours'
+RESOURCES = (RESERVATIONS, INSTANCE_HOURS)
+
+
+def instance_hours(count, start, end):
+    """A booking's instance-hours: every started hour counts."""
+    return count * int(math.ceil((end - start).total_seconds() / 3600.0))
+
+
+def new_booking(count, start, end):
+    """What a new booking adds."""
+    return {RESERVATIONS: 1, INSTANCE_HOURS: instance_hours(count, start,
+                                                            end)}
+
+
+def new_end(count, start, old_end, end):
+    """What moving a booking's end adds: only the added hours."""
+    added = (instance_hours(count, start, end) -
+             instance_hours(count, start, old_end))
+    return {INSTANCE_HOURS: added} if added > 0 else {}
+
+
+def usage(context, project_id, resources=RESOURCES):
+    """{resource: in use} of a project, from its live bookings."""
+    rows = desk.project_live_bookings(context, project_id)
+    counted = {RESERVATIONS: len(rows),
+               INSTANCE_HOURS: sum(instance_hours(*row) for row in rows)}
+    return {resource: counted[resource] for resource in resources}
+
+
+def _over_quota(project_id, breaches):
+    """breaches: (resource, limit, in use, asked) tuples."""
+    return exception.OverQuota(reason='project %s would go over its limit '
+                               'of %s' % (project_id, '; '.join(
+                                   '%s (%d in use + %d asked > limit %d)' %
+                                   (resource, used, asked, maximum)
+                                   for resource, maximum, used, asked
+                                   in breaches)))
+
+
+class ConfigDriver:
+    """The same limits for every project, from [quota]."""
+
+    name = 'config'
+
+    def limits(self, context, project_id, resources=RESOURCES):
+        return {r: getattr(CONF.quota, r) for r in resources}
+
+    def enforce(self, context, project_id, deltas):
+        limits = self.limits(context, project_id, list(deltas))
+        checked = sorted(r for r in deltas if limits[r] >= 0)
+        if not checked:
+            return
+        used = usage(context, project_id, checked)
+        breaches = [(r, limits[r], used[r], deltas[r]) for r in checked
+                    if used[r] + deltas[r] > limits[r]]
+        if breaches:
+            raise _over_quota(project_id, breaches)
+
+    def report(self, context, project_id):
+        limits = self.limits(context, project_id)
+        used = usage(context, project_id)
+        return {r: {'limit': limits[r], 'in_use': used[r]}
+                for r in RESOURCES}
+
+
+class UnifiedLimitsDriver:
+    """Keystone unified limits, read with oslo.limit.
+
+    Keystone holds registered limits ``reservations`` and
+    ``instance_hours`` for this service's endpoint ([oslo_limit]), and
+    per-project limits overriding them. oslo.limit asks our usage callback
+    for what a project uses. A resource with no registered limit counts as
+    a limit of 0, as oslo.limit has it.
+    """
+
+    name = 'unified_limits'
+
+    @staticmethod
+    @contextlib.contextmanager
+    def _keystone():
+        """Keystone failures become a 503 naming the cause."""
+        try:
+            yield
+        except (limit_exception.SessionInitError, ValueError,
+                ks_exceptions.ClientException,
+                sdk_exceptions.SDKException) as exc:
+            LOG.error('Cannot read unified limits from keystone: %s', exc)
+            raise exception.QuotaUnavailable(reason=str(exc))
+
+    @staticmethod
+    def _enforcer(context):
+        # One per check, as nova does: the usage callback reads through
+        # the caller's context, inside the caller's transaction.
+        return limit.Enforcer(functools.partial(usage, context))
+
+    def limits(self, context, project_id, resources=RESOURCES):
+        with self._keystone():
+            return dict(self._enforcer(context).get_project_limits(
+                project_id, list(resources)))
+
+    def enforce(self, context, project_id, deltas):
+        with self._keystone():
+            try:
+                self._enforcer(context).enforce(project_id, dict(deltas))
+            except limit_exception.ProjectOverLimit as exc:
+                raise _over_quota(project_id, [
+                    (info.resource_name, info.limit, info.current_usage,
+                     info.delta) for info in exc.over_limit_info_list])
+
+    def report(self, context, project_id):
+        with self._keystone():
+            found = self._enforcer(context).calculate_usage(
+                project_id, list(RESOURCES))
+        return {r: {'limit': found[r].limit, 'in_use': found[r].usage}
+                for r in RESOURCES}
+
+
+_DRIVERS = {driver.name: driver for driver in (ConfigDriver,
+                                               UnifiedLimitsDriver)}
+
+
+def driver():
+    return _DRIVERS[CONF.quota.driver]()
+
+
+def enforce(context, project_id, deltas):
+    """Raise OverQuota when ``deltas`` would take the project over."""
+    if deltas:
+        driver().enforce(context, project_id, deltas)
+
+
+def recheck(context, project_id, resources):
+    """Raise OverQuota if the project is over a limit of ``resources`` now
+    (after a write), when [quota]recheck_quota is on."""
+    if CONF.quota.recheck_quota and resources:
+        driver().enforce(context, project_id, {r: 0 for r in resources})
+
+
+def report(context, project_id):
+    """{resource: {limit, in_use}} of a project; a limit of -1 is none."""
+    return driver().report(context, project_id)

@@ -1,0 +1,51 @@
+from oslo_config import cfg
+
+devices_group = cfg.OptGroup(
+    'devices', title='GPU devices on libvirt hosts',
+    help='Libvirt hosts enrolled with a URI, their GPUs (/v1/devices) and '
+         'the reservations of GPU units (/v1/device-reservations).')
+
+devices_opts = [
+    cfg.IntOpt('refresh_interval', default=300, min=0,
+               help='Seconds between two rediscoveries of every libvirt '
+                    'host by the manager: devices are updated, a changed '
+                    'topology generation puts the host\'s reservations in '
+                    'needs-review, and attachments that went missing are '
+                    'made again. 0 disables the periodic refresh (POST '
+                    '/v1/hosts/{id}/refresh still works).'),
+    cfg.StrOpt('end_action', default='detach',
+               choices=[('detach', 'Detach the units; the domain keeps '
+                                   'running'),
+                        ('destroy', 'Power the domain off (virsh destroy), '
+                                    'then detach the units from its '
+                                    'definition')],
+               help='What happens to the domains holding a device '
+                    'reservation\'s units when it ends or is cancelled.'),
+    cfg.IntOpt('immediate_window', default=60, min=0,
+               help='Seconds: a device reservation that starts no later '
+                    'than this from now is attached while it is created, '
+                    'so that a failure is answered to the request (and '
+                    'nothing stays claimed, created or attached).'),
+    cfg.BoolOpt('fake_test_driver', default=False,
+                help='Complete hosts enrolled with a test:/// URI '
+                     '(libvirt\'s test driver) with mdev creation and '
+                     'hot-plug, as reserve.virt.fake does. For tests and '
+                     'the quick start only.'),
+    cfg.DictOpt('embedded_gpu_hosts', default={},
+                sample_default='gpu-a100-01:a100-host.xml,'
+                               'gpu-t4-01:t4-host.xml',
+                help='reserve-all-in-one only: host name to GPU host '
+                     'definition of etc/reserve/gpu-hosts, each enrolled '
+                     '(or refreshed, when it already is) at start-up as a '
+                     'libvirt test:/// host. The all-in-one enrolls '
+                     'gpu-a100-01 and gpu-t4-01 unless told otherwise.'),
+]
+
+
+def register_opts(conf):
+    conf.register_group(devices_group)
+    conf.register_opts(devices_opts, group=devices_group)
+
+
+def list_opts():
+    return {devices_group: devices_opts}

@@ -1,0 +1,181 @@
+"""GPU units over a window, as a project sees them: the input of every
+check and claim.
+
+A unit is withheld over a window by every unreleased reservation whose
+window overlaps it (a needs-review one included: it grants nothing but
+keeps its units). While a reservation holds a unit now, the unit is
+invisible to every project outside its audience: it is not listed, not
+shown (404) and cannot be named in a reservation.
+
+``check`` is the dry run: it reads and selects, and writes nothing.
+``claim`` runs the same selection inside the caller's transaction, after
+locking the host, and writes the reservation rows.
+"""
+import datetime
+
+from reserve.common import exception
+from reserve.common import timeutils
+from reserve.db import devices as devices_db
+from reserve.devices import selection
+from reserve.devices import states
+
+# "Now" as a window: the second that has begun.
+INSTANT = datetime.timedelta(seconds=1)
+
+
+def _can_see(reservation, viewer):
+    if viewer is None:
+        return True
+    return (reservation.project_id == viewer or
+            any(p.project_id == viewer for p in reservation.projects))
+
+
+def held_now(context, host_ids=None, now=None):
+    """{device_id: reservation} of the reservations holding units now."""
+    now = now or timeutils.utcnow()
+    return {device_id: reservation for device_id, reservation in
+            devices_db.claims(context, now, now + INSTANT,
+                              host_ids=host_ids)}
+
+
+def hidden(device_id, holders, viewer):
+    """Whether ``viewer`` (a project, None for admins) must not see it."""
+    holder = holders.get(device_id)
+    return holder is not None and not _can_see(holder, viewer)
+
+
+def unit_state(device, holders):
+    """The state the API shows: missing, reserved, in-use, available."""
+    if device.state == states.Device.MISSING:
+        return states.Unit.MISSING
+    if device.id in holders:
+        return states.Unit.RESERVED
+    if device.in_use_by:
+        return states.Unit.IN_USE
+    return states.Unit.AVAILABLE
+
+
+def _window(reservation):
+    end = ('open-ended' if states.is_open_end(reservation.end_date)
+           else 'until %s' % timeutils.isoformat(reservation.end_date))
+    return 'from %s %s' % (timeutils.isoformat(reservation.start_date), end)
+
+
+def _claim_reason(reservation, viewer):
+    text = 'reserved %s' % _window(reservation)
+    if _can_see(reservation, viewer):
+        text += ' by reservation %s' % reservation.id
+        if reservation.released_at is None and (
+                reservation.status == states.Reservation.CANCELLED):
+            text += ' (cancelled, being released)'
+    return text
+
+
+def _blocked(device, host, claimed, by_address, viewer):
+    if not host.reservable:
+        return 'its host %s is not reservable' % host.name
+    if device.state == states.Device.MISSING:
+        return 'missing from its host since the last discovery'
+    if device.in_use_by:
+        return 'in use by %s' % ', '.join(device.in_use_by)
+    if device.id in claimed:
+        return _claim_reason(claimed[device.id], viewer)
+    related = _related(device)
+    for address in sorted(related):
+        other = by_address.get((device.host_id, address))
+        if other is not None and other.id in claimed:
+            return 'it shares hardware with %s, %s' % (
+                address, _claim_reason(claimed[other.id], viewer))
+    return None
+
+
+def _related(device):
+    related = {a for a in device.iommu_group_members or ()
+               if a != device.pci_address}
+    if device.physical_function:
+        related.add(device.physical_function)
+    related.update(device.virtual_functions or ())
+    return frozenset(related)
+
+
+def units(context, start, end, viewer=None, host_ids=None, exclude=None):
+    """selection.Unit of every GPU of the libvirt hosts that ``viewer``
+    may see, each blocked or not over [start, end) (``exclude``: a
+    reservation whose own claims do not count)."""
+    hosts = {h.id: h for h in devices_db.libvirt_hosts(context)}
+    if host_ids is not None:
+        hosts = {k: v for k, v in hosts.items() if k in host_ids}
+    devices = devices_db.device_list(context, host_ids=list(hosts))
+    claimed = dict(devices_db.claims(context, start, end,
+                                     host_ids=list(hosts), exclude=exclude))
+    holders = held_now(context, host_ids=list(hosts))
+    by_address = {(d.host_id, d.pci_address): d for d in devices}
+    found = []
+    for device in devices:
+        holder = holders.get(device.id)
+        if (hidden(device.id, holders, viewer) and
+                (exclude is None or holder.id != exclude)):
+            continue
+        host = hosts[device.host_id]
+        found.append(selection.Unit(
+            id=device.id, host_id=host.id, host=host.name,
+            pci_address=device.pci_address,
+            model=selection.model_name(device.product_name,
+                                       device.vendor_id, device.product_id),
+            vendor_id=device.vendor_id, product_id=device.product_id,
+            numa_node=device.numa_node,
+            is_vf=bool(device.physical_function),
+            related=_related(device),
+            mdev_types={t['id']: t['available_instances']
+                        for t in device.mdev_types or ()},
+            blocked=_blocked(device, host, claimed, by_address, viewer)))
+    return found
+
+
+def check(context, request, start, end, viewer=None, exclude=None):
+    """The dry run: the Selection the request would get over [start,
+    end), or the error a claim would raise. Writes nothing."""
+    host_ids = [request.host_id] if request.host_id else None
+    return selection.select(
+        units(context, start, end, viewer=viewer, host_ids=host_ids,
+              exclude=exclude), request)
+
+
+def check_window(context, reservation, start, end):
+    """Raise UnitsUnavailable unless a reservation's units stay free
+    when its window becomes [start, end)."""
+    request = selection.Request(
+        unit_ids=tuple(u.device_id for u in reservation.units),
+        host_id=reservation.host_id)
+    try:
+        check(context, request, start, end, exclude=reservation.id)
+    except exception.DeviceNotFound:
+        raise exception.UnitsUnavailable(
+            reason='a unit of reservation %s is no longer known' %
+            reservation.id)
+
+
+def claim(context, request, start, end, viewer, values, projects,
+          attachments_for):
+    """Select and write the reservation, inside the caller's writer
+    transaction: the host is locked first, so that the units read free
+    are still free when written. ``attachments_for(selection)`` gives
+    the planned attachments. Returns (reservation, selection)."""
+    if not request.host_id:
+        # Find the host first, then select again under its lock.
+        request = _on_host(request, check(context, request, start, end,
+                                          viewer=viewer).host_id)
+    devices_db.lock_host(context, request.host_id)
+    chosen = check(context, request, start, end, viewer=viewer)
+    values = dict(values, host_id=chosen.host_id)
+    reservation = devices_db.reservation_create(
+        context, values, projects, chosen.unit_ids,
+        attachments_for(chosen))
+    return reservation, chosen
+
+
+def _on_host(request, host_id):
+    return selection.Request(
+        unit_ids=request.unit_ids, count=request.count, model=request.model,
+        host_id=host_id, numa_local=request.numa_local,
+        mdev_type=request.mdev_type)

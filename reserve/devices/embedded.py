@@ -1,0 +1,54 @@
+"""The all-in-one's GPU hosts: libvirt test:/// hosts from etc/.
+
+At start-up reserve-all-in-one enrolls each host of
+[devices]embedded_gpu_hosts (name: definition file of
+etc/reserve/gpu-hosts), or refreshes it when its row exists from an
+earlier run. A test:/// host starts afresh with each process, so the
+refresh also gives the active reservations back their hostdevs and
+mdevs (see reserve.devices.lifecycle.rediscover).
+"""
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from reserve.common import exception
+from reserve.db import api as db_api
+from reserve.db import devices as devices_db
+from reserve.devices import refresh
+from reserve.virt import fake
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+
+def _existing(context, name, uri):
+    host = devices_db.host_by_uri(context, uri)
+    if host is not None:
+        return host
+    try:
+        host = db_api.host_get(context, name)
+    except exception.HostNotFound:
+        return None
+    if host.kind == 'libvirt' and host.uri != uri:
+        # The same host, its definition found elsewhere this time.
+        db_api.host_update(context, host.id, {'uri': uri})
+    return host
+
+
+def enroll_hosts(context):
+    """Enroll or refresh every embedded host; returns their names."""
+    done = []
+    for name, definition in sorted(CONF.devices.embedded_gpu_hosts.items()):
+        try:
+            uri = fake.host_uri(fake.host_definition(definition))
+            host = _existing(context, name, uri)
+            if host is None:
+                refresh.enroll(context, {'name': name, 'uri': uri})
+                LOG.info('Enrolled embedded GPU host %s (%s)', name, uri)
+            else:
+                refresh.refresh(context, host.id)
+                LOG.info('Refreshed embedded GPU host %s (%s)', name, uri)
+            done.append(name)
+        except (OSError, exception.ReserveException) as exc:
+            LOG.error('Embedded GPU host %s (%s) not enrolled: %s', name,
+                      definition, exc)
+    return done

@@ -1,0 +1,455 @@
+"""The life of a device reservation, as the manager runs it.
+
+* ``create``: one transaction claims the units (selection under the
+  host's lock, overlap refused), writes the reservation and its lease
+  (named ``device-reservation-<id>``, one ``device:gpu`` reservation of
+  the same id, three events). A reservation starting now is attached in
+  that same transaction: if an mdev creation or an attach fails, every
+  step is undone and nothing stays claimed, created or attached.
+* ``start`` / ``end`` (the lease's start_lease / end_lease events, through
+  the device:gpu plugin): attach the planned units (undone on failure,
+  the event is retried), or take everything back (the domain keeps
+  running unless [devices]end_action is 'destroy') and free the units.
+* ``cancel``: the lease's delete path (its end runs now).
+* ``rediscover``: a host's discovery; when its topology generation moved,
+  its pending and active reservations need review: they grant nothing
+  (their units are detached) and keep withholding their units until an
+  administrator ``affirm``s them. Active reservations get back what they
+  lost (after a restart of a test:/// host, for instance).
+* ``attach`` / ``detach``: domains named while a reservation lives.
+"""
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from reserve.common import exception
+from reserve.common import states as engine_states
+from reserve.common import timeutils
+from reserve.db import api as db_api
+from reserve.db import devices as devices_db
+from reserve.devices import attachments
+from reserve.devices import claims
+from reserve.devices import hosts
+from reserve.devices import inventory
+from reserve.devices import plan
+from reserve.devices import portable
+from reserve.devices import selection
+from reserve.devices import states
+from reserve import plugins
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+Status = states.Reservation
+
+
+def request_of(values):
+    """The selection.Request of a creation's values."""
+    return selection.Request(
+        unit_ids=tuple(values.get('unit_ids') or ()),
+        count=int(values.get('count') or 0),
+        model=values.get('model'), host_id=values.get('host_id'),
+        numa_local=bool(values.get('numa_local')),
+        mdev_type=values.get('mdev_type'))
+
+
+def window_of(values):
+    """(start, end) of a creation's values; an absent end is open."""
+    now = timeutils.utcnow()
+    start = (timeutils.parse(values['start'], 'start')
+             if values.get('start') else now)
+    end = (timeutils.parse(values['end'], 'end') if values.get('end')
+           else states.OPEN_END)
+    if end <= start:
+        raise exception.Invalid(reason='end must be after start')
+    return start, end
+
+
+def _projects(values):
+    allowed = values.get('allowed_projects') or [values['project_id']]
+    return {states.Role.ALLOWED: allowed,
+            states.Role.MANAGING: values.get('managing_projects') or []}
+
+
+def _check_domains(conn, host, domains):
+    known = {d.name for d in conn.domains()}
+    for name in domains or ():
+        if name not in known:
+            raise exception.DomainNotFound(name=name, host=host.name)
+
+
+# creation ---------------------------------------------------------------
+
+def claim(context, lease_values, values):
+    """The device:gpu plugin's reserve: select and write the units of
+    ``values`` (inside the caller's transaction); returns the columns of
+    the lease reservation, whose id is the device reservation's."""
+    start, end = lease_values['start_date'], lease_values['end_date']
+    request = request_of(values)
+    host = db_api.host_get(context, request.host_id) if request.host_id \
+        else None
+    domains = list(values.get('domains') or ())
+
+    def planned(chosen):
+        return plan.for_domains(values['id'], chosen.units, domains,
+                                request.mdev_type, values['project_id'])
+
+    row = {
+        'id': values['id'], 'project_id': values['project_id'],
+        'user_id': values.get('user_id') or '',
+        'start_date': start, 'end_date': end, 'status': Status.PENDING,
+        'mdev_type': request.mdev_type,
+        'request': _request_record(request),
+        'contract_ref': values.get('contract_ref'),
+        'reason': values.get('reason'),
+        'topology_generation': (host.topology_generation if host else '')
+        or '',
+    }
+    reservation, chosen = claims.claim(
+        context, request, start, end, values.get('viewer'), row,
+        _projects(values), planned)
+    if host is None:
+        host = db_api.host_get(context, chosen.host_id)
+        devices_db.reservation_update(context, reservation.id, {
+            'topology_generation': host.topology_generation or ''})
+    count = len(chosen.units)
+    return {'id': reservation.id, 'resource_type': states.RESOURCE_TYPE,
+            'amount': count,
+            'allocations': [{'host_id': chosen.host_id, 'count': count}]}
+
+
+def _request_record(request):
+    if request.unit_ids:
+        return {'unit_ids': list(request.unit_ids)}
+    return {'count': request.count, 'model': request.model,
+            'numa_local': request.numa_local}
+
+
+def create(context, values, selection_lock, lease_events):
+    """Claim, write the lease, and attach a reservation starting now.
+    Idempotent by ``values['id']``; returns the reservation id."""
+    if devices_db.reservation_find(context, values['id']) is not None:
+        return values['id']
+    start, end = window_of(values)
+    request = request_of(values)
+    # The dry run finds the host (and fails early); the claim runs it
+    # again under the host's lock.
+    chosen = claims.check(context, request, start, end,
+                          viewer=values.get('viewer'))
+    host = db_api.host_get(context, chosen.host_id)
+    values = dict(values, host_id=host.id)
+    immediate = (start - timeutils.utcnow()).total_seconds() <= \
+        CONF.devices.immediate_window
+    lease_row = {'name': states.lease_name(values['id']),
+                 'project_id': values['project_id'],
+                 'user_id': values.get('user_id') or '',
+                 'start_date': start, 'end_date': end,
+                 'status': engine_states.Lease.PENDING}
+    plugin = plugins.get_plugin(states.RESOURCE_TYPE)
+    with hosts.host_lock(host.id):
+        conn = hosts.connect(host.uri)
+        _check_domains(conn, host, values.get('domains'))
+        with attachments.saga() as undo:
+            with selection_lock, db_api.writer.using(context):
+                row = plugin.reserve(context, lease_row, {
+                    'resource_type': states.RESOURCE_TYPE,
+                    'device_reservation': values})
+                row['status'] = engine_states.Reservation.PENDING
+                db_api.lease_create(context, lease_row, [row],
+                                    lease_events(start, end))
+                if immediate:
+                    reservation = devices_db.reservation_get(context,
+                                                             values['id'])
+                    _realize(context, conn, reservation,
+                             reservation.attachments, undo)
+    LOG.info('Device reservation %s claims %s on %s', values['id'],
+             ', '.join(u.pci_address for u in chosen.units), host.name)
+    return values['id']
+
+
+def _realize(context, conn, reservation, rows, undo):
+    try:
+        return attachments.realize(context, conn, reservation, rows, undo)
+    except exception.ReserveException as exc:
+        raise portable.portable(
+            exc, 'attaching the units of device reservation %s failed and '
+                 'was undone' % reservation.id) from exc
+
+
+# start and end ------------------------------------------------------------
+
+def _host_of(context, reservation):
+    return db_api.host_get(context, reservation.host_id)
+
+
+def start(context, reservation_id):
+    """start_lease: attach the planned units, unless the reservation
+    needs review (or must: the host's topology moved since it was
+    written). A failure undoes what this start did and is raised (the
+    event is retried); the units stay the reservation's."""
+    reservation = devices_db.reservation_find(context, reservation_id)
+    if reservation is None or reservation.status not in (
+            Status.PENDING, Status.ACTIVE):
+        return
+    host = _host_of(context, reservation)
+    with hosts.host_lock(host.id):
+        conn = hosts.connect(host.uri)
+        if conn.topology_generation() != reservation.topology_generation:
+            rediscover(context, host, conn)
+            return
+        try:
+            with attachments.saga() as undo, db_api.writer.using(context):
+                reservation = devices_db.reservation_get(context,
+                                                         reservation_id)
+                _realize(context, conn, reservation,
+                         reservation.attachments, undo)
+                devices_db.reservation_update(
+                    context, reservation_id,
+                    {'status': Status.ACTIVE, 'status_reason': None},
+                    expected_status=(Status.PENDING, Status.ACTIVE))
+        except exception.ReserveException as exc:
+            devices_db.reservation_update(context, reservation_id, {
+                'status_reason': 'start failed, retried: %s' %
+                exc.message})
+            raise
+
+
+def end(context, reservation_id):
+    """end_lease (also after a cancellation): take every unit back and
+    free them. Idempotent."""
+    reservation = devices_db.reservation_find(context, reservation_id)
+    if reservation is None or reservation.released_at is not None:
+        return
+    host = _host_of(context, reservation)
+    with hosts.host_lock(host.id):
+        conn = hosts.connect(host.uri)
+        attachments.release(context, conn, reservation.attachments,
+                            end_action=CONF.devices.end_action)
+        devices_db.reservation_update(
+            context, reservation_id, {'status': Status.EXPIRED},
+            expected_status=Status.LIVE)
+        devices_db.reservation_update(
+            context, reservation_id, {'released_at': timeutils.utcnow()})
+    LOG.info('Device reservation %s released its units', reservation_id)
+
+
+def cancel(context, reservation_id, delete_lease, reason):
+    """Cancel a live reservation: its lease's delete path runs its end
+    now. Returns False when it was not live any more."""
+    if not devices_db.reservation_update(
+            context, reservation_id,
+            {'status': Status.CANCELLED, 'status_reason': reason},
+            expected_status=Status.LIVE):
+        return False
+    _finish_cancel(context, reservation_id, delete_lease)
+    return True
+
+
+def _finish_cancel(context, reservation_id, delete_lease):
+    lease = db_api.lease_get_by_name(context,
+                                     states.lease_name(reservation_id))
+    if lease is not None and lease.status != engine_states.Lease.TERMINATED:
+        delete_lease(context, lease.id)
+    else:
+        end(context, reservation_id)
+
+
+# review --------------------------------------------------------------------
+
+def rediscover(context, host, conn):
+    """Discover a host (under its lock): devices and generation written,
+    reservations written against another generation put in review,
+    active ones given back what they lost. Returns a report."""
+    needs_review = _review(context, host, conn, conn.topology_generation())
+    restored = _converge(context, host, conn)
+    # Written last, the rows show the host as reviewing and restoring
+    # left it (instances available, what reserve holds).
+    report = inventory.sync(context, host, conn)
+    report.update(needs_review=needs_review, restored=restored)
+    return report
+
+
+def _review(context, host, conn, generation):
+    moved = []
+    for reservation in devices_db.reservations_of_host(
+            context, host.id, (Status.PENDING, Status.ACTIVE)):
+        if reservation.topology_generation == generation:
+            continue
+        reason = ('the GPU topology of host %s changed (generation %s… '
+                  'became %s…) at %s: it grants nothing until an '
+                  'administrator re-affirms it' % (
+                      host.name, reservation.topology_generation[:12],
+                      generation[:12],
+                      timeutils.isoformat(timeutils.utcnow())))
+        if not devices_db.reservation_update(
+                context, reservation.id,
+                {'status': Status.NEEDS_REVIEW, 'status_reason': reason},
+                expected_status=(Status.PENDING, Status.ACTIVE)):
+            continue
+        attachments.release(context, conn, reservation.attachments,
+                            final_state=states.Attachment.PLANNED)
+        LOG.warning('Device reservation %s needs review: %s',
+                    reservation.id, reason)
+        moved.append(reservation.id)
+    return moved
+
+
+def _converge(context, host, conn):
+    restored = []
+    for reservation in devices_db.reservations_of_host(
+            context, host.id, (Status.ACTIVE,)):
+        try:
+            with attachments.saga() as undo, db_api.writer.using(context):
+                changed = _realize(context, conn, reservation,
+                                   reservation.attachments, undo)
+        except exception.ReserveException as exc:
+            LOG.warning('Device reservation %s: attachments not restored: '
+                        '%s', reservation.id, exc)
+            devices_db.reservation_update(context, reservation.id, {
+                'status_reason': 'attachments could not be restored: %s' %
+                exc.message})
+            continue
+        if changed:
+            restored.append(reservation.id)
+    return restored
+
+
+def affirm(context, reservation_id, who):
+    """Re-affirm a reservation in review against the host's topology
+    now: active again (attached) if its window has started, else
+    pending. Refused while one of its units is missing."""
+    reservation = devices_db.reservation_get(context, reservation_id)
+    if reservation.status != Status.NEEDS_REVIEW:
+        raise exception.InvalidState(
+            what='Device reservation %s' % reservation_id,
+            status=reservation.status,
+            reason='only a reservation in needs-review can be affirmed')
+    host = _host_of(context, reservation)
+    with hosts.host_lock(host.id):
+        conn = hosts.connect(host.uri)
+        generation = rediscover(context, host, conn)['topology_generation']
+        reservation = devices_db.reservation_get(context, reservation_id)
+        gone = [u.device.pci_address for u in reservation.units
+                if u.device.state == states.Device.MISSING]
+        if gone:
+            raise exception.UnitsUnavailable(
+                reason='%s no longer on host %s; cancel the reservation' %
+                (', '.join(gone), host.name))
+        started = reservation.start_date <= timeutils.utcnow()
+        with attachments.saga() as undo, db_api.writer.using(context):
+            if not devices_db.reservation_update(
+                    context, reservation_id, {
+                        'status': Status.ACTIVE if started
+                        else Status.PENDING,
+                        'topology_generation': generation,
+                        'status_reason': 'affirmed by %s at %s' % (
+                            who, timeutils.isoformat(timeutils.utcnow()))},
+                    expected_status=Status.NEEDS_REVIEW):
+                raise exception.InvalidState(
+                    what='Device reservation %s' % reservation_id,
+                    status='changing', reason='try again')
+            if started:
+                _realize(context, conn, reservation,
+                         reservation.attachments, undo)
+
+
+# domains -------------------------------------------------------------------
+
+def _unit_views(context, reservation):
+    """The reservation's units as selection.Units (for planning)."""
+    units = claims.units(context, reservation.start_date,
+                         reservation.end_date,
+                         host_ids=[reservation.host_id],
+                         exclude=reservation.id)
+    mine = {u.device_id for u in reservation.units}
+    return sorted((u for u in units if u.id in mine),
+                  key=lambda u: u.pci_address)
+
+
+def attach(context, reservation_id, domain, unit_ids, project_id):
+    """Give a domain units of a live reservation: now when it is
+    active (undone on failure), at its start when it is pending."""
+    reservation = devices_db.reservation_get(context, reservation_id)
+    if reservation.status not in (Status.PENDING, Status.ACTIVE):
+        raise exception.InvalidState(
+            what='Device reservation %s' % reservation_id,
+            status=reservation.status,
+            reason='domains can be given units while it is pending or '
+                   'active')
+    host = _host_of(context, reservation)
+    with hosts.host_lock(host.id):
+        conn = hosts.connect(host.uri)
+        _check_domains(conn, host, [domain])
+        rows = plan.for_one_domain(
+            reservation, _unit_views(context, reservation), domain,
+            unit_ids, project_id)
+        with attachments.saga() as undo, db_api.writer.using(context):
+            added = devices_db.attachments_add(context, reservation_id,
+                                               rows)
+            if reservation.status == Status.ACTIVE:
+                reservation = devices_db.reservation_get(context,
+                                                         reservation_id)
+                ids = {a.id for a in added}
+                _realize(context, conn, reservation,
+                         [a for a in reservation.attachments
+                          if a.id in ids], undo)
+
+
+def detach(context, reservation_id, domain, project_id=None):
+    """Take a reservation's units back from a domain (only those
+    ``project_id`` attached, when given). The domain keeps running."""
+    reservation = devices_db.reservation_get(context, reservation_id)
+    rows = [a for a in reservation.attachments if a.domain == domain and
+            a.state != states.Attachment.DETACHED]
+    if not rows:
+        raise exception.Invalid(
+            reason='domain %s holds no unit of device reservation %s' % (
+                domain, reservation_id))
+    if project_id is not None and any(a.project_id != project_id
+                                      for a in rows):
+        raise exception.Forbidden(
+            action='detach units another project attached')
+    host = _host_of(context, reservation)
+    with hosts.host_lock(host.id):
+        conn = hosts.connect(host.uri)
+        attachments.release(context, conn, rows)
+        devices_db.attachments_delete(context, [a.id for a in rows])
+
+
+def set_domains(context, reservation_id, domains, project_id):
+    """Make the reservation's domains exactly ``domains``: the others
+    are detached, the new ones attached as by ``attach``."""
+    reservation = devices_db.reservation_get(context, reservation_id)
+    current = {a.domain for a in reservation.attachments
+               if a.state != states.Attachment.DETACHED}
+    for domain in sorted(current - set(domains)):
+        detach(context, reservation_id, domain)
+    for domain in domains:
+        if domain not in current:
+            attach(context, reservation_id, domain, None, project_id)
+
+
+# reconciliation ---------------------------------------------------------
+
+def settle(context, delete_lease):
+    """What a lost step left behind: a cancelled reservation whose
+    lease still runs, or a reservation whose lease is gone unreleased.
+    Returns the ids it moved on."""
+    moved = []
+    for reservation in devices_db.reservations_unreleased(context):
+        lease = db_api.lease_get_by_name(
+            context, states.lease_name(reservation.id))
+        if lease is None:
+            LOG.warning('Device reservation %s has no lease: releasing it',
+                        reservation.id)
+            end(context, reservation.id)
+        elif (reservation.status == Status.CANCELLED and lease.status not in
+              (engine_states.Lease.DELETING,
+               engine_states.Lease.TERMINATED)):
+            LOG.warning('Device reservation %s is cancelled but its lease '
+                        '%s is %s: deleting the lease', reservation.id,
+                        lease.id, lease.status)
+            delete_lease(context, lease.id)
+        else:
+            continue
+        moved.append(reservation.id)
+    return moved

@@ -1,0 +1,207 @@
+"""Which GPU units a request gets: pure functions, no I/O.
+
+The same code answers a dry run and makes the claim (reserve.devices
+.claims feeds it a snapshot of the units, each with why it cannot be
+taken over the asked window, if it cannot). A request names either
+specific units or a count of a model, optionally on one host and on one
+NUMA node. A reservation's units are always on one host (the domains
+they are handed to live there), and never two functions that share
+hardware (an IOMMU group, an SR-IOV physical function and its virtual
+functions): libvirt could not give them to different guests.
+"""
+import dataclasses
+import re
+
+from reserve.common import exception
+
+
+@dataclasses.dataclass(frozen=True)
+class Unit:
+    id: str
+    host_id: str
+    host: str
+    pci_address: str
+    model: str
+    vendor_id: str
+    product_id: str
+    numa_node: int
+    is_vf: bool
+    # Addresses of the functions it shares hardware with.
+    related: frozenset
+    # {mdev type id: available instances}
+    mdev_types: dict
+    # Why it cannot be taken over the window (None: it can).
+    blocked: str = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    unit_ids: tuple = ()
+    count: int = 0
+    model: str = None
+    host_id: str = None
+    numa_local: bool = False
+    mdev_type: str = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Selection:
+    host_id: str
+    host: str
+    units: tuple
+
+    @property
+    def unit_ids(self):
+        return [u.id for u in self.units]
+
+
+def model_name(product_name, vendor_id, product_id):
+    """How the API names a GPU model: the product name libvirt reads
+    from pci.ids, else 'vendor:product'."""
+    if product_name:
+        return product_name
+    return '%s:%s' % (_bare(vendor_id), _bare(product_id))
+
+
+def _bare(hex_id):
+    text = (hex_id or '').lower()
+    return text[2:] if text.startswith('0x') else text
+
+
+def model_matches(unit, text):
+    """Whether ``text`` names the unit's model: its full product name
+    ('GA100 [A100 SXM4 80GB]'), the marketing name in brackets ('A100
+    SXM4 80GB'), 'vendor:product' ids ('10de:20b2') or the product id
+    ('20b2', '0x20b2'); case does not matter."""
+    wanted = text.strip().lower()
+    names = {unit.model.lower(),
+             '%s:%s' % (_bare(unit.vendor_id), _bare(unit.product_id)),
+             _bare(unit.product_id), (unit.product_id or '').lower()}
+    names.update(m.strip().lower()
+                 for m in re.findall(r'\[([^\]]+)\]', unit.model))
+    return wanted in names
+
+
+def _label(unit):
+    return '%s on %s' % (unit.pci_address, unit.host)
+
+
+def _check_related(units):
+    for i, first in enumerate(units):
+        for second in units[i + 1:]:
+            if (second.host_id == first.host_id and
+                    second.pci_address in first.related):
+                raise exception.Invalid(
+                    reason='units %s and %s share hardware (IOMMU group or '
+                           'SR-IOV functions) and cannot be reserved '
+                           'together' % (first.id, second.id))
+
+
+def _specific(units, request):
+    by_id = {u.id: u for u in units}
+    chosen = []
+    for unit_id in request.unit_ids:
+        if unit_id not in by_id:
+            raise exception.DeviceNotFound(id=unit_id)
+        chosen.append(by_id[unit_id])
+    hosts = sorted({u.host for u in chosen})
+    if len(hosts) > 1:
+        raise exception.Invalid(
+            reason='the units of a reservation must be on one host; these '
+                   'are on %s' % ', '.join(hosts))
+    if request.host_id and chosen[0].host_id != request.host_id:
+        raise exception.Invalid(
+            reason='unit %s is on host %s, not on the host asked for' %
+            (chosen[0].id, chosen[0].host))
+    _check_related(chosen)
+    if request.numa_local and len({u.numa_node for u in chosen}) > 1:
+        raise exception.Invalid(
+            reason='numa_local: the units are on NUMA nodes %s' % ', '.join(
+                sorted(str(u.numa_node) for u in chosen)))
+    if request.mdev_type:
+        for unit in chosen:
+            if request.mdev_type not in unit.mdev_types:
+                raise exception.Invalid(
+                    reason='unit %s (%s) offers no mediated device type %s'
+                           ' (it offers: %s)' % (
+                               unit.id, unit.model, request.mdev_type,
+                               ', '.join(sorted(unit.mdev_types))
+                               or 'none'))
+    blocked = ['%s: %s' % (_label(u), u.blocked) for u in chosen
+               if u.blocked]
+    if blocked:
+        raise exception.UnitsUnavailable(reason='; '.join(blocked))
+    return Selection(chosen[0].host_id, chosen[0].host, tuple(chosen))
+
+
+def wanted(unit, request):
+    """Whether a unit is of what a count request asks for."""
+    if request.host_id and unit.host_id != request.host_id:
+        return False
+    if request.model and not model_matches(unit, request.model):
+        return False
+    if request.mdev_type and request.mdev_type not in unit.mdev_types:
+        return False
+    return True
+
+
+def pick_together(units):
+    """As many units as can go together, whole GPUs before SR-IOV
+    virtual functions, in address order."""
+    picked, taken = [], set()
+    for unit in sorted(units, key=lambda u: (u.is_vf, u.pci_address)):
+        if unit.pci_address in taken:
+            continue
+        picked.append(unit)
+        taken.add(unit.pci_address)
+        taken.update(unit.related)
+    return picked
+
+
+def _describe(request):
+    what = '%d unit(s)' % request.count
+    if request.model:
+        what += ' of model %r' % request.model
+    if request.mdev_type:
+        what += ' offering mdev type %s' % request.mdev_type
+    if request.numa_local:
+        what += ' on one NUMA node'
+    return what
+
+
+def _counted(units, request):
+    matching = [u for u in units if wanted(u, request)]
+    groups = {}
+    for unit in matching:
+        if unit.blocked:
+            continue
+        key = (unit.host, unit.host_id,
+               unit.numa_node if request.numa_local else None)
+        groups.setdefault(key, []).append(unit)
+    fitting, best = [], 0
+    for key, members in groups.items():
+        picked = pick_together(members)
+        best = max(best, len(picked))
+        if len(picked) >= request.count:
+            fitting.append((len(picked), key, picked))
+    if not fitting:
+        where = ' on the host asked for' if request.host_id else ''
+        raise exception.DevicesDoNotFit(
+            reason='%s wanted%s; %s' % (
+                _describe(request), where,
+                'at most %d fit together on one host' % best if matching
+                else 'no unit of the reservable hosts matches'))
+    # The tightest fit keeps the larger groups whole for larger requests.
+    free, (host, host_id, _node), picked = min(
+        fitting, key=lambda item: (item[0], item[1][0],
+                                   str(item[1][2])))
+    return Selection(host_id, host, tuple(picked[:request.count]))
+
+
+def select(units, request):
+    """The Selection ``request`` gets among ``units`` (those the caller
+    may see, each with its ``blocked`` reason over the window). Raises
+    DeviceNotFound, Invalid, UnitsUnavailable or DevicesDoNotFit."""
+    if request.unit_ids:
+        return _specific(units, request)
+    return _counted(units, request)

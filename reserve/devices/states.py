@@ -1,0 +1,60 @@
+"""States and fixed values of GPU devices and their reservations."""
+import datetime
+
+# Hosts enrolled with a libvirt URI.
+LIBVIRT = 'libvirt'
+
+# The resource type of the lease engine's reservation of GPU units.
+RESOURCE_TYPE = 'device:gpu'
+LEASE_PREFIX = 'device-reservation-'
+
+# An open-ended reservation runs until cancelled: its lease ends here,
+# and the API shows its end as null.
+OPEN_END = datetime.datetime(9999, 1, 1)
+
+
+def lease_name(reservation_id):
+    return LEASE_PREFIX + reservation_id
+
+
+def is_open_end(end_date):
+    return end_date is not None and end_date >= OPEN_END
+
+
+class Device:
+    """What the last discovery found (stored)."""
+    PRESENT = 'present'
+    MISSING = 'missing'
+
+
+class Unit:
+    """A unit's state as the API shows it (computed when read)."""
+    AVAILABLE = 'available'
+    RESERVED = 'reserved'      # held by a reservation now
+    IN_USE = 'in-use'          # held by something reserve did not attach
+    MISSING = 'missing'
+    ALL = (AVAILABLE, RESERVED, IN_USE, MISSING)
+
+
+class Reservation:
+    PENDING = 'pending'
+    ACTIVE = 'active'
+    EXPIRED = 'expired'
+    CANCELLED = 'cancelled'
+    NEEDS_REVIEW = 'needs-review'
+    ALL = (PENDING, ACTIVE, EXPIRED, CANCELLED, NEEDS_REVIEW)
+    # Reservations that still mean to hold their units.
+    LIVE = (PENDING, ACTIVE, NEEDS_REVIEW)
+
+
+class Role:
+    ALLOWED = 'allowed'      # the audience: may use the units
+    MANAGING = 'managing'    # may also act on the owner's behalf
+
+
+class Attachment:
+    PLANNED = 'planned'
+    ATTACHED = 'attached'
+    DETACHED = 'detached'
+    PCI = 'pci'
+    MDEV = 'mdev'

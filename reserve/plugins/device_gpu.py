@@ -1,0 +1,44 @@
+"""device:gpu — GPU units of a libvirt host reserved for projects.
+
+The units are claimed at lease creation (the device reservation and its
+units are written in the lease's transaction); at start they are handed
+to the reservation's domains as PCI hostdevs or mediated devices, at the
+end taken back (see reserve.devices.lifecycle). The lease reservation's
+id is the device reservation's (/v1/device-reservations/<id>).
+"""
+from reserve.common import exception
+from reserve.db import devices as devices_db
+from reserve.devices import claims
+from reserve.devices import lifecycle
+from reserve.devices import states
+from reserve.plugins import base
+
+
+class DeviceGpuPlugin(base.ResourcePlugin):
+    resource_type = states.RESOURCE_TYPE
+
+    def reserve(self, context, lease_values, values):
+        request = values.get('device_reservation')
+        if not request:
+            raise exception.Invalid(
+                reason='a device:gpu reservation is made through '
+                       '/v1/device-reservations')
+        return lifecycle.claim(context, lease_values, request)
+
+    def build(self, context, lease, reservation):
+        """Nothing to prepare: the units are handed over at start."""
+
+    def on_start(self, context, lease, reservation):
+        lifecycle.start(context, reservation.id)
+
+    def on_end(self, context, lease, reservation):
+        lifecycle.end(context, reservation.id)
+
+    def check_new_window(self, context, lease, reservation, start, end):
+        found = devices_db.reservation_get(context, reservation.id)
+        claims.check_window(context, found, start, end)
+        # Called in the transaction that moves the lease: the device
+        # reservation's own window (what its claims use) moves with it.
+        devices_db.reservation_update(context, reservation.id,
+                                      {'start_date': start,
+                                       'end_date': end})

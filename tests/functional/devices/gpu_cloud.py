@@ -1,0 +1,173 @@
+"""A GPU cloud made of libvirt test:/// hosts, for the device tests.
+
+``GpuCloud`` runs the lease manager and the event loop in-process on a
+fresh SQLite database; each host it enrolls is a private copy of a
+definition of etc/reserve/gpu-hosts (its own URI, hence its own libvirt
+state), completed by reserve.virt.fake (mdev creation, hot-plug).
+``topology_change`` rewrites a host's definition and reopens it, as if
+its GPUs had been moved.
+"""
+import datetime
+import pathlib
+import shutil
+import uuid
+
+from oslo_config import cfg
+
+from reserve.common import context as reserve_context
+from reserve.common import timeutils
+from reserve.db import api as db_api
+from reserve.db import devices as devices_db
+from reserve.db import models
+from reserve.devices import hosts as device_hosts
+from reserve.manager import events
+from reserve.manager import manager
+from reserve.manager import notify
+from reserve import plugins
+from reserve.virt import connection
+from reserve.virt import fake
+from tests.fixtures import database
+
+CONF = cfg.CONF
+DEFINITIONS = (pathlib.Path(__file__).parents[3] / 'etc' / 'reserve' /
+               'gpu-hosts')
+A100_MODEL = 'A100 SXM4 80GB'
+T4_MODEL = 'Tesla T4'
+
+
+def iso(when):
+    return timeutils.isoformat(when)
+
+
+def ahead(seconds=0, hours=0, days=0):
+    return timeutils.utcnow() + datetime.timedelta(
+        seconds=seconds, hours=hours, days=days)
+
+
+class GpuCloud:
+    def __init__(self, tmp_path, loop=None):
+        self.tmp_path = tmp_path
+        self.ctx = reserve_context.get_admin_context()
+        self.manager = manager.LeaseManager()
+        self._own_loop = loop is None
+        self.loop = loop or events.EventLoop()
+        self.uris = []
+
+    def close(self):
+        if self._own_loop:
+            self.loop.stop()
+        for uri in self.uris:
+            _forget(uri)
+
+    # hosts -------------------------------------------------------------
+
+    def definition(self, name):
+        """A private copy of a host definition; returns its path."""
+        path = self.tmp_path / ('%s-%s' % (uuid.uuid4().hex[:8], name))
+        shutil.copy(DEFINITIONS / name, path)
+        return path
+
+    def enroll(self, definition='a100-host.xml', name=None, **values):
+        path = self.definition(definition)
+        uri = fake.host_uri(path)
+        self.uris.append(uri)
+        host = self.manager.create_host(self.ctx, dict(
+            values, name=name or path.stem, uri=uri))
+        return db_api.host_get(self.ctx, host['id'])
+
+    def conn(self, host):
+        return device_hosts.connect(host.uri)
+
+    def topology_change(self, host, edit):
+        """Rewrite the host's definition with ``edit(text)`` and reopen
+        it (a test:/// host reads its file when opened)."""
+        path = pathlib.Path(host.uri[len('test://'):])
+        path.write_text(edit(path.read_text()))
+        _forget(host.uri)
+
+    def unit(self, host, pci_address):
+        for device in devices_db.device_list(self.ctx, host_ids=[host.id]):
+            if device.pci_address == pci_address:
+                return device
+        raise KeyError(pci_address)
+
+    # reservations ------------------------------------------------------
+
+    def reserve(self, project='project-a', **values):
+        values.setdefault('id', str(uuid.uuid4()))
+        values.setdefault('project_id', project)
+        values.setdefault('user_id', 'alice')
+        return self.manager.create_device_reservation(self.ctx,
+                                                      values)['id']
+
+    def reservation(self, reservation_id):
+        return devices_db.reservation_get(self.ctx, reservation_id)
+
+    def lease(self, reservation_id):
+        return db_api.lease_get_by_name(
+            self.ctx, 'device-reservation-%s' % reservation_id)
+
+    def tick(self, times=1):
+        ran = 0
+        for _ in range(times):
+            ran += self.loop.tick()
+        return ran
+
+    def cancel(self, reservation_id):
+        return self.manager.cancel_device_reservation(
+            self.ctx, reservation_id, 'cancelled by a test')
+
+    # what libvirt holds ------------------------------------------------
+
+    def hostdevs(self, host):
+        """{domain: sorted hostdev keys} of every domain of the host."""
+        conn = self.conn(host)
+        return {d.name: sorted(h.key for h in conn.attached(d.name))
+                for d in conn.domains()}
+
+    def mdevs(self, host):
+        return sorted(m.uuid for m in self.conn(host).mdevs())
+
+    def libvirt_state(self, host):
+        return self.hostdevs(host), self.mdevs(host)
+
+
+def _forget(uri):
+    """Close the process's connection to ``uri``: the next one reads
+    the definition again."""
+    with connection._HOSTS_LOCK:
+        found = connection._HOSTS.pop(uri, None)
+    if found is not None:
+        found.close()
+
+
+def start_cloud(tmp_path, migrate=True, loop=None):
+    """A cloud on a fresh SQLite file: its schema built by the
+    migrations, or (``migrate=False``, quicker) from the models; ``loop``
+    an EventLoop to share (stopping one takes a second)."""
+    CONF.set_override('transport_url', 'fake://')
+    CONF.set_override('fake_test_driver', True, group='devices')
+    CONF.set_override('minutes_before_end_lease', 0, group='manager')
+    CONF.set_override('event_retry_interval', 1, group='manager')
+    url = 'sqlite:///%s' % (tmp_path / 'gpu.sqlite')
+    if migrate:
+        database.use_database(url)
+    else:
+        CONF.set_override('connection', url, group='database')
+        db_api.reset_engine()
+        models.Base.metadata.create_all(db_api.get_engine())
+    notify.reset()
+    plugins._PLUGINS.clear()
+    return GpuCloud(tmp_path, loop=loop)
+
+
+def stop_cloud(cloud):
+    cloud.close()
+    plugins._PLUGINS.clear()
+    db_api.reset_engine()
+    for name, group in (('transport_url', None),
+                        ('fake_test_driver', 'devices'),
+                        ('minutes_before_end_lease', 'manager'),
+                        ('event_retry_interval', 'manager'),
+                        ('connection', 'database')):
+        CONF.clear_override(name, group=group)

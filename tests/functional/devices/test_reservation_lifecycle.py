@@ -1,0 +1,326 @@
+"""Device reservations through the lease engine: claim, start (attach),
+end (detach, the VM keeps running), cancel, overlap, domains named while
+active, a moved end, and the reconciliation of lost steps."""
+import datetime
+import threading
+import time
+
+from oslo_config import cfg
+import pytest
+
+from reserve.common import exception
+from reserve.common import states as engine_states
+from reserve.common import timeutils
+from reserve.db import api as db_api
+from reserve.db import devices as devices_db
+from reserve.devices import claims
+from reserve.devices import lifecycle
+from reserve.devices import selection
+from reserve.devices import states
+from reserve import plugins
+from reserve.plugins import device_gpu
+from tests.functional.devices.gpu_cloud import A100_MODEL
+from tests.functional.devices.gpu_cloud import ahead
+from tests.functional.devices.gpu_cloud import iso
+
+CONF = cfg.CONF
+
+
+def _wait_start(seconds=1.1):
+    time.sleep(seconds)
+
+
+def test_the_plugin_is_found_by_its_resource_type():
+    plugins._PLUGINS.clear()
+    assert isinstance(plugins.get_plugin('device:gpu'),
+                      device_gpu.DeviceGpuPlugin)
+
+
+def test_pending_then_active_then_expired(cloud, not_immediate):
+    host = cloud.enroll('a100-host.xml')
+    initial = cloud.libvirt_state(host)
+    rsv_id = cloud.reserve(count=2, model=A100_MODEL, numa_local=True,
+                           domains=['gpu-vm-2'], start=iso(ahead(seconds=1)),
+                           end=iso(ahead(seconds=3)), reason='training')
+    rsv = cloud.reservation(rsv_id)
+    assert rsv.status == 'pending'
+    assert sorted(u.device.pci_address for u in rsv.units) == [
+        '0000:17:00.0', '0000:31:00.0']
+    assert rsv.topology_generation == host.topology_generation
+    assert [a.state for a in rsv.attachments] == ['planned', 'planned']
+    assert cloud.libvirt_state(host) == initial
+    # Its lease: named after it, one device:gpu reservation of its id.
+    lease = cloud.lease(rsv_id)
+    assert lease.name == 'device-reservation-%s' % rsv_id
+    assert [(r.id, r.resource_type, r.amount) for r in lease.reservations] \
+        == [(rsv_id, 'device:gpu', 2)]
+    assert [(a.host_id, a.count) for a in lease.reservations[0].allocations
+            ] == [(host.id, 2)]
+    assert [e.event_type for e in lease.events] == [
+        'start_lease', 'before_end_lease', 'end_lease']
+
+    _wait_start()
+    cloud.tick()
+    rsv = cloud.reservation(rsv_id)
+    assert rsv.status == 'active'
+    assert cloud.lease(rsv_id).status == engine_states.Lease.ACTIVE
+    assert [(a.state, a.live, a.config) for a in rsv.attachments] == [
+        ('attached', True, True)] * 2
+    assert cloud.hostdevs(host)['gpu-vm-2'] == [('pci', '0000:17:00.0'),
+                                                ('pci', '0000:31:00.0')]
+    xml = cloud.conn(host).domain_xml('gpu-vm-2')
+    assert "bus=\"0x17\"" in xml or "bus='0x17'" in xml
+
+    time.sleep(2)
+    cloud.tick(2)
+    rsv = cloud.reservation(rsv_id)
+    assert rsv.status == 'expired'
+    assert rsv.released_at is not None
+    assert [a.state for a in rsv.attachments] == ['detached', 'detached']
+    # Detached; the guest keeps running.
+    assert cloud.libvirt_state(host) == initial
+    assert next(d for d in cloud.conn(host).domains()
+                if d.name == 'gpu-vm-2').running
+    assert cloud.lease(rsv_id).status == engine_states.Lease.TERMINATED
+
+
+def test_a_reservation_starting_now_is_attached_when_created(cloud):
+    host = cloud.enroll('t4-host.xml')
+    rsv_id = cloud.reserve(count=1, model='Tesla T4',
+                           mdev_type='nvidia-222', domains=['vgpu-vm-2'])
+    rsv = cloud.reservation(rsv_id)
+    [attachment] = rsv.attachments
+    assert attachment.state == 'attached'
+    assert attachment.kind == 'mdev'
+    assert attachment.mdev_uuid in cloud.mdevs(host)
+    assert cloud.hostdevs(host)['vgpu-vm-2'] == [('mdev',
+                                                  attachment.mdev_uuid)]
+    cloud.tick()
+    assert cloud.reservation(rsv_id).status == 'active'
+
+
+def test_open_ended_until_cancelled(cloud):
+    host = cloud.enroll('a100-host.xml')
+    initial = cloud.libvirt_state(host)
+    rsv_id = cloud.reserve(unit_ids=[cloud.unit(host, '0000:b1:00.0').id],
+                           domains=['gpu-vm-3'])
+    rsv = cloud.reservation(rsv_id)
+    assert states.is_open_end(rsv.end_date)
+    assert cloud.lease(rsv_id).end_date == states.OPEN_END
+    cloud.tick()
+    assert cloud.hostdevs(host)['gpu-vm-3'] == [('pci', '0000:b1:00.0')]
+    assert cloud.cancel(rsv_id) is True
+    assert cloud.reservation(rsv_id).status == 'cancelled'
+    assert cloud.lease(rsv_id).status == engine_states.Lease.DELETING
+    cloud.tick()
+    rsv = cloud.reservation(rsv_id)
+    assert rsv.status == 'cancelled' and rsv.released_at is not None
+    assert cloud.lease(rsv_id) is None     # the lease's delete path
+    assert cloud.libvirt_state(host) == initial
+    assert cloud.cancel(rsv_id) is False
+
+
+def test_overlap_with_the_same_units_is_refused(cloud):
+    host = cloud.enroll('a100-host.xml')
+    unit = cloud.unit(host, '0000:17:00.0').id
+    first = cloud.reserve(unit_ids=[unit], start=iso(ahead(hours=1)),
+                          end=iso(ahead(hours=3)))
+    with pytest.raises(exception.UnitsUnavailable) as caught:
+        cloud.reserve(unit_ids=[unit], start=iso(ahead(hours=2)),
+                      end=iso(ahead(hours=4)), project='project-b',
+                      viewer='project-b')
+    # The other project does not learn which reservation holds it.
+    assert first not in caught.value.message
+    assert 'reserved from' in caught.value.message
+    # Back to back is fine (windows are half-open).
+    cloud.reserve(unit_ids=[unit], start=iso(ahead(hours=3)),
+                  end=iso(ahead(hours=4)))
+    # A count request takes other units.
+    other = cloud.reserve(count=1, model=A100_MODEL,
+                          start=iso(ahead(hours=2)), end=iso(ahead(hours=4)))
+    assert [u.device_id for u in cloud.reservation(other).units] != [unit]
+
+
+def test_functions_that_share_hardware_block_each_other(cloud):
+    host = cloud.enroll('a100-host.xml')
+    pf = cloud.unit(host, '0000:31:00.0').id
+    vf = cloud.unit(host, '0000:31:00.5').id
+    with pytest.raises(exception.Invalid):
+        cloud.reserve(unit_ids=[pf, vf])
+    cloud.reserve(unit_ids=[vf], start=iso(ahead(hours=1)))
+    with pytest.raises(exception.UnitsUnavailable) as caught:
+        cloud.reserve(unit_ids=[pf], start=iso(ahead(hours=2)))
+    assert 'shares hardware with 0000:31:00.5' in caught.value.message
+
+
+def test_units_in_use_outside_reserve_cannot_be_reserved(cloud):
+    host = cloud.enroll('a100-host.xml')
+    with pytest.raises(exception.UnitsUnavailable) as caught:
+        cloud.reserve(unit_ids=[cloud.unit(host, '0000:ca:00.0').id])
+    assert 'in use by domain gpu-vm-1' in caught.value.message
+    with pytest.raises(exception.DevicesDoNotFit) as caught:
+        cloud.reserve(count=4, model=A100_MODEL)
+    assert 'at most 3' in caught.value.message
+
+
+def test_concurrent_claims_of_one_unit_let_exactly_one_win(cloud):
+    host = cloud.enroll('a100-host.xml')
+    unit = cloud.unit(host, '0000:17:00.0').id
+    results, barrier = [], threading.Barrier(6)
+
+    def claim(n):
+        barrier.wait()
+        try:
+            results.append(cloud.reserve(unit_ids=[unit],
+                                         project='project-%d' % n,
+                                         start=iso(ahead(hours=1))))
+        except exception.UnitsUnavailable:
+            results.append(None)
+
+    threads = [threading.Thread(target=claim, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len([r for r in results if r]) == 1
+    assert len(devices_db.reservation_list(cloud.ctx)) == 1
+
+
+def _dump(cloud):
+    engine = db_api.get_engine()
+    with engine.connect() as conn:
+        return {table: sorted(map(tuple, conn.exec_driver_sql(
+            'SELECT * FROM %s' % table).fetchall()), key=repr)
+            for table in ('devices', 'device_reservations',
+                          'device_reservation_units', 'device_attachments',
+                          'leases', 'events', 'lease_reservations',
+                          'allocations', 'hosts')}
+
+
+def test_the_dry_run_changes_nothing(cloud):
+    host = cloud.enroll('a100-host.xml')
+    cloud.reserve(count=1, model=A100_MODEL, domains=['gpu-vm-2'])
+    before, libvirt_before = _dump(cloud), cloud.libvirt_state(host)
+    now = timeutils.utcnow()
+    chosen = claims.check(cloud.ctx, selection.Request(count=2,
+                                                       model=A100_MODEL),
+                          now, now + datetime.timedelta(hours=1))
+    assert len(chosen.units) == 2
+    with pytest.raises(exception.DevicesDoNotFit):
+        claims.check(cloud.ctx, selection.Request(count=3, model=A100_MODEL),
+                     now, now + datetime.timedelta(hours=1))
+    assert _dump(cloud) == before
+    assert cloud.libvirt_state(host) == libvirt_before
+
+
+def test_end_action_destroy_powers_the_domain_off(cloud):
+    CONF.set_override('end_action', 'destroy', group='devices')
+    try:
+        host = cloud.enroll('a100-host.xml')
+        rsv_id = cloud.reserve(unit_ids=[cloud.unit(host,
+                                                    '0000:17:00.0').id],
+                               domains=['gpu-vm-2'])
+        cloud.tick()
+        cloud.cancel(rsv_id)
+        cloud.tick()
+    finally:
+        CONF.clear_override('end_action', group='devices')
+    domain = next(d for d in cloud.conn(host).domains()
+                  if d.name == 'gpu-vm-2')
+    assert not domain.running
+    assert cloud.hostdevs(host)['gpu-vm-2'] == []
+
+
+def test_domains_named_while_active(cloud):
+    host = cloud.enroll('t4-host.xml')
+    initial = cloud.libvirt_state(host)
+    rsv_id = cloud.reserve(count=1, model='Tesla T4', mdev_type='nvidia-222')
+    cloud.tick()
+    assert cloud.reservation(rsv_id).status == 'active'
+    cloud.manager.attach_device_domain(cloud.ctx, rsv_id, 'vgpu-vm-2', None,
+                                       'project-a')
+    cloud.manager.attach_device_domain(cloud.ctx, rsv_id, 'vgpu-vm-3', None,
+                                       'project-b')
+    rsv = cloud.reservation(rsv_id)
+    assert sorted((a.domain, a.state) for a in rsv.attachments) == [
+        ('vgpu-vm-2', 'attached'), ('vgpu-vm-3', 'attached')]
+    assert len(cloud.mdevs(host)) == len(initial[1]) + 2
+    # Idempotent.
+    cloud.manager.attach_device_domain(cloud.ctx, rsv_id, 'vgpu-vm-2', None,
+                                       'project-a')
+    assert len(cloud.reservation(rsv_id).attachments) == 2
+    with pytest.raises(exception.Forbidden):
+        cloud.manager.detach_device_domain(cloud.ctx, rsv_id, 'vgpu-vm-3',
+                                           'project-a')
+    cloud.manager.detach_device_domain(cloud.ctx, rsv_id, 'vgpu-vm-3',
+                                       'project-b')
+    assert cloud.hostdevs(host)['vgpu-vm-3'] == initial[0]['vgpu-vm-3']
+    cloud.manager.set_device_domains(cloud.ctx, rsv_id, ['vgpu-vm-3'],
+                                     'project-a')
+    rsv = cloud.reservation(rsv_id)
+    assert [a.domain for a in rsv.attachments] == ['vgpu-vm-3']
+    with pytest.raises(exception.Invalid) as caught:
+        cloud.manager.attach_device_domain(cloud.ctx, rsv_id, 'no-such-vm',
+                                           None, 'project-a')
+    assert 'no-such-vm does not exist' in caught.value.message
+    cloud.cancel(rsv_id)
+    cloud.tick()
+    assert cloud.libvirt_state(host) == initial
+
+
+def test_passthrough_units_go_to_one_domain_each(cloud):
+    host = cloud.enroll('a100-host.xml')
+    rsv_id = cloud.reserve(count=2, model=A100_MODEL,
+                           domains=['gpu-vm-2', 'gpu-vm-3'])
+    holders = cloud.hostdevs(host)
+    assert len(holders['gpu-vm-2']) == len(holders['gpu-vm-3']) == 1
+    with pytest.raises(exception.Conflict):
+        cloud.manager.attach_device_domain(cloud.ctx, rsv_id,
+                                           'transient-vm', None,
+                                           'project-a')
+    with pytest.raises(exception.Invalid):
+        cloud.reserve(count=1, model=A100_MODEL,
+                      domains=['gpu-vm-2', 'gpu-vm-3'])
+
+
+def test_moving_the_end_checks_the_units(cloud):
+    host = cloud.enroll('a100-host.xml')
+    unit = cloud.unit(host, '0000:17:00.0').id
+    first = cloud.reserve(unit_ids=[unit], start=iso(ahead(hours=1)),
+                          end=iso(ahead(hours=2)))
+    cloud.reserve(unit_ids=[unit], start=iso(ahead(hours=3)),
+                  end=iso(ahead(hours=4)))
+    with pytest.raises(exception.Conflict):
+        cloud.manager.move_device_reservation_end(
+            cloud.ctx, first, iso(ahead(hours=3, seconds=1)))
+    with pytest.raises(exception.Conflict):
+        cloud.manager.move_device_reservation_end(cloud.ctx, first, None)
+    cloud.manager.move_device_reservation_end(cloud.ctx, first,
+                                              iso(ahead(hours=3)))
+    end = ahead(hours=3).replace(microsecond=0)
+    assert abs((cloud.reservation(first).end_date - end).total_seconds()) \
+        <= 2
+    assert cloud.reservation(first).end_date == cloud.lease(first).end_date
+
+
+def test_device_leases_are_not_booking_orphans(cloud):
+    host = cloud.enroll('a100-host.xml')
+    cloud.reserve(count=1, model=A100_MODEL)
+    assert db_api.lease_list_orphans(
+        cloud.ctx, created_before=ahead(hours=1)) == []
+
+
+def test_settle_finishes_a_cancel_whose_lease_was_not_deleted(cloud):
+    host = cloud.enroll('a100-host.xml')
+    rsv_id = cloud.reserve(unit_ids=[cloud.unit(host, '0000:17:00.0').id],
+                           domains=['gpu-vm-2'])
+    cloud.tick()
+    # The manager died between the status and the lease's delete path.
+    devices_db.reservation_update(cloud.ctx, rsv_id,
+                                  {'status': 'cancelled'})
+    assert lifecycle.settle(cloud.ctx, cloud.manager.delete_lease) == [
+        rsv_id]
+    cloud.tick()
+    assert cloud.reservation(rsv_id).released_at is not None
+    assert cloud.hostdevs(host)['gpu-vm-2'] == []
+    assert lifecycle.settle(cloud.ctx, cloud.manager.delete_lease) == []

@@ -1,0 +1,115 @@
+"""Admission and free-slots never disagree, through the database.
+
+Hypothesis writes a flavor's calendar (bookings in any state, maintenance
+windows), then asks free-slots for a window and tries bookings inside
+it: a booking is admitted exactly when a free slot covers it, and once
+admitted, free-slots no longer offers its time.
+"""
+import datetime
+
+from hypothesis import given
+from hypothesis import HealthCheck
+from hypothesis import settings
+from hypothesis import strategies as st
+from oslo_config import cfg
+import pytest
+
+from reserve.booking import admission
+from reserve.common import context as reserve_context
+from reserve.common import exception
+from reserve.common import states
+from reserve.common import timeutils
+from reserve.db import api as db_api
+from reserve.db import desk
+from reserve.db import models
+from tests.fixtures import database
+
+CONF = cfg.CONF
+MINUTE = datetime.timedelta(minutes=1)
+GUARD_MINUTES = 1
+
+
+@pytest.fixture(scope='module')
+def calendar_db(tmp_path_factory):
+    path = tmp_path_factory.mktemp('agreement') / 'calendar.sqlite'
+    database.use_database('sqlite:///%s' % path)
+    CONF.set_override('guard_seconds', 60 * GUARD_MINUTES, group='booking')
+    CONF.set_override('reservations', -1, group='quota')
+    CONF.set_override('instance_hours', -1, group='quota')
+    yield
+    for name, group in (('guard_seconds', 'booking'),
+                        ('reservations', 'quota'),
+                        ('instance_hours', 'quota')):
+        CONF.clear_override(name, group=group)
+    db_api.reset_engine()
+    CONF.clear_override('connection', group='database')
+
+
+def _ctx():
+    return reserve_context.RequestContext(user_id='alice',
+                                          project_id='project-a',
+                                          roles=['member'])
+
+
+def _reset(slots):
+    with db_api.get_engine().begin() as conn:
+        for table in ('maintenance_window_flavors', 'maintenance_windows',
+                      'bookings', 'flavor_projects', 'flavors'):
+            conn.execute(models.Base.metadata.tables[table].delete())
+    return desk.flavor_create(reserve_context.get_admin_context(), {
+        'name': 'gpu.prop', 'nova_flavor_id': 'n', 'slots': slots,
+        'max_length_hours': None})
+
+
+booking_st = st.tuples(st.integers(0, 80), st.integers(1, 40),
+                       st.integers(1, 3), st.sampled_from(states.Booking.ALL))
+maintenance_st = st.tuples(st.integers(0, 80), st.integers(1, 20))
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(slots=st.integers(1, 4), bookings=st.lists(booking_st, max_size=6),
+       maintenance=st.lists(maintenance_st, max_size=2),
+       count=st.integers(1, 4),
+       tries=st.lists(st.tuples(st.integers(0, 60), st.integers(1, 30)),
+                      min_size=1, max_size=4))
+def test_admission_is_what_free_slots_say(calendar_db, slots, bookings,
+                                          maintenance, count, tries):
+    flavor = _reset(slots)
+    ctx = _ctx()
+    admin = reserve_context.get_admin_context()
+    base = timeutils.utcnow() + datetime.timedelta(hours=1)
+    for start, length, n, status in bookings:
+        db_api.booking_create(admin, {
+            'project_id': 'project-z', 'user_id': 'zoe',
+            'flavor_id': flavor.id, 'instance_count': n,
+            'start_date': base + start * MINUTE,
+            'end_date': base + (start + length) * MINUTE,
+            'status': status})
+    for start, length in maintenance:
+        desk.window_create(admin, {
+            'start_date': base + start * MINUTE,
+            'end_date': base + (start + length) * MINUTE,
+            'all_flavors': False}, [flavor.id])
+    flavor = desk.flavor_get(admin, flavor.id)
+    q_start, q_end = base, base + 100 * MINUTE
+
+    for start, length in tries:
+        s = base + start * MINUTE
+        e = s + length * MINUTE
+        gaps = admission.free_slots(ctx, flavor, q_start, q_end, count,
+                                    bypass_maintenance=False)
+        offered = any(a <= s and e <= b for a, b in gaps)
+        try:
+            booking = admission.book(ctx, flavor, s, e, count)
+        except (exception.NoCapacity, exception.MaintenanceConflict):
+            admitted = False
+        else:
+            admitted = True
+        assert admitted == offered, (s, e, gaps)
+        if admitted:
+            after = admission.free_slots(ctx, flavor, q_start, q_end, count,
+                                         bypass_maintenance=False)
+            assert not any(a < e and s < b for a, b in after) or \
+                count * 2 <= slots
+            assert booking.flavor_id == flavor.id
