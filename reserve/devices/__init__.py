@@ -1,0 +1,11 @@
+"""GPU units of libvirt hosts, and their reservations.
+
+The manager owns the libvirt connections (``hosts``), discovers each
+host's GPUs into device rows (``inventory``, ``refresh``), selects units
+for a request (``selection``, pure; ``claims`` feeds it a snapshot, for
+a dry run or under the host's lock for a claim), plans which unit goes
+to which domain (``plan``, pure), attaches and detaches with every step
+undone on failure (``attachments``), and runs each reservation's life on
+the lease engine (``lifecycle``, through the ``device:gpu`` plugin).
+``embedded`` enrolls the all-in-one's test:/// hosts.
+"""
