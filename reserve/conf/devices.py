@@ -21,11 +21,6 @@ devices_opts = [
                                     'definition')],
                help='What happens to the domains holding a device '
                     'reservation\'s units when it ends or is cancelled.'),
-    cfg.IntOpt('immediate_window', default=60, min=0,
-               help='Seconds: a device reservation that starts no later '
-                    'than this from now is attached while it is created, '
-                    'so that a failure is answered to the request (and '
-                    'nothing stays claimed, created or attached).'),
     cfg.BoolOpt('fake_test_driver', default=False,
                 help='Complete hosts enrolled with a test:/// URI '
                      '(libvirt\'s test driver) with mdev creation and '

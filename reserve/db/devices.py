@@ -219,7 +219,7 @@ def claims(context, start, end, host_ids=None, exclude=None):
         return query.all()
 
 
-# Attachments ------------------------------------------------------------------
+# Attachments --------------------------------------------------------------
 
 def attachments_add(context, reservation_id, attachments):
     with db_api.writer.using(context) as session:

@@ -51,7 +51,7 @@ def saga():
         raise
 
 
-# realizing --------------------------------------------------------------------
+# realizing ----------------------------------------------------------------
 
 def _target(attachment):
     if attachment.kind == states.Attachment.MDEV:

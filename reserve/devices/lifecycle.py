@@ -137,8 +137,10 @@ def create(context, values, selection_lock, lease_events):
                           viewer=values.get('viewer'))
     host = db_api.host_get(context, chosen.host_id)
     values = dict(values, host_id=host.id)
-    immediate = (start - timeutils.utcnow()).total_seconds() <= \
-        CONF.devices.immediate_window
+    # A reservation that starts now is attached while it is claimed, so
+    # that a failure is the request's answer. (Later ones by their start
+    # event: their units may be held until then.)
+    immediate = start <= timeutils.utcnow()
     lease_row = {'name': states.lease_name(values['id']),
                  'project_id': values['project_id'],
                  'user_id': values.get('user_id') or '',
@@ -146,8 +148,12 @@ def create(context, values, selection_lock, lease_events):
                  'status': engine_states.Lease.PENDING}
     plugin = plugins.get_plugin(states.RESOURCE_TYPE)
     with hosts.host_lock(host.id):
-        conn = hosts.connect(host.uri)
-        _check_domains(conn, host, values.get('domains'))
+        # The host is asked only when it must be: for the domains named,
+        # or to attach now.
+        conn = None
+        if values.get('domains') or immediate:
+            conn = hosts.connect(host.uri)
+            _check_domains(conn, host, values.get('domains'))
         with attachments.saga() as undo:
             with selection_lock, db_api.writer.using(context):
                 row = plugin.reserve(context, lease_row, {
@@ -161,6 +167,8 @@ def create(context, values, selection_lock, lease_events):
                                                              values['id'])
                     _realize(context, conn, reservation,
                              reservation.attachments, undo)
+        if immediate and conn is not None:
+            _resync(context, host, conn)
     LOG.info('Device reservation %s claims %s on %s', values['id'],
              ', '.join(u.pci_address for u in chosen.units), host.name)
     return values['id']
@@ -173,6 +181,16 @@ def _realize(context, conn, reservation, rows, undo):
         raise portable.portable(
             exc, 'attaching the units of device reservation %s failed and '
                  'was undone' % reservation.id) from exc
+
+
+def _resync(context, host, conn):
+    """Rewrite the host's device rows after reserve changed the host
+    (instances available, mdevs); a failure waits for the next
+    discovery."""
+    try:
+        inventory.sync(context, host, conn)
+    except exception.ReserveException as exc:
+        LOG.warning('Devices of host %s not rewritten: %s', host.name, exc)
 
 
 # start and end ------------------------------------------------------------
@@ -211,6 +229,7 @@ def start(context, reservation_id):
                 'status_reason': 'start failed, retried: %s' %
                 exc.message})
             raise
+        _resync(context, host, conn)
 
 
 def end(context, reservation_id):
@@ -219,17 +238,27 @@ def end(context, reservation_id):
     reservation = devices_db.reservation_find(context, reservation_id)
     if reservation is None or reservation.released_at is not None:
         return
-    host = _host_of(context, reservation)
+    try:
+        host = _host_of(context, reservation)
+    except exception.HostNotFound:
+        # Gone with its devices: nothing is attached any more.
+        _released(context, reservation_id)
+        return
     with hosts.host_lock(host.id):
         conn = hosts.connect(host.uri)
         attachments.release(context, conn, reservation.attachments,
                             end_action=CONF.devices.end_action)
-        devices_db.reservation_update(
-            context, reservation_id, {'status': Status.EXPIRED},
-            expected_status=Status.LIVE)
-        devices_db.reservation_update(
-            context, reservation_id, {'released_at': timeutils.utcnow()})
+        _released(context, reservation_id)
+        _resync(context, host, conn)
     LOG.info('Device reservation %s released its units', reservation_id)
+
+
+def _released(context, reservation_id):
+    devices_db.reservation_update(
+        context, reservation_id, {'status': Status.EXPIRED},
+        expected_status=Status.LIVE)
+    devices_db.reservation_update(
+        context, reservation_id, {'released_at': timeutils.utcnow()})
 
 
 def cancel(context, reservation_id, delete_lease, reason):
@@ -365,16 +394,20 @@ def _unit_views(context, reservation):
                   key=lambda u: u.pci_address)
 
 
+def _check_live(reservation):
+    if reservation.status not in (Status.PENDING, Status.ACTIVE):
+        raise exception.InvalidState(
+            what='Device reservation %s' % reservation.id,
+            status=reservation.status,
+            reason='domains can be given units while it is pending or '
+                   'active')
+
+
 def attach(context, reservation_id, domain, unit_ids, project_id):
     """Give a domain units of a live reservation: now when it is
     active (undone on failure), at its start when it is pending."""
     reservation = devices_db.reservation_get(context, reservation_id)
-    if reservation.status not in (Status.PENDING, Status.ACTIVE):
-        raise exception.InvalidState(
-            what='Device reservation %s' % reservation_id,
-            status=reservation.status,
-            reason='domains can be given units while it is pending or '
-                   'active')
+    _check_live(reservation)
     host = _host_of(context, reservation)
     with hosts.host_lock(host.id):
         conn = hosts.connect(host.uri)
@@ -382,16 +415,20 @@ def attach(context, reservation_id, domain, unit_ids, project_id):
         rows = plan.for_one_domain(
             reservation, _unit_views(context, reservation), domain,
             unit_ids, project_id)
-        with attachments.saga() as undo, db_api.writer.using(context):
-            added = devices_db.attachments_add(context, reservation_id,
-                                               rows)
-            if reservation.status == Status.ACTIVE:
-                reservation = devices_db.reservation_get(context,
-                                                         reservation_id)
-                ids = {a.id for a in added}
-                _realize(context, conn, reservation,
-                         [a for a in reservation.attachments
-                          if a.id in ids], undo)
+        _add_attachments(context, conn, reservation, rows)
+        _resync(context, host, conn)
+
+
+def _add_attachments(context, conn, reservation, rows):
+    """Write attachment rows, and realize them if the reservation is
+    active; all or nothing."""
+    with attachments.saga() as undo, db_api.writer.using(context):
+        added = devices_db.attachments_add(context, reservation.id, rows)
+        if reservation.status == Status.ACTIVE:
+            ids = {a.id for a in added}
+            current = devices_db.reservation_get(context, reservation.id)
+            _realize(context, conn, current,
+                     [a for a in current.attachments if a.id in ids], undo)
 
 
 def detach(context, reservation_id, domain, project_id=None):
@@ -413,19 +450,40 @@ def detach(context, reservation_id, domain, project_id=None):
         conn = hosts.connect(host.uri)
         attachments.release(context, conn, rows)
         devices_db.attachments_delete(context, [a.id for a in rows])
+        _resync(context, host, conn)
+    return [{'device_id': a.device_id, 'domain': a.domain, 'kind': a.kind,
+             'mdev_uuid': a.mdev_uuid, 'project_id': a.project_id,
+             'state': states.Attachment.PLANNED} for a in rows]
 
 
 def set_domains(context, reservation_id, domains, project_id):
     """Make the reservation's domains exactly ``domains``: the others
-    are detached, the new ones attached as by ``attach``."""
+    detached first (their units may be what the new ones get), then the
+    new ones attached as by ``attach``. If an attach fails, the domains
+    detached get their units back: the reservation is left as it was."""
     reservation = devices_db.reservation_get(context, reservation_id)
+    _check_live(reservation)
     current = {a.domain for a in reservation.attachments
                if a.state != states.Attachment.DETACHED}
-    for domain in sorted(current - set(domains)):
-        detach(context, reservation_id, domain)
-    for domain in domains:
-        if domain not in current:
-            attach(context, reservation_id, domain, None, project_id)
+    host = _host_of(context, reservation)
+    with hosts.host_lock(host.id), attachments.saga() as undo:
+        for domain in sorted(current - set(domains)):
+            rows = detach(context, reservation_id, domain)
+            undo.push('give %s its units back' % domain, _give_back,
+                      context, host, reservation_id, rows)
+        for domain in domains:
+            if domain not in current:
+                attach(context, reservation_id, domain, None, project_id)
+                undo.push('detach %s' % domain, detach, context,
+                          reservation_id, domain)
+
+
+def _give_back(context, host, reservation_id, rows):
+    conn = hosts.connect(host.uri)
+    _add_attachments(context, conn,
+                     devices_db.reservation_get(context, reservation_id),
+                     rows)
+    _resync(context, host, conn)
 
 
 # reconciliation ---------------------------------------------------------

@@ -15,8 +15,8 @@ def portable(exc, prefix=None):
     for klass in type(exc).__mro__:
         if klass.__module__ == exception.__name__:
             break
-    message = exc.message if prefix is None else '%s: %s' % (prefix,
-                                                            exc.message)
+    message = (exc.message if prefix is None
+               else '%s: %s' % (prefix, exc.message))
     if klass is type(exc) and prefix is None:
         return exc
     return klass(message=message)

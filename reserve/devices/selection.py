@@ -189,8 +189,9 @@ def _counted(units, request):
         raise exception.DevicesDoNotFit(
             reason='%s wanted%s; %s' % (
                 _describe(request), where,
-                'at most %d fit together on one host' % best if matching
-                else 'no unit of the reservable hosts matches'))
+                'at most %d fit together on one %s' % (
+                    best, 'NUMA node' if request.numa_local else 'host')
+                if matching else 'no unit of the reservable hosts matches'))
     # The tightest fit keeps the larger groups whole for larger requests.
     free, (host, host_id, _node), picked = min(
         fitting, key=lambda item: (item[0], item[1][0],

@@ -1,5 +1,10 @@
+"""Fixtures of the device tests: ``cloud`` (the lease manager and its
+event loop on libvirt test:/// hosts) and ``gpu_api`` (the same behind
+the WSGI stack of tests.functional.api_fixtures)."""
 import pytest
 
+from tests.functional.api_fixtures import api  # noqa: F401
+from tests.functional.devices import api as device_api
 from tests.functional.devices import gpu_cloud
 
 
@@ -11,8 +16,5 @@ def cloud(tmp_path):
 
 
 @pytest.fixture
-def not_immediate():
-    """Reservations are attached by their start event only."""
-    gpu_cloud.CONF.set_override('immediate_window', 0, group='devices')
-    yield
-    gpu_cloud.CONF.clear_override('immediate_window', group='devices')
+def gpu_api(api, tmp_path):  # noqa: F811
+    yield from device_api.gpu_api_fixture(api, tmp_path)

@@ -15,6 +15,7 @@ import shutil
 import tempfile
 from unittest import mock
 
+from hypothesis import event
 from hypothesis import given
 from hypothesis import HealthCheck
 from hypothesis import settings
@@ -72,6 +73,11 @@ class Faults:
     @property
     def injected(self):
         return self.fail_at is not None and self.fail_at < len(self.steps)
+
+    @property
+    def failed_step(self):
+        return '%s (%s)' % (self.steps[self.fail_at],
+                            'after' if self.after else 'before')
 
 
 class FaultyHost:
@@ -194,11 +200,15 @@ def test_an_immediate_claim_takes_all_or_nothing(mode, data, fail_at,
         try:
             with injected(faults):
                 rsv_id = cloud.reserve(**request(mode, count, domains))
-        except exception.ReserveException:
+        except exception.ReserveException as exc:
+            event('claim failed: %s' % ('injected at %s' % faults.failed_step
+                                        if faults.injected
+                                        else type(exc).__name__))
             # Failed, whichever step: nothing claimed, created, attached.
             assert nothing_claimed(), counts()
             assert cloud.libvirt_state(host) == initial
             return
+        event('claimed with %d steps' % len(faults.steps))
         assert not faults.injected
         attached_everything(cloud, host, rsv_id)
         cloud.tick()
@@ -244,6 +254,8 @@ def test_a_failed_start_leaves_nothing_attached_and_is_retried(
         with injected(faults, db_steps=False):
             cloud.tick()
         rsv = cloud.reservation(rsv_id)
+        event('start %s' % ('failed at %s' % faults.failed_step
+                            if faults.injected else 'succeeded'))
         if faults.injected:
             assert rsv.status == 'pending'
             assert 'start failed' in rsv.status_reason
@@ -273,6 +285,8 @@ def test_a_failed_end_converges_when_retried(mode, data, fail_at, after):
         faults = Faults(fail_at, after)
         with injected(faults, db_steps=False):
             cloud.tick()
+        event('end %s' % ('failed at %s' % faults.failed_step
+                          if faults.injected else 'succeeded'))
         if faults.injected:
             assert cloud.reservation(rsv_id).released_at is None
             _retry_now(cloud, rsv_id)

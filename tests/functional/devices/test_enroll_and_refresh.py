@@ -10,6 +10,7 @@ from reserve.common import exception
 from reserve.db import devices as devices_db
 from reserve.devices import refresh
 from reserve.devices import states
+from tests.functional.devices import gpu_cloud
 
 
 def _rows(cloud, host):
@@ -143,7 +144,7 @@ def test_affirm_is_refused_while_a_unit_is_missing(cloud):
     assert cloud.reservation(rsv_id).released_at is not None
 
 
-def test_start_checks_the_generation_itself(cloud, not_immediate):
+def test_start_checks_the_generation_itself(cloud):
     """A change the periodic refresh has not seen yet is caught at
     start: nothing is attached to a moved GPU."""
     host = cloud.enroll('a100-host.xml')
@@ -180,5 +181,35 @@ def test_refresh_restores_what_an_active_reservation_lost(cloud):
 
 
 def cloud_iso(**delta):
-    from tests.functional.devices import gpu_cloud
     return gpu_cloud.iso(gpu_cloud.ahead(**delta))
+
+
+def test_the_manager_refreshes_every_interval(cloud):
+    host = cloud.enroll('a100-host.xml')
+    cloud.topology_change(host, lambda text: re.sub(
+        r'\s*<device>\s*<name>pci_0000_b1_00_0</name>.*?</device>', '',
+        text, count=1, flags=re.S))
+    gpu_cloud.CONF.set_override('refresh_interval', 1, group='devices')
+    loop = refresh.RefreshLoop(cloud.manager.delete_lease)
+    try:
+        loop.start()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if _rows(cloud, host)['0000:b1:00.0'].state == 'missing':
+                break
+            time.sleep(0.2)
+    finally:
+        loop.stop()
+        gpu_cloud.CONF.clear_override('refresh_interval', group='devices')
+    assert _rows(cloud, host)['0000:b1:00.0'].state == 'missing'
+
+
+def test_no_periodic_refresh_at_interval_zero(cloud):
+    gpu_cloud.CONF.set_override('refresh_interval', 0, group='devices')
+    try:
+        loop = refresh.RefreshLoop(cloud.manager.delete_lease)
+        loop.start()
+        assert loop._thread is None
+        loop.stop()
+    finally:
+        gpu_cloud.CONF.clear_override('refresh_interval', group='devices')

@@ -4,6 +4,7 @@ active, a moved end, and the reconciliation of lost steps."""
 import datetime
 import threading
 import time
+import types
 
 from oslo_config import cfg
 import pytest
@@ -17,6 +18,7 @@ from reserve.devices import claims
 from reserve.devices import lifecycle
 from reserve.devices import selection
 from reserve.devices import states
+from reserve.manager import notify
 from reserve import plugins
 from reserve.plugins import device_gpu
 from tests.functional.devices.gpu_cloud import A100_MODEL
@@ -36,7 +38,11 @@ def test_the_plugin_is_found_by_its_resource_type():
                       device_gpu.DeviceGpuPlugin)
 
 
-def test_pending_then_active_then_expired(cloud, not_immediate):
+def test_pending_then_active_then_expired(cloud, monkeypatch):
+    sent = []
+    monkeypatch.setattr(notify, '_notifier', lambda: types.SimpleNamespace(
+        info=lambda ctx, event_type, payload: sent.append(
+            (event_type, payload['name']))))
     host = cloud.enroll('a100-host.xml')
     initial = cloud.libvirt_state(host)
     rsv_id = cloud.reserve(count=2, model=A100_MODEL, numa_local=True,
@@ -82,6 +88,10 @@ def test_pending_then_active_then_expired(cloud, not_immediate):
     assert next(d for d in cloud.conn(host).domains()
                 if d.name == 'gpu-vm-2').running
     assert cloud.lease(rsv_id).status == engine_states.Lease.TERMINATED
+    # The lease engine's notifications, as for any lease.
+    assert sent == [(event, 'device-reservation-%s' % rsv_id) for event in (
+        'lease.create', 'lease.event.start_lease',
+        'lease.event.before_end_lease', 'lease.event.end_lease')]
 
 
 def test_a_reservation_starting_now_is_attached_when_created(cloud):
@@ -286,25 +296,26 @@ def test_passthrough_units_go_to_one_domain_each(cloud):
 def test_moving_the_end_checks_the_units(cloud):
     host = cloud.enroll('a100-host.xml')
     unit = cloud.unit(host, '0000:17:00.0').id
-    first = cloud.reserve(unit_ids=[unit], start=iso(ahead(hours=1)),
-                          end=iso(ahead(hours=2)))
-    cloud.reserve(unit_ids=[unit], start=iso(ahead(hours=3)),
-                  end=iso(ahead(hours=4)))
+    base = ahead(hours=1).replace(microsecond=0)
+
+    def at(hours, seconds=0):
+        return iso(base + datetime.timedelta(hours=hours, seconds=seconds))
+
+    first = cloud.reserve(unit_ids=[unit], start=at(0), end=at(1))
+    cloud.reserve(unit_ids=[unit], start=at(2), end=at(3))
     with pytest.raises(exception.Conflict):
-        cloud.manager.move_device_reservation_end(
-            cloud.ctx, first, iso(ahead(hours=3, seconds=1)))
+        cloud.manager.move_device_reservation_end(cloud.ctx, first,
+                                                  at(2, seconds=1))
     with pytest.raises(exception.Conflict):
         cloud.manager.move_device_reservation_end(cloud.ctx, first, None)
-    cloud.manager.move_device_reservation_end(cloud.ctx, first,
-                                              iso(ahead(hours=3)))
-    end = ahead(hours=3).replace(microsecond=0)
-    assert abs((cloud.reservation(first).end_date - end).total_seconds()) \
-        <= 2
+    cloud.manager.move_device_reservation_end(cloud.ctx, first, at(2))
+    assert cloud.reservation(first).end_date == \
+        base + datetime.timedelta(hours=2)
     assert cloud.reservation(first).end_date == cloud.lease(first).end_date
 
 
 def test_device_leases_are_not_booking_orphans(cloud):
-    host = cloud.enroll('a100-host.xml')
+    cloud.enroll('a100-host.xml')
     cloud.reserve(count=1, model=A100_MODEL)
     assert db_api.lease_list_orphans(
         cloud.ctx, created_before=ahead(hours=1)) == []
@@ -324,3 +335,24 @@ def test_settle_finishes_a_cancel_whose_lease_was_not_deleted(cloud):
     assert cloud.reservation(rsv_id).released_at is not None
     assert cloud.hostdevs(host)['gpu-vm-2'] == []
     assert lifecycle.settle(cloud.ctx, cloud.manager.delete_lease) == []
+
+
+def test_setting_domains_that_fail_leaves_the_reservation_as_it_was(cloud):
+    host = cloud.enroll('a100-host.xml')
+    rsv_id = cloud.reserve(count=1, model=A100_MODEL, domains=['gpu-vm-2'])
+    cloud.tick()
+    before = cloud.libvirt_state(host)
+    # gpu-vm-2 gives its unit up for two domains: one unit cannot go to
+    # both, so the second attach fails and gpu-vm-2 gets it back.
+    with pytest.raises(exception.Conflict):
+        cloud.manager.set_device_domains(
+            cloud.ctx, rsv_id, ['gpu-vm-3', 'transient-vm'], 'project-a')
+    assert cloud.libvirt_state(host) == before
+    rsv = cloud.reservation(rsv_id)
+    assert [(a.domain, a.state) for a in rsv.attachments] == [
+        ('gpu-vm-2', 'attached')]
+    # Moving it whole works.
+    cloud.manager.set_device_domains(cloud.ctx, rsv_id, ['gpu-vm-3'],
+                                     'project-a')
+    assert [a.domain for a in cloud.reservation(rsv_id).attachments] == [
+        'gpu-vm-3']

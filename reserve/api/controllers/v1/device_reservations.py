@@ -102,8 +102,9 @@ def reservation_view(ctx, reservation):
         'reason': reservation.reason,
         'topology_generation': reservation.topology_generation,
         'domains': sorted({a.domain for a in live}),
-        'attachments': [_attachment_view(a)
-                        for a in reservation.attachments],
+        'attachments': [_attachment_view(a) for a in sorted(
+            reservation.attachments,
+            key=lambda a: (a.domain, a.device.pci_address))],
         'lease_id': lease.id if lease is not None else None,
         'released_at': utils.format_date(reservation.released_at),
         'created_at': utils.format_date(reservation.created_at),

@@ -1,0 +1,83 @@
+"""The GPU device API tests' fixture: the API of api_fixtures with
+the real lease manager answering its RPC calls (on the fake transport)
+and owning libvirt test:/// hosts, private copies of
+etc/reserve/gpu-hosts completed by reserve.virt.fake. ``gpu_api.tick()``
+runs the due events, as the manager's event loop would.
+"""
+import pathlib
+import shutil
+import uuid
+
+from oslo_config import cfg
+from reserve.common import rpc
+from reserve.manager import events
+from reserve.manager import manager
+from reserve.manager import notify
+from reserve import plugins
+from reserve.virt import fake
+from tests.functional.api_fixtures import ADMIN
+from tests.functional.devices import gpu_cloud
+
+CONF = cfg.CONF
+DEFINITIONS = gpu_cloud.DEFINITIONS
+
+
+class GpuApi:
+    def __init__(self, app, tmp_path):
+        self.app = app
+        self.tmp_path = tmp_path
+        self.loop = events.EventLoop()
+        self.uris = []
+
+    def enroll(self, definition='a100-host.xml', name=None):
+        path = self.tmp_path / ('%s-%s' % (uuid.uuid4().hex[:8],
+                                           definition))
+        shutil.copy(DEFINITIONS / definition, path)
+        uri = fake.host_uri(path)
+        self.uris.append(uri)
+        return self.app.post_json('/v1/hosts', {
+            'name': name or path.stem, 'uri': uri},
+            headers=ADMIN).json['host']
+
+    def devices(self, host, headers=ADMIN, **params):
+        params = dict(params, host=host['id'])
+        return self.app.get('/v1/devices', params,
+                            headers=headers).json['devices']
+
+    def unit(self, host, pci_address):
+        return next(d for d in self.devices(host)
+                    if d['pci_address'] == pci_address)['id']
+
+    def domain(self, host, name):
+        return self.app.get('/v1/hosts/%s/domains/%s' % (host['id'], name),
+                            headers=ADMIN).json['domain']
+
+    def tick(self):
+        return self.loop.tick()
+
+    def topology_change(self, host, edit):
+        path = pathlib.Path(host['uri'][len('test://'):])
+        path.write_text(edit(path.read_text()))
+        gpu_cloud._forget(host['uri'])
+
+
+def gpu_api_fixture(api, tmp_path):
+    """The body of conftest's gpu_api fixture."""
+    CONF.set_override('fake_test_driver', True, group='devices')
+    CONF.set_override('minutes_before_end_lease', 0, group='manager')
+    notify.reset()
+    plugins._PLUGINS.clear()
+    server = rpc.get_server(rpc.MANAGER_TOPIC, '1.0',
+                            [manager.LeaseManager()])
+    server.start()
+    found = GpuApi(api, tmp_path)
+    yield found
+    server.stop()
+    server.wait()
+    found.loop.stop()
+    for uri in found.uris:
+        gpu_cloud._forget(uri)
+    plugins._PLUGINS.clear()
+    notify.reset()
+    CONF.clear_override('fake_test_driver', group='devices')
+    CONF.clear_override('minutes_before_end_lease', group='manager')

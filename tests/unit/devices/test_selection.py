@@ -1,0 +1,120 @@
+"""Which units a request gets (reserve.devices.selection): pure."""
+import pytest
+
+from reserve.common import exception
+from reserve.devices import selection
+
+
+def unit(uid, address, host='h1', node=0, model='GA100 [A100 SXM4 80GB]',
+         related=(), blocked=None, vf=False, mdev_types=None):
+    return selection.Unit(
+        id=uid, host_id=host, host=host, pci_address=address, model=model,
+        vendor_id='0x10de', product_id='0x20b2', numa_node=node, is_vf=vf,
+        related=frozenset(related), mdev_types=mdev_types or {},
+        blocked=blocked)
+
+
+A100S = [
+    unit('a', '0000:17:00.0', node=0),
+    unit('pf', '0000:31:00.0', node=0, related={'0000:31:00.4',
+                                                '0000:31:00.5'}),
+    unit('vf4', '0000:31:00.4', node=0, related={'0000:31:00.0'}, vf=True),
+    unit('vf5', '0000:31:00.5', node=0, related={'0000:31:00.0'}, vf=True),
+    unit('b', '0000:b1:00.0', node=1),
+    unit('c', '0000:ca:00.0', node=1, blocked='in use by domain vm'),
+]
+
+
+def ids(chosen):
+    return [u.id for u in chosen.units]
+
+
+@pytest.mark.parametrize('text,matches', [
+    ('GA100 [A100 SXM4 80GB]', True), ('a100 sxm4 80gb', True),
+    ('10de:20b2', True), ('20b2', True), ('0x20b2', True),
+    ('A100', False), ('10de', False), ('GA100', False),
+])
+def test_model_names(text, matches):
+    assert selection.model_matches(A100S[0], text) is matches
+
+
+def test_model_name_without_a_product_name():
+    assert selection.model_name(None, '0x10de', '0x20B2') == '10de:20b2'
+
+
+def test_specific_units():
+    chosen = selection.select(A100S, selection.Request(unit_ids=('b', 'a')))
+    assert ids(chosen) == ['b', 'a'] and chosen.host_id == 'h1'
+
+
+@pytest.mark.parametrize('request_,error,text', [
+    (selection.Request(unit_ids=('zzz',)), exception.DeviceNotFound, 'zzz'),
+    (selection.Request(unit_ids=('pf', 'vf4')), exception.Invalid,
+     'share hardware'),
+    (selection.Request(unit_ids=('a', 'b'), numa_local=True),
+     exception.Invalid, 'NUMA nodes 0, 1'),
+    (selection.Request(unit_ids=('a', 'c')), exception.UnitsUnavailable,
+     'in use by domain vm'),
+    (selection.Request(unit_ids=('a',), mdev_type='nvidia-222'),
+     exception.Invalid, 'offers no mediated device type nvidia-222'),
+    (selection.Request(unit_ids=('a',), host_id='h2'), exception.Invalid,
+     'not on the host asked for'),
+])
+def test_specific_units_refused(request_, error, text):
+    with pytest.raises(error) as caught:
+        selection.select(A100S, request_)
+    assert text in caught.value.message
+
+
+def test_units_on_two_hosts_are_refused():
+    units = A100S + [unit('x', '0000:17:00.0', host='h2')]
+    with pytest.raises(exception.Invalid) as caught:
+        selection.select(units, selection.Request(unit_ids=('a', 'x')))
+    assert 'on h1, h2' in caught.value.message
+
+
+def test_count_takes_whole_gpus_before_virtual_functions():
+    chosen = selection.select(A100S, selection.Request(count=3))
+    assert ids(chosen) == ['a', 'pf', 'b']
+
+
+def test_count_prefers_the_tightest_numa_node():
+    chosen = selection.select(A100S, selection.Request(count=1,
+                                                       numa_local=True))
+    # Node 1 has one free unit: node 0's two stay together.
+    assert ids(chosen) == ['b']
+    chosen = selection.select(A100S, selection.Request(count=2,
+                                                       numa_local=True))
+    assert ids(chosen) == ['a', 'pf']
+
+
+def test_count_prefers_the_tightest_host():
+    units = A100S + [unit('z', '0000:17:00.0', host='h0')]
+    assert ids(selection.select(units, selection.Request(count=1))) == ['z']
+    assert ids(selection.select(units, selection.Request(
+        count=1, host_id='h1'))) == ['a']
+
+
+def test_count_that_does_not_fit():
+    with pytest.raises(exception.DevicesDoNotFit) as caught:
+        selection.select(A100S, selection.Request(count=3, numa_local=True))
+    assert 'at most 2 fit together' in caught.value.message
+    with pytest.raises(exception.DevicesDoNotFit) as caught:
+        selection.select(A100S, selection.Request(count=1, model='H100'))
+    assert 'no unit' in caught.value.message
+
+
+def test_count_of_an_mdev_type():
+    units = [unit('t', '0000:3b:00.0', model='TU104GL [Tesla T4]',
+                  mdev_types={'nvidia-222': 15}),
+             unit('u', '0000:d8:00.0', model='TU104GL [Tesla T4]', node=1,
+                  mdev_types={'nvidia-222': 16, 'nvidia-230': 1})]
+    chosen = selection.select(units, selection.Request(
+        count=1, mdev_type='nvidia-230'))
+    assert ids(chosen) == ['u']
+
+
+def test_pick_together_skips_related_functions():
+    assert [u.id for u in selection.pick_together(A100S[:4])] == ['a', 'pf']
+    assert [u.id for u in selection.pick_together(A100S[2:4])] == [
+        'vf4', 'vf5']
