@@ -8,8 +8,10 @@ calendar, runs the checks and writes. Two requests for the last slot
 therefore run one after the other, and the second sees the first's row:
 the calendar can never be overbooked.
 
-The calendar maths (calendar.py) is shared with free-slots and
-availability, so what they answer and what admission decides agree.
+The calendar maths (calendar.py) is shared with free-slots, so what it
+answers and what admission decides agree. Availability asks the
+database for the same sums over the whole catalogue at once
+(desk.peak_loads); tests hold it to calendar.least_free.
 """
 import contextlib
 import datetime
@@ -114,23 +116,30 @@ def free_slots(context, flavor, start, end, count, bypass_maintenance):
 
 def availability(context, flavors, start=None, end=None):
     """{flavor id: fewest instances free at any instant of [start, end)},
-    or at this instant when no window is given. Maintenance counts."""
+    or at this instant when no window is given. Maintenance counts.
+
+    calendar.least_free's answer, without reading the bookings: over a
+    long window the whole catalogue's bookings are in the way, so the
+    database adds them up (desk.peak_loads) and returns one row per
+    flavor. A maintenance window takes every slot of the flavors it
+    closes, so meeting the window at any instant leaves none free at
+    that instant, whatever the bookings: those flavors are 0.
+    """
     if start is None:
         start = timeutils.utcnow()
         end = start + datetime.timedelta(seconds=1)
+    if end <= start:
+        return {f.id: f.slots for f in flavors}
     ids = [f.id for f in flavors]
     with db_api.reader.using(context):
-        held = desk.bookings_in_window(context, flavors, start, end,
-                                       guard())
+        peaks = desk.peak_loads(context, flavors, start, end, guard())
         closed = desk.maintenance_in_window(context, ids, start, end,
                                             guard()) if ids else []
-    for flavor in flavors:
-        for window, flavor_ids in closed:
-            if flavor.id in flavor_ids:
-                held[flavor.id].append((window.start_date, window.end_date,
-                                        flavor.slots))
-    return {f.id: calendar.least_free(f.slots, held[f.id], start, end,
-                                      guard()) for f in flavors}
+    shut = set()
+    for _, flavor_ids in closed:
+        shut.update(flavor_ids)
+    return {f.id: 0 if f.id in shut else max(0, f.slots - peaks[f.id])
+            for f in flavors}
 
 
 # Bookings --------------------------------------------------------------------

@@ -5,10 +5,20 @@ from oslo_config import cfg
 from oslo_upgradecheck import common_checks
 from oslo_upgradecheck import upgradecheck
 
+from reserve.common import context as reserve_context
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
+from reserve.db import desk
 from reserve.db import migration
 
 CONF = cfg.CONF
+
+# How migration 0002 (the booking desk) describes the catalogue flavors
+# it made for the nova flavors that earlier reservations named; an
+# operator who reviews one replaces the description or enables it.
+MIGRATED_NOTE_START = ('Created by migration 0002 for the reservations '
+                       'that named nova flavor ')
+# Names listed in full before "and N more".
+LISTED = 10
 
 
 class Checks(upgradecheck.UpgradeCommands):
@@ -34,8 +44,41 @@ class Checks(upgradecheck.UpgradeCommands):
                 'acts as whoever they claim to be.')
         return upgradecheck.Result(upgradecheck.Code.SUCCESS)
 
+    def _check_migrated_flavors(self):
+        """Flavors the booking desk's migration made for reservations
+        older than the catalogue are inactive with no slots until an
+        operator reviews them: until then their reservations cannot be
+        extended and nobody can book them."""
+        try:
+            flavors = desk.flavor_list(reserve_context.get_admin_context(),
+                                       filters={'active': False})
+        except Exception as exc:
+            return upgradecheck.Result(
+                upgradecheck.Code.SUCCESS,
+                'No catalogue to check yet (%s): run this again after '
+                '"reserve-manage db sync".' % exc.__class__.__name__)
+        names = sorted(f.name for f in flavors
+                       if (f.description or '').startswith(
+                           MIGRATED_NOTE_START))
+        if not names:
+            return upgradecheck.Result(upgradecheck.Code.SUCCESS)
+        listed = ', '.join(names[:LISTED])
+        if len(names) > LISTED:
+            listed += ' and %d more' % (len(names) - LISTED)
+        return upgradecheck.Result(
+            upgradecheck.Code.WARNING,
+            '%d catalogue flavor(s) made by migration 0002 for reservations '
+            'older than the catalogue are still inactive: %s. Nobody can '
+            'book them and their reservations cannot be extended. Review '
+            'each, then give it its slots and enable it: "openstack '
+            'reserve flavor set <flavor> --slots <count> --enable" (PATCH '
+            '/v1/flavors/<id> {"slots": <count>, "active": true}); to keep '
+            'one disabled, replace its description ("--description").' %
+            (len(names), listed))
+
     _upgrade_checks = (
         ('Database schema', _check_schema),
+        ('Migrated flavors', _check_migrated_flavors),
         ('API authentication', _check_auth),
         ('Policy file', (common_checks.check_policy_json,
                          {'conf': CONF})),
@@ -49,4 +92,3 @@ def main():
 
 if __name__ == '__main__':
     sys.exit(main())
-

@@ -10,6 +10,10 @@ class Booking:
     # Only these consume quota and block the calendar.
     LIVE = (PENDING_CREATE, ALLOCATED, ACTIVE)
     ALL = (PENDING_CREATE, ALLOCATED, ACTIVE, COMPLETE, ERROR)
+    # A booking's lease is named this followed by the booking's id: the
+    # worker finds it again by name after a crash, and the reconciler
+    # tells orphan leases by it.
+    LEASE_PREFIX = 'reservation-'
 
 
 class Lease:

@@ -305,7 +305,8 @@ def lease_list_orphans(context, created_before):
     GPU unit reservations (resource type device:gpu) belong to a device
     reservation, not to a booking: never orphans here.
     """
-    booking_name = sa.literal('reservation-') + models.Booking.id
+    booking_name = (sa.literal(states.Booking.LEASE_PREFIX) +
+                    models.Booking.id)
     end_not_moved = sa.exists().where(
         models.Event.lease_id == models.Lease.id,
         models.Event.event_type == states.Event.END,
@@ -533,6 +534,15 @@ def event_claim_due(context, now, claimer, stuck_before, retry_before,
         return []
     with reader.using(context) as session:
         return (session.query(e).filter(e.id.in_(claimed)).all())
+
+
+def event_create(context, lease_id, values):
+    """Add an event to a lease (its first ones come with lease_create)."""
+    with writer.using(context) as session:
+        event = models.Event(lease_id=lease_id, **values)
+        session.add(event)
+        session.flush()
+        return event
 
 
 def event_update(context, event_id, values):

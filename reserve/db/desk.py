@@ -11,7 +11,9 @@ import datetime
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 import sqlalchemy as sa
+from sqlalchemy.ext import compiler as sa_compiler
 from sqlalchemy import orm
+from sqlalchemy.sql import functions as sa_functions
 
 from reserve.common import exception
 from reserve.common import states
@@ -280,6 +282,134 @@ def bookings_in_window(context, flavors, start, end, guard,
         for flavor_id, b_start, b_end, count in session.execute(query):
             found[flavor_id].append((b_start, b_end, count))
     return found
+
+
+class _SecondsSince(sa_functions.FunctionElement):
+    """Whole seconds from ``earlier`` to ``later`` (datetimes), as an
+    integer; each backend spells it its own way. The database keeps
+    dates to the second, so nothing is lost, and the calendar sorts
+    small integers instead of dates (MariaDB sorts those much faster)."""
+    type = sa.Integer()
+    name = 'seconds_since'
+    inherit_cache = True
+
+
+@sa_compiler.compiles(_SecondsSince)
+def _seconds_since(element, compiler, **kw):
+    later, earlier = (compiler.process(c, **kw) for c in element.clauses)
+    return 'CAST(EXTRACT(EPOCH FROM (%s - %s)) AS BIGINT)' % (later,
+                                                              earlier)
+
+
+@sa_compiler.compiles(_SecondsSince, 'mysql')
+def _seconds_since_mysql(element, compiler, **kw):
+    later, earlier = (compiler.process(c, **kw) for c in element.clauses)
+    return 'TIMESTAMPDIFF(SECOND, %s, %s)' % (earlier, later)
+
+
+@sa_compiler.compiles(_SecondsSince, 'sqlite')
+def _seconds_since_sqlite(element, compiler, **kw):
+    later, earlier = (compiler.process(c, **kw) for c in element.clauses)
+    return ("(CAST(strftime('%%s', %s) AS INTEGER) - "
+            "CAST(strftime('%%s', %s) AS INTEGER))" % (later, earlier))
+
+
+class _Narrow(sa_functions.FunctionElement):
+    """An id (a UUID: ASCII only) to group and sort by. MariaDB copies
+    the rows it sorts into temporary tables at the widest size of their
+    character set, four bytes a character in utf8mb4: in ASCII the rows
+    are a quarter as wide, and a window over the whole catalogue's
+    bookings runs more than twice as fast. Other backends need nothing.
+    """
+    type = sa.String()
+    name = 'narrow'
+    inherit_cache = True
+
+
+@sa_compiler.compiles(_Narrow)
+def _narrow(element, compiler, **kw):
+    return compiler.process(element.clauses, **kw)
+
+
+@sa_compiler.compiles(_Narrow, 'mysql')
+def _narrow_mysql(element, compiler, **kw):
+    column = compiler.process(element.clauses, **kw)
+    return 'CONVERT(%s USING ascii)' % column
+
+
+# MariaDB turns an IN list of 1,000 values or more into a join with a
+# temporary table, which it reads once per row the query makes (twice per
+# booking in peak_loads) instead of testing each booking against a
+# sorted list: shorter lists, OR-ed, keep it a test on the booking. (On
+# SQLite, OR-ed lists cost an index search each: one list there.)
+_IN_LIST = 500
+
+
+def _one_of(column, values, dialect):
+    if dialect != 'mysql':
+        return column.in_(values)
+    return sa.or_(*(column.in_(values[i:i + _IN_LIST])
+                    for i in range(0, len(values), _IN_LIST)))
+
+
+def peak_loads(context, flavors, start, end, guard):
+    """The most slots the live bookings of each of ``flavors`` hold at
+    one instant of [start, end), each booking until its end + ``guard``
+    (a timedelta), as {flavor_id: peak}, 0 for a flavor with none.
+
+    calendar.least_free's sweep, run by the database so that a window
+    meeting every booking of the catalogue still returns one row per
+    flavor instead of all the bookings. Each booking is a change of
+    +count where it starts holding (the window's start at the earliest)
+    and of -count where it stops, at whole seconds from the window's
+    start. A running sum over a flavor's changes in time order is its
+    load; the frame is a RANGE one, so the changes of one instant are
+    all summed before the load is compared. The load only rises where a
+    booking starts holding, so the peak is the highest load at those
+    instants; changes at or past the window's end are all -count (every
+    booking of the window starts before its end) and never reach it.
+    Bookings are found as in bookings_in_window, through the index.
+    """
+    peaks = {f.id: 0 for f in flavors}
+    if not peaks or end <= start:
+        return peaks
+    longest = _seconds(max(f.longest_booking or 0 for f in flavors))
+    origin = sa.literal(start, sa.DateTime)
+    starts = sa.case((B.start_date > origin,
+                      _SecondsSince(B.start_date, origin)), else_=0)
+    stops = (_SecondsSince(B.end_date, origin) +
+             int(guard.total_seconds()))
+    # Every booking twice over: side 1 where it starts holding, side -1
+    # where it stops.
+    sides = sa.union_all(sa.select(sa.literal(1, sa.Integer).label('side')),
+                         sa.select(sa.literal(-1, sa.Integer).label('side'))
+                         ).subquery('sides')
+    flavor_id = _Narrow(B.flavor_id)
+    load = sa.func.sum(sides.c.side * B.instance_count).over(
+        partition_by=flavor_id,
+        order_by=sa.case((sides.c.side == 1, starts), else_=stops),
+        range_=(None, 0))
+    with _reader(context) as session:
+        dialect = session.bind.dialect.name
+        # An outer join, though both sides of every booking match: it
+        # keeps the bookings the outer loop, read once and in the index's
+        # flavor order (SQLite would read them once per side, and sort
+        # them all over again).
+        loads = (sa.select(flavor_id.label('flavor_id'),
+                           load.label('load'), sides.c.side)
+                 .outerjoin(sides, sa.true())
+                 .where(_one_of(B.flavor_id, sorted(peaks), dialect))
+                 .where(B.end_date > start - guard)
+                 .where(B.end_date <= end + longest)
+                 .where(B.start_date < end)
+                 .where(B.status.in_(states.Booking.LIVE))
+                 .subquery('loads'))
+        query = (sa.select(loads.c.flavor_id, sa.func.max(loads.c.load))
+                 .where(loads.c.side == 1)
+                 .group_by(loads.c.flavor_id))
+        for found, peak in session.execute(query):
+            peaks[found] = max(0, int(peak or 0))
+    return peaks
 
 
 Window = collections.namedtuple('Window',

@@ -47,6 +47,35 @@ def lease_events(start, end):
     ]
 
 
+def _move_end_events(context, lease, end):
+    """Give a lease's end events its new ``end``.
+
+    Those still to come move. A users' warning (before_end) that went
+    out already, or is going out, or failed, told them of the old end
+    or of none: a new one is armed for the new end, later or earlier,
+    so that they are warned again before it (at once if that time has
+    passed). The old one stays, the record of what was sent.
+    """
+    new_times = {e['event_type']: e['time']
+                 for e in lease_events(lease.start_date, end)}
+    warning_to_come = False
+    for event in lease.events:
+        if (event.event_type == states.Event.START or
+                event.status != states.Event.UNDONE):
+            continue
+        db_api.event_update(context, event.id,
+                            {'time': new_times[event.event_type]})
+        warning_to_come |= event.event_type == states.Event.BEFORE_END
+    if not warning_to_come:
+        db_api.event_create(context, lease.id, {
+            'event_type': states.Event.BEFORE_END,
+            'time': new_times[states.Event.BEFORE_END],
+            'status': states.Event.UNDONE})
+        LOG.info('Lease %s: its end moved to %s after the users were '
+                 'warned; they will be warned again', lease.id,
+                 timeutils.isoformat(end))
+
+
 class LeaseManager:
     target = messaging.Target(version='1.1')
 
@@ -134,13 +163,8 @@ class LeaseManager:
                     .check_new_window(context, lease, reservation,
                                       lease.start_date, end)
             db_api.lease_update(context, lease_id, {'end_date': end})
-            new_times = {e['event_type']: e['time']
-                         for e in lease_events(lease.start_date, end)}
-            for event in lease.events:
-                if (event.event_type != states.Event.START and
-                        event.status == states.Event.UNDONE):
-                    db_api.event_update(context, event.id,
-                                        {'time': new_times[event.event_type]})
+            if end != lease.end_date:
+                _move_end_events(context, lease, end)
         self._wake()
         lease = db_api.lease_get(context, lease_id)
         notify.emit(context, 'lease.update', lease)

@@ -20,7 +20,7 @@ RESOURCE_TYPE = 'flavor:instance'
 
 
 def lease_name(booking_id):
-    return 'reservation-%s' % booking_id
+    return states.Booking.LEASE_PREFIX + booking_id
 
 
 class BookingWorker:

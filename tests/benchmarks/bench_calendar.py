@@ -14,11 +14,14 @@ in two shapes: one flavor holding 1,000, 10,000 and 100,000 bookings
 (the growth series), and 100,000 bookings across 1,000 flavors. Query
 windows are sized so that each overlaps about 100 bookings of its
 flavor, so the series shows whether the cost follows the overlapping
-bookings or the table. The headline shapes are measured again through
-the whole WSGI stack (webtest, noauth), as a client sees them.
+bookings or the table; on the 1,000 flavors availability is also asked
+for a window that overlaps every booking (the worst case). The headline
+shapes are measured again through the whole WSGI stack (webtest,
+noauth), as a client sees them.
 
     python3 tests/benchmarks/bench_calendar.py                # all
     python3 tests/benchmarks/bench_calendar.py --backends sqlite --quick
+    python3 tests/benchmarks/bench_calendar.py --shapes catalogue --no-api
 
 MariaDB is reached as tests/fixtures/backends.py does
 (RESERVE_TEST_MYSQL_URL, default root@127.0.0.1:3306).
@@ -176,8 +179,14 @@ def _user(rnd):
                                           roles=['member', 'reader'])
 
 
+ALL = 'all'             # availability hours: a window over every booking
+
+
 def _window(rnd, span, hours):
     origin = _now() + 24 * HOUR
+    if hours == ALL:
+        # Bookings start within the span and last under 2 * MEAN_HOURS.
+        return origin, origin + span + 2 * MEAN_HOURS * HOUR
     start = origin + datetime.timedelta(
         seconds=rnd.randrange(0, int(span.total_seconds() -
                                      hours * 3600), 60))
@@ -310,6 +319,10 @@ def measure_api(flavors, span, hours, availability_hours, rnd, count):
 
 # Reporting -------------------------------------------------------------------
 
+def _hours(hours):
+    return 'all-bookings' if hours == ALL else '%g h' % hours
+
+
 def line(label, name, samples, extra=''):
     p50, p99 = percentile(samples, 50), percentile(samples, 99)
     target = TARGETS[name]
@@ -340,18 +353,26 @@ def run_shape(backend, flavors, per_flavor, span_hours, window_hours,
                   backend, label, loaded, window_hours, overlap,
                   '; the calendar query reads %d index entries' % reads
                   if reads is not None else ''))
+        if ALL in availability_hours:
+            start, end = _window(rnd, span, ALL)
+            met = desk.bookings_in_window(
+                reserve_context.get_admin_context(), rows, start, end,
+                admission.guard())
+            print('  the all-bookings window meets %d live bookings' %
+                  sum(len(found) for found in met.values()))
         results, accepted = measure_core(rows, span, window_hours,
                                          availability_hours[0], rnd, count)
         for name, samples in results.items():
             line(label, name, samples,
                  '  accepted %d%%' % (accepted * 100)
                  if name == 'admission' else
-                 '  (%g h window)' % availability_hours[0]
+                 '  (%s window)' % _hours(availability_hours[0])
                  if name == 'availability' else '')
         for hours in availability_hours[1:]:
             samples = measure_availability(rows, span, hours, rnd,
                                            max(10, count // 10))
-            line(label, 'availability', samples, '  (%g h window)' % hours)
+            line(label, 'availability', samples,
+                 '  (%s window)' % _hours(hours))
         if api:
             for name, samples in measure_api(rows, span, window_hours,
                                              availability_hours[0], rnd,
@@ -369,7 +390,14 @@ def main():
                         help='requests measured per figure')
     parser.add_argument('--quick', action='store_true',
                         help='smaller shapes, fewer requests')
+    parser.add_argument('--shapes', default='growth,catalogue',
+                        help='growth (one flavor, ever more bookings), '
+                             'catalogue (100,000 bookings on 1,000 '
+                             'flavors), or both')
+    parser.add_argument('--no-api', action='store_true',
+                        help='skip the figures through the WSGI stack')
     args = parser.parse_args()
+    shapes = args.shapes.split(',')
     CONF([], project='reserve', default_config_files=[])
     CONF.set_override('reservations', 10 ** 6, group='quota')
     CONF.set_override('instance_hours', 10 ** 9, group='quota')
@@ -380,18 +408,19 @@ def main():
     for backend in args.backends.split(','):
         print('== %s ==' % backend)
         # One flavor: the same density of bookings, ever more of them.
-        for per_flavor in growth:
+        for per_flavor in growth if 'growth' in shapes else ():
             run_shape(backend, 1, per_flavor,
                       per_flavor * (window + MEAN_HOURS) / OVERLAP, window,
                       (window,), rnd, count,
-                      api=per_flavor == growth[-1])
-        if args.quick:
+                      api=per_flavor == growth[-1] and not args.no_api)
+        if args.quick or 'catalogue' not in shapes:
             continue
         # 1,000 flavors of 100 bookings over 80 h: a 76 h window overlaps
-        # about the 100 of its flavor; availability over 4 h reads ~10
-        # per flavor, over 76 h all 100,000.
-        run_shape(backend, 1000, 100, 80, 76, (4, 76), rnd, count,
-                  api=True)
+        # about the 100 of its flavor; availability over 4 h meets ~10
+        # per flavor, over 76 h most of the 100,000, over the whole span
+        # every one.
+        run_shape(backend, 1000, 100, 80, 76, (4, 76, ALL), rnd, count,
+                  api=not args.no_api)
 
 
 if __name__ == '__main__':

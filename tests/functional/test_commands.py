@@ -1,6 +1,7 @@
 """The operator commands: reserve-manage and reserve-status."""
 import pathlib
 import shutil
+import sqlite3
 import subprocess
 import sys
 
@@ -58,6 +59,45 @@ def test_upgrade_check_warns_about_noauth(conf, tmp_path):
     result = _run('reserve-status', conf, 'upgrade', 'check')
     assert result.returncode == 1  # warning
     assert 'noauth' in result.stdout
+
+
+def _words(output):
+    """The text of reserve-status's table, however it wraps."""
+    return ' '.join(output.replace('|', ' ').split())
+
+
+def test_upgrade_check_warns_about_flavors_left_by_migration_0002(
+        conf, tmp_path):
+    # A reservation made before the catalogue, on the schema of then.
+    _run('reserve-manage', conf, 'db', 'sync', '--revision', '0001')
+    database = sqlite3.connect(tmp_path / 'reserve.sqlite')
+    with database:
+        database.execute(
+            "INSERT INTO bookings (id, project_id, user_id, flavor_id, "
+            "instance_count, start_date, end_date, status, created_at, "
+            "updated_at) VALUES ('b1', 'p', 'u', 'nova-a100', 1, "
+            "'2031-03-01 08:00:00', '2031-03-01 10:00:00', 'ALLOCATED', "
+            "'2031-01-01 00:00:00', '2031-01-01 00:00:00')")
+    synced = _run('reserve-manage', conf, 'db', 'sync')
+    assert synced.returncode == 0, synced.stderr
+
+    result = _run('reserve-status', conf, 'upgrade', 'check')
+    assert result.returncode == 1, result.stdout  # warning
+    said = _words(result.stdout)
+    assert 'Migrated flavors' in said
+    assert '1 catalogue flavor(s) made by migration 0002' in said
+    assert 'nova-a100' in said
+    assert ('openstack reserve flavor set <flavor> --slots <count> '
+            '--enable') in said
+
+    # Reviewed: given its slots and enabled, as the warning says.
+    with database:
+        database.execute("UPDATE flavors SET slots = 4, active = 1 "
+                         "WHERE name = 'nova-a100'")
+    database.close()
+    result = _run('reserve-status', conf, 'upgrade', 'check')
+    assert result.returncode == 0, result.stdout
+    assert 'migration 0002' not in _words(result.stdout)
 
 
 def test_bad_command_is_refused_with_usage(conf):
