@@ -45,6 +45,10 @@ def set_embedded_defaults(state_dir):
                      os.path.join(state_dir, 'reserve.sqlite'),
                      group='database')
     CONF.set_default('auth_strategy', 'noauth', group='api')
+    # No keystone to read addresses from: the log driver shows the mails
+    # a user would get.
+    CONF.set_default('address_without_keystone', '%(user_id)s@localhost',
+                     group='email')
     CONF.set_default('fake_test_driver', True, group='devices')
     CONF.set_default('embedded_gpu_hosts', EMBEDDED_GPU_HOSTS,
                      group='devices')
@@ -66,6 +70,15 @@ class _ApiThread:
         self._server.server_close()
 
 
+def _cloud_line():
+    if CONF.nova.auth_type:
+        return ('Nova and placement: [nova] and [placement] of the config '
+                'file (auth_type %s); enroll their hypervisors with '
+                'POST /v1/hosts.' % CONF.nova.auth_type)
+    return ('Nova and placement: not configured, so flavor bookings will '
+            'end in ERROR (tools/quickstart.sh brings a loopback cloud).')
+
+
 def main():
     CONF.register_cli_opts(cli_opts)
     service.prepare()
@@ -79,11 +92,12 @@ def main():
     url = 'http://%s:%d' % (CONF.api.host_ip, CONF.api.port)
     banner = ('reserve is running: API at %s/ (auth: %s), database %s.\n'
               'GPU hosts (libvirt test driver): %s; see %s/v1/devices.\n'
+              '%s\n'
               'Point the CLI at it with:\n'
               '  export OS_RESERVE_URL=%s OS_AUTH_TYPE=none\n'
               'Stop with Ctrl-C.' % (url, CONF.api.auth_strategy,
                                      CONF.database.connection,
                                      ', '.join(gpu_hosts) or 'none', url,
-                                     url))
+                                     _cloud_line(), url))
     service.run_in_threads(services,
                            on_started=lambda: print(banner, flush=True))

@@ -4,6 +4,7 @@ import oslo_messaging as messaging
 from oslo_messaging.rpc import dispatcher
 
 from reserve.common import context as reserve_context
+from reserve.common import memory_bus
 
 CONF = cfg.CONF
 
@@ -37,6 +38,8 @@ class RequestContextSerializer(messaging.Serializer):
 
 def init(conf=CONF):
     global _TRANSPORT, _NOTIFICATION_TRANSPORT
+    if (conf.transport_url or '').startswith('kombu+memory:'):
+        memory_bus.install()
     if _TRANSPORT is None:
         _TRANSPORT = messaging.get_rpc_transport(
             conf, allowed_remote_exmods=ALLOWED_EXMODS)

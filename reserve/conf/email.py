@@ -58,6 +58,12 @@ email_opts = [
                     'before_end.txt, end.txt). A template found there '
                     'replaces the packaged one of the same name; the '
                     'others stay packaged.'),
+    cfg.StrOpt('address_without_keystone',
+               help='For clouds without keystone (development, the '
+                    'all-in-one): the address of a user when [keystone] is '
+                    'not configured, with %(user_id)s for the user id, '
+                    'e.g. "%(user_id)s@localhost". None: such users get '
+                    'no mail.'),
     cfg.IntOpt('address_cache_ttl', default=300, min=0,
                help='Seconds an address read from keystone is reused for '
                     'the next mails to the same user. 0: ask keystone for '

@@ -99,6 +99,13 @@ def test_keystone_not_configured(keystone, caplog):
     assert keystone.requests == []
 
 
+def test_address_without_keystone(override, keystone):
+    override('address_without_keystone', '%(user_id)s@localhost', 'email')
+    user = users.AddressBook().lookup('alice-id')
+    assert user == users.User('alice-id', 'alice-id@localhost', 'alice-id')
+    assert keystone.requests == []
+
+
 def test_endpoint_without_credentials_is_refused(override, keystone,
                                                  caplog):
     # Configured, but keystone wants a token for GET /v3/users/{id}.

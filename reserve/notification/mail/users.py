@@ -31,6 +31,15 @@ def keystone_configured():
     return bool(group.auth_type or group.endpoint_override)
 
 
+def _without_keystone(user_id):
+    pattern = CONF.email.address_without_keystone
+    if pattern:
+        return User(user_id, pattern % {'user_id': user_id}, user_id)
+    LOG.info('No e-mail to user %s: [keystone] is not configured '
+             '(set auth_type, or endpoint_override)', user_id)
+    return None
+
+
 class AddressBook:
     """user id → User(id, email, name) or None, from keystone."""
 
@@ -81,9 +90,7 @@ class AddressBook:
         if found:
             return user
         if not keystone_configured():
-            LOG.info('No e-mail to user %s: [keystone] is not configured '
-                     '(set auth_type, or endpoint_override)', user_id)
-            return None
+            return _without_keystone(user_id)
         try:
             user, cacheable = self._ask_keystone(user_id)
         except Exception as exc:

@@ -1,0 +1,49 @@
+"""The all-in-one's in-memory bus delivers without spinning."""
+import threading
+import time
+
+import kombu
+from kombu.transport import memory
+
+from reserve.common import memory_bus
+
+
+def _cpu_of_this_thread():
+    return time.thread_time()
+
+
+def test_memory_urls_use_the_patient_transport():
+    memory_bus.install()
+    with kombu.Connection('memory:///') as conn:
+        conn.connect()
+        assert isinstance(conn.transport, memory_bus.Transport)
+        # what oslo.messaging does to every memory:// connection
+        conn.transport.polling_interval = 0.0
+        assert conn.transport.polling_interval == memory_bus.POLL_INTERVAL
+
+
+def test_waiting_for_a_message_sleeps_and_a_message_arrives():
+    memory_bus.install()
+    received = []
+    with kombu.Connection('memory:///') as conn:
+        conn.transport.polling_interval = 0.0
+        queue = kombu.Queue('bus-test', kombu.Exchange('bus-test'), 'k')
+        with conn.Consumer(queue, callbacks=[
+                lambda body, msg: (received.append(body), msg.ack())]):
+            def publish():
+                time.sleep(0.3)
+                with kombu.Connection('memory:///') as other:
+                    other.Producer().publish('hello', exchange='bus-test',
+                                             routing_key='k',
+                                             declare=[queue])
+            threading.Thread(target=publish).start()
+            cpu = _cpu_of_this_thread()
+            start = time.monotonic()
+            conn.drain_events(timeout=2)
+            waited = time.monotonic() - start
+            cpu = _cpu_of_this_thread() - cpu
+    assert received == ['hello']
+    assert waited < 1.0
+    # a spinning poll would have burnt about as much CPU as it waited
+    assert cpu < waited / 3, (cpu, waited)
+    assert memory_bus.Transport.Channel is memory.Transport.Channel
