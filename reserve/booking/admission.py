@@ -22,6 +22,7 @@ from oslo_log import log as logging
 
 from reserve.booking import calendar
 from reserve.booking import gauntlet
+from reserve.booking import gpu_slots
 from reserve.booking import quota
 from reserve.common import exception
 from reserve.common import states
@@ -77,12 +78,13 @@ def _check_capacity(context, flavor, start, end, count, maintenance,
                     exclude_booking=None):
     held = occupants(context, flavor, start, end, maintenance,
                      exclude_booking)
-    if not calendar.fits(flavor.slots, held, start, end, count, guard()):
+    slots = gpu_slots.slots(context, flavor)
+    if not calendar.fits(slots, held, start, end, count, guard()):
         raise exception.NoCapacity(
             count=count, name=flavor.name, id=flavor.id,
             start=timeutils.isoformat(start), end=timeutils.isoformat(end),
-            slots=flavor.slots, guard=CONF.booking.guard_seconds,
-            free=calendar.max_count(flavor.slots, held, start, end,
+            slots=slots, guard=CONF.booking.guard_seconds,
+            free=calendar.max_count(slots, held, start, end,
                                     guard()))
 
 
@@ -110,8 +112,8 @@ def free_slots(context, flavor, start, end, count, bypass_maintenance):
         maintenance = ([] if bypass_maintenance else
                        _maintenance(context, flavor, start, end))
         held = occupants(context, flavor, start, end, maintenance)
-    return calendar.free_slots(flavor.slots, held, start, end, count,
-                               guard())
+    return calendar.free_slots(gpu_slots.slots(context, flavor), held,
+                               start, end, count, guard())
 
 
 def availability(context, flavors, start=None, end=None):
@@ -129,8 +131,9 @@ def availability(context, flavors, start=None, end=None):
         start = timeutils.utcnow()
         end = start + datetime.timedelta(seconds=1)
     if end <= start:
-        return {f.id: f.slots for f in flavors}
+        return gpu_slots.slots_of(context, flavors)
     ids = [f.id for f in flavors]
+    slots = gpu_slots.slots_of(context, flavors)
     with db_api.reader.using(context):
         peaks = desk.peak_loads(context, flavors, start, end, guard())
         closed = desk.maintenance_in_window(context, ids, start, end,
@@ -138,7 +141,7 @@ def availability(context, flavors, start=None, end=None):
     shut = set()
     for _, flavor_ids in closed:
         shut.update(flavor_ids)
-    return {f.id: 0 if f.id in shut else max(0, f.slots - peaks[f.id])
+    return {f.id: 0 if f.id in shut else max(0, slots[f.id] - peaks[f.id])
             for f in flavors}
 
 

@@ -78,6 +78,15 @@ class PlacementClient:
                              '/resource_providers/%s/inventories' % uuid)
         return body['inventories']
 
+    def get_tree_inventories(self, root_uuid):
+        """{provider name: inventories} of every provider in the tree of
+        ``root_uuid``: a compute node reports its devices (PCI, vGPU) on
+        child providers."""
+        body = self._request('GET', '/resource_providers?' +
+                             urllib.parse.urlencode({'in_tree': root_uuid}))
+        return {provider['name']: self.get_inventories(provider['uuid'])
+                for provider in body['resource_providers']}
+
     def get_usages(self, uuid):
         body = self._request('GET', '/resource_providers/%s/usages' % uuid)
         return body['usages']

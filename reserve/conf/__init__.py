@@ -8,6 +8,7 @@ from reserve.conf import database
 from reserve.conf import default
 from reserve.conf import devices
 from reserve.conf import email
+from reserve.conf import gpu
 from reserve.conf import manager
 from reserve.conf import notification
 from reserve.conf import quota
@@ -27,3 +28,5 @@ quota.register_opts(CONF)
 email.register_opts(CONF)
 # GPU devices on libvirt hosts
 devices.register_opts(CONF)
+# GPUs asked by flavors ([pci] alias, [gpu])
+gpu.register_opts(CONF)

@@ -11,13 +11,14 @@ from reserve.conf import database
 from reserve.conf import default
 from reserve.conf import devices
 from reserve.conf import email
+from reserve.conf import gpu
 from reserve.conf import manager
 from reserve.conf import notification
 from reserve.conf import quota
 from reserve.conf import worker
 
 _MODULES = (default, api, database, manager, worker, notification, clients,
-            email, booking, quota, devices)
+            email, booking, quota, devices, gpu)
 
 
 def list_opts():

@@ -365,7 +365,8 @@ def host_usage_in_window(context, start, end, exclude_reservation=None):
                                models.LeaseReservation.memory_mb,
                                models.LeaseReservation.disk_gb,
                                models.LeaseReservation.ephemeral_gb,
-                               models.LeaseReservation.id)
+                               models.LeaseReservation.id,
+                               models.LeaseReservation.extra_specs)
                  .join(models.LeaseReservation,
                        models.LeaseReservation.id ==
                        models.Allocation.reservation_id)
@@ -379,7 +380,8 @@ def host_usage_in_window(context, start, end, exclude_reservation=None):
                 models.LeaseReservation.id != exclude_reservation)
         return [dict(host_id=row[0], count=row[1], start=row[2], end=row[3],
                      vcpus=row[4], memory_mb=row[5],
-                     disk_gb=row[6] + row[7], reservation_id=row[8])
+                     disk_gb=row[6] + row[7], reservation_id=row[8],
+                     extra_specs=row[9] or {})
                 for row in query.all()]
 
 

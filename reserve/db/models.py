@@ -135,6 +135,10 @@ class Host(Base):
     topology_generation = orm.mapped_column(sa.String(64))
     refreshed_at = orm.mapped_column(sa.DateTime)
     refresh_error = orm.mapped_column(sa.Text)
+    # Nova hosts: the GPUs ({resource class: count}) placement reported
+    # for the host's provider tree when it was enrolled or last selected;
+    # None when never read. The calendar counts them (plugins.gpus).
+    gpus = orm.mapped_column(sa.JSON)
 
     capabilities = orm.relationship(
         'HostCapability', back_populates='host', lazy='selectin',
@@ -237,6 +241,10 @@ class Flavor(Base):
     # of the asked window, so its cost follows the window, not the table.
     longest_booking = orm.mapped_column(sa.Integer, nullable=False,
                                         default=0)
+    # The GPUs one instance of the nova flavor asks for ({key: count}, see
+    # plugins.gpus), read when the entry is written; None when unknown
+    # (nova did not answer). They cap the slots the calendar offers.
+    gpus = orm.mapped_column(sa.JSON)
 
     projects = orm.relationship(
         'FlavorProject', back_populates='flavor', lazy='selectin',

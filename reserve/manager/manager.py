@@ -25,6 +25,7 @@ from reserve.devices import states as device_states
 from reserve.manager import notify
 from reserve.manager import views
 from reserve import plugins
+from reserve.plugins import host_gpus
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -222,6 +223,10 @@ class LeaseManager:
             'local_gb': getattr(hypervisor, 'local_gb', 0) or 0,
             'reservable': values.get('reservable', True),
         }
+        if provider:
+            # What the calendar counts GPUs from (plugins.host_gpus).
+            row['gpus'] = host_gpus.enrolled(self._placement,
+                                             provider['uuid'])
         host = db_api.host_create(context, row, values.get('capabilities'))
         LOG.info('Host %s enrolled as %s', name, host.id)
         return views.host(db_api.host_get(context, host.id))

@@ -13,7 +13,9 @@ def lease(lease):
         'reservations': [{
             'id': r.id, 'resource_type': r.resource_type,
             'status': r.status, 'amount': r.amount,
-            'flavor_id': r.id,
+            # Only flavor:instance reservations have a nova flavor.
+            'flavor_id': r.id if r.resource_type == 'flavor:instance'
+            else None,
         } for r in lease.reservations],
     }
 

@@ -3,24 +3,33 @@
 A host fits ``n`` more instances over a window when, at every instant of
 the window, what the overlapping allocations use plus ``n`` instances
 stays within its capacity. Windows are half-open: [start, end).
+
+GPUs count like the other resources: a capacity, a usage and a need may
+carry ``gpus`` ({key: count}, see gpus.py), so that a host never takes
+more GPU instances than it has GPUs, whatever CPUs it has left.
 """
+from reserve.plugins import gpus as gpu_maths
+
 RESOURCES = ('vcpus', 'memory_mb', 'disk_gb')
 
 
-def _fits(free, need):
+def _fits(free, need, gpu_fit=None):
     counts = [free[r] // need[r] for r in RESOURCES if need.get(r)]
     if any(free[r] < 0 for r in RESOURCES):
         return 0
+    if gpu_fit is not None:
+        counts.append(gpu_fit)
     return min(counts) if counts else None
 
 
 def host_slots(capacity, usages, need, start, end):
     """How many instances of ``need`` fit on a host over [start, end).
 
-    capacity: {resource: amount}; usages: dicts with start, end, count
-    and the per-instance resources. None means unbounded (``need`` asks
-    for nothing).
+    capacity: {resource: amount, 'gpus': {key: count}}; usages: dicts
+    with start, end, count and the per-instance resources (and gpus).
+    None means unbounded (``need`` asks for nothing).
     """
+    need_gpus = need.get('gpus') or {}
     points = {start}
     for usage in usages:
         if usage['start'] < end and usage['end'] > start:
@@ -29,11 +38,19 @@ def host_slots(capacity, usages, need, start, end):
     best = None
     for point in sorted(p for p in points if start <= p < end):
         free = dict((r, capacity.get(r, 0)) for r in RESOURCES)
+        used_gpus = {}
         for usage in usages:
             if usage['start'] <= point < usage['end']:
                 for r in RESOURCES:
                     free[r] -= usage.get(r, 0) * usage['count']
-        fits = _fits(free, need)
+                for key, n in (usage.get('gpus') or {}).items():
+                    used_gpus[key] = (used_gpus.get(key, 0) +
+                                      n * usage['count'])
+        gpu_fit = None
+        if need_gpus:
+            gpu_fit = gpu_maths.fit(capacity.get('gpus') or {}, used_gpus,
+                                    need_gpus)
+        fits = _fits(free, need, gpu_fit)
         if fits is not None and (best is None or fits < best):
             best = fits
     return best

@@ -20,9 +20,12 @@ from reserve.common import exception
 from reserve.common import nova
 from reserve.common import placement
 from reserve.db import api as db_api
+from reserve.db import devices as devices_db
 from reserve.plugins import base
 from reserve.plugins import capacity
 from reserve.plugins import filters
+from reserve.plugins import gpus
+from reserve.plugins import host_gpus
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -47,10 +50,17 @@ class FlavorInstancePlugin(base.ResourcePlugin):
 
     # capacity --------------------------------------------------------------
 
-    def _host_capacity(self, host):
-        """Usable vcpus/memory/disk: placement first, the host row else."""
+    def _host_capacity(self, context, host, libvirt_hosts=None):
+        """Usable vcpus/memory/disk: placement first, the host row else;
+        with ``libvirt_hosts`` (the flavor asks for GPUs), the host's GPUs
+        too (see host_gpus)."""
         fallback = {'vcpus': host.vcpus, 'memory_mb': host.memory_mb,
                     'disk_gb': host.local_gb}
+        if libvirt_hosts is not None:
+            fallback['gpus'] = host_gpus.of_host(
+                context, host,
+                host_gpus.refresh(context, host, self.placement),
+                libvirt_hosts)[0]
         if not host.provider_uuid:
             return fallback
         try:
@@ -74,18 +84,24 @@ class FlavorInstancePlugin(base.ResourcePlugin):
         by_host = {}
         for usage in usages:
             by_host.setdefault(usage['host_id'], []).append(usage)
+            usage['gpus'] = gpus.configured_demand(usage['extra_specs'],
+                                                   CONF)
+        libvirt_hosts = None
+        if need.get('gpus'):
+            libvirt_hosts = devices_db.libvirt_hosts(context)
         slots = {}
         for host in hosts:
-            fit = capacity.host_slots(self._host_capacity(host),
-                                      by_host.get(host.id, []), need,
-                                      start, end)
+            fit = capacity.host_slots(
+                self._host_capacity(context, host, libvirt_hosts),
+                by_host.get(host.id, []), need, start, end)
             slots[host.id] = fit if fit is not None else 10 ** 6
         return slots
 
     @staticmethod
     def _need(values):
         return {'vcpus': values['vcpus'], 'memory_mb': values['memory_mb'],
-                'disk_gb': values['disk_gb'] + values['ephemeral_gb']}
+                'disk_gb': values['disk_gb'] + values['ephemeral_gb'],
+                'gpus': gpus.configured_demand(values['extra_specs'], CONF)}
 
     def reserve(self, context, lease_values, values):
         amount = int(values.get('amount') or 0)
@@ -116,11 +132,16 @@ class FlavorInstancePlugin(base.ResourcePlugin):
                  if h.kind == 'nova' and filters.matches(
                      host_filter, {c.key: c.value for c in h.capabilities})]
         start, end = lease_values['start_date'], lease_values['end_date']
-        slots = self._slots(context, hosts, self._need(row), start, end)
+        need = self._need(row)
+        slots = self._slots(context, hosts, need, start, end)
         placed = capacity.place(slots, amount, row['affinity'])
         if placed is None:
+            what = 'flavor %s' % source.name
+            if need['gpus']:
+                what += ' (GPUs per instance: %s)' % gpus.describe(
+                    need['gpus'])
             raise exception.NotEnoughHostsAvailable(
-                wanted=amount, what='flavor %s' % source.name,
+                wanted=amount, what=what,
                 found=_best_effort(slots, row['affinity'], amount),
                 start=start, end=end)
         row['allocations'] = [{'host_id': h, 'count': n}
@@ -131,7 +152,8 @@ class FlavorInstancePlugin(base.ResourcePlugin):
         need = self._need({'vcpus': reservation.vcpus,
                            'memory_mb': reservation.memory_mb,
                            'disk_gb': reservation.disk_gb,
-                           'ephemeral_gb': reservation.ephemeral_gb})
+                           'ephemeral_gb': reservation.ephemeral_gb,
+                           'extra_specs': reservation.extra_specs or {}})
         hosts = [a.host for a in reservation.allocations]
         slots = self._slots(context, hosts, need, start, end,
                             exclude=reservation.id)

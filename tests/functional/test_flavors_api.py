@@ -408,8 +408,8 @@ def test_availability_now_and_over_a_window(api, catalogue):
     assert by_name['gpu.a100'] == {
         'flavor_id': a100.id, 'name': 'gpu.a100',
         'nova_flavor_id': 'gpu.a100', 'category': 'gpu',
-        'availability_zone': None, 'active': True, 'total': 4,
-        'available': 1}
+        'availability_zone': None, 'active': True, 'slots': 4,
+        'gpus': None, 'total': 4, 'available': 1}
     assert by_name['a-public']['available'] == 10
 
     def available(start, end):

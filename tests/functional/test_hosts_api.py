@@ -44,7 +44,8 @@ def test_enroll_host(api, fake_manager):
                          'provider_uuid', 'vcpus', 'memory_mb', 'local_gb',
                          'reservable', 'capabilities', 'created_at',
                          'updated_at', 'uri', 'topology_generation',
-                         'refreshed_at', 'refresh_error'}
+                         'refreshed_at', 'refresh_error', 'gpus',
+                         'gpu_source'}
     assert host['uri'] is None  # a nova hypervisor, not a libvirt host
     [row] = _hosts()
     assert row.id == host['id']

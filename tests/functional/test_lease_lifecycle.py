@@ -34,6 +34,8 @@ from tests.fixtures import placement as placement_fixture
 
 CONF = cfg.CONF
 PROJECT = 'project-a'
+A100_ALIAS = '{"name": "a100", "vendor_id": "10de", "product_id": "20b0"}'
+A100_CLASS = 'CUSTOM_PCI_10DE_20B0'
 
 
 @pytest.fixture(scope='module')
@@ -81,10 +83,15 @@ def cloud(tmp_path, placement_server):
     fake.loop = events.EventLoop()
     fake.placement = placement_server
     fake.hosts = {}
+    # The flavor asks for an A100 (pci_passthrough:alias=a100:1); each
+    # host has two in placement, as nova reports PCI devices.
+    CONF.set_override('alias', [A100_ALIAS], group='pci')
     for name in ('host1-%s' % uuid.uuid4().hex[:6],
                  'host2-%s' % uuid.uuid4().hex[:6]):
         rp = placement_server.add_compute_node(name, str(uuid.uuid4()),
                                                vcpus=4, memory_mb=8192)
+        placement_server.add_device_provider(
+            rp, '%s_0000:17:00.0' % name, A100_CLASS, 2)
         fake.add_hypervisor(name, rp, vcpus=4, memory_mb=8192)
         fake.hosts[name] = fake.lease_manager.create_host(
             reserve_context.get_admin_context(), {'name': name})
@@ -271,3 +278,45 @@ def test_delete_lease_tears_down_and_removes_it(cloud):
     assert rsv_id not in cloud.flavors
     assert not cloud.placement.resource_class_exists(
         placement.reservation_resource_class(rsv_id))
+
+
+def test_gpus_run_out_before_cpus(cloud):
+    """One vCPU an instance leaves room for 4 a host, but each host has
+    two A100s: 4 instances fit on the two hosts, a fifth does not, and
+    the hosts' GPUs are recorded for the calendar."""
+    ctx = reserve_context.get_admin_context()
+    cloud.source.vcpus = 1
+    booking = _book(count=5, start_in=60)
+    cloud.worker.create_lease(ctx, booking.id)
+    booking = db_api.booking_get(ctx, booking.id)
+    assert booking.status == states.Booking.ERROR
+    assert ('GPUs per instance: 1 x %s' % A100_CLASS
+            in booking.status_reason), booking.status_reason
+    assert '4 fit' in booking.status_reason
+
+    booking = _book(count=4, start_in=60)
+    cloud.worker.create_lease(ctx, booking.id)
+    booking = db_api.booking_get(ctx, booking.id)
+    assert booking.status == states.Booking.ALLOCATED, booking.status_reason
+    lease = db_api.lease_get(ctx, booking.lease_id)
+    assert sorted(a.count for a in lease.reservations[0].allocations) == \
+        [2, 2]
+    for host in cloud.hosts.values():
+        assert db_api.host_get(ctx, host['id']).gpus == {A100_CLASS: 2}
+    # Whatever CPU is left, the GPUs of the window are taken.
+    late = _book(count=1, start_in=61)
+    cloud.worker.create_lease(ctx, late.id)
+    assert db_api.booking_get(ctx, late.id).status == states.Booking.ERROR
+    # Later, the GPUs are free again; the first lease cannot then stretch
+    # into that booking's window, GPUs again being what is missing.
+    after = _book(count=4, start_in=70)
+    cloud.worker.create_lease(ctx, after.id)
+    assert db_api.booking_get(ctx, after.id).status == \
+        states.Booking.ALLOCATED
+    cloud.lease_manager.update_lease(ctx, lease.id, {
+        'end_date': timeutils.isoformat(
+            lease.start_date + datetime.timedelta(seconds=8))})
+    with pytest.raises(exception.NotEnoughHostsAvailable):
+        cloud.lease_manager.update_lease(ctx, lease.id, {
+            'end_date': timeutils.isoformat(
+                lease.start_date + datetime.timedelta(seconds=15))})

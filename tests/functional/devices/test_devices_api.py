@@ -17,7 +17,8 @@ from tests.functional.api_fixtures import READER_A
 HOST_FIELDS = {'id', 'name', 'service_name', 'kind', 'provider_uuid',
                'vcpus', 'memory_mb', 'local_gb', 'reservable',
                'capabilities', 'uri', 'topology_generation', 'refreshed_at',
-               'refresh_error', 'created_at', 'updated_at'}
+               'refresh_error', 'created_at', 'updated_at', 'gpus',
+               'gpu_source'}
 DEVICE_FIELDS = {'id', 'host_id', 'host', 'pci_address', 'address',
                  'node_device', 'model', 'vendor_id', 'vendor_name',
                  'product_id', 'product_name', 'pci_class', 'numa_node',

@@ -18,6 +18,7 @@ from reserve.api.schemas import flavors as schema
 from reserve.api import validation
 from reserve.booking import admission
 from reserve.booking import catalogue
+from reserve.booking import gpu_slots
 from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import desk
@@ -50,6 +51,8 @@ def flavor_view(flavor, with_projects=False):
         'nova_flavor_id': flavor.nova_flavor_id,
         'description': flavor.description,
         'slots': flavor.slots,
+        # GPUs one instance asks for, read from nova (None: unknown).
+        'gpus': flavor.gpus,
         'max_length_hours': flavor.max_length_hours,
         'active': bool(flavor.active),
         'is_public': bool(flavor.is_public),
@@ -62,6 +65,14 @@ def flavor_view(flavor, with_projects=False):
     }
     if with_projects:
         view['projects'] = flavor.project_ids
+    return view
+
+
+def _detail(ctx, flavor, with_projects):
+    """flavor_view of one flavor, with how many of its instances the
+    enrolled hosts' GPUs hold at once (gpu_slots; null without GPUs)."""
+    view = flavor_view(flavor, with_projects)
+    view['gpu_slots'] = gpu_slots.view(ctx, flavor)['gpu_slots']
     return view
 
 
@@ -202,7 +213,8 @@ class FreeSlotsController(rest.RestController):
 
 def availability():
     """GET /v1/flavors/availability[?start&end]: per visible flavor, the
-    slots (total) and the fewest free at any instant of the window, or
+    slots offered (total: the catalogue's slots capped by the GPUs of the
+    enrolled hosts) and the fewest free at any instant of the window, or
     now (available). Read live from the calendar; nothing is cached."""
     ctx = utils.context()
     utils.authorize(ctx, POLICY % 'availability')
@@ -220,6 +232,9 @@ def availability():
                if k in params}
     flavors = catalogue.visible_list(ctx, _sees_hidden(ctx), filters)
     free = admission.availability(ctx, flavors, start, end)
+    # total: the slots the calendar offers, the catalogue's slots capped
+    # by what the enrolled hosts' GPUs hold at once (gpu_slots).
+    offered = gpu_slots.slots_of(ctx, flavors)
     return {
         'start': utils.format_date(start),
         'end': utils.format_date(end),
@@ -228,7 +243,8 @@ def availability():
             'nova_flavor_id': f.nova_flavor_id, 'category': f.category,
             'availability_zone': f.availability_zone,
             'active': bool(f.active),
-            'total': f.slots, 'available': free[f.id],
+            'slots': f.slots, 'gpus': f.gpus,
+            'total': offered[f.id], 'available': free[f.id],
         } for f in flavors],
     }
 
@@ -278,7 +294,7 @@ class FlavorsController(rest.RestController):
         utils.query_params(())
         hidden = _sees_hidden(ctx)
         flavor = catalogue.visible(ctx, flavor_ref, hidden)
-        return {'flavor': flavor_view(flavor, hidden)}
+        return {'flavor': _detail(ctx, flavor, hidden)}
 
     @pecan.expose('json')
     def post(self, *args, **kwargs):
@@ -292,10 +308,11 @@ class FlavorsController(rest.RestController):
         _check_window(values.get('start_date'), values.get('end_date'))
         values.setdefault('max_length_hours',
                           CONF.booking.default_max_length_hours)
+        values['gpus'] = gpu_slots.read_demand(values['nova_flavor_id'])
         flavor = desk.flavor_create(ctx, values, body.get('projects', ()))
         utils.set_created('%s/%s' % (PATH, flavor.id))
-        return {'flavor': flavor_view(desk.flavor_get(ctx, flavor.id),
-                                      True)}
+        return {'flavor': _detail(ctx, desk.flavor_get(ctx, flavor.id),
+                                  True)}
 
     @pecan.expose('json')
     def patch(self, flavor_ref=None):
@@ -310,9 +327,13 @@ class FlavorsController(rest.RestController):
         values = _columns(body)
         _check_window(values.get('start_date', flavor.start_date),
                       values.get('end_date', flavor.end_date))
+        # Every update reads the nova flavor's GPUs again: the way to
+        # refresh them after its extra specs changed.
+        values['gpus'] = gpu_slots.read_demand(
+            values.get('nova_flavor_id', flavor.nova_flavor_id))
         desk.flavor_update(ctx, flavor.id, values)
-        return {'flavor': flavor_view(desk.flavor_get(ctx, flavor.id),
-                                      True)}
+        return {'flavor': _detail(ctx, desk.flavor_get(ctx, flavor.id),
+                                  True)}
 
     @pecan.expose('json')
     def delete(self, flavor_ref=None):

@@ -17,6 +17,7 @@ from reserve.api.schemas import hosts as schema
 from reserve.api import validation
 from reserve.common import exception
 from reserve.db import api as db_api
+from reserve.plugins import host_gpus
 
 POLICY = 'reserve:host:%s'
 PATH = '/v1/hosts'
@@ -24,8 +25,12 @@ PATH = '/v1/hosts'
 LIST_PARAMS = ('reservable', 'limit', 'marker')
 
 
-def host_view(host):
+def host_view(ctx, host):
     """The API representation of an enrolled host."""
+    gpus, gpu_source = None, None
+    if host.kind == 'nova':
+        # What flavor bookings count GPUs against, and where it came from.
+        gpus, gpu_source = host_gpus.of_host(ctx, host)
     return {
         'id': host.id,
         'name': host.name,
@@ -37,6 +42,8 @@ def host_view(host):
         'local_gb': host.local_gb,
         'reservable': bool(host.reservable),
         'capabilities': {c.key: c.value for c in host.capabilities},
+        'gpus': gpus,
+        'gpu_source': gpu_source,
         # libvirt hosts
         'uri': host.uri,
         'topology_generation': host.topology_generation,
@@ -76,7 +83,7 @@ class _RefreshController(rest.RestController):
         report = utils.rpc_call(
             'refresh host %s' % host.name,
             pecan.request.manager_api.refresh_host, ctx, host.id)
-        return {'host': host_view(db_api.host_get(ctx, host.id)),
+        return {'host': host_view(ctx, db_api.host_get(ctx, host.id)),
                 'refresh': report}
 
 
@@ -141,14 +148,14 @@ class HostsController(rest.RestController):
                                     lambda m: db_api.host_get(ctx, m))
         hosts = db_api.host_list(ctx, reservable=reservable, limit=limit,
                                  marker=marker)
-        return utils.collection('hosts', [host_view(h) for h in hosts],
+        return utils.collection('hosts', [host_view(ctx, h) for h in hosts],
                                 limit, params, PATH)
 
     @pecan.expose('json')
     def get_one(self, host_ref):
         ctx = utils.context()
         utils.authorize(ctx, POLICY % 'get')
-        return {'host': host_view(db_api.host_get(ctx, host_ref))}
+        return {'host': host_view(ctx, db_api.host_get(ctx, host_ref))}
 
     @pecan.expose('json')
     def post(self, *args, **kwargs):
@@ -172,7 +179,7 @@ class HostsController(rest.RestController):
             ref = created['id']
         host = db_api.host_get(ctx, ref)
         utils.set_created('%s/%s' % (PATH, host.id))
-        return {'host': host_view(host)}
+        return {'host': host_view(ctx, host)}
 
     @pecan.expose('json')
     def patch(self, host_ref=None):
@@ -186,7 +193,7 @@ class HostsController(rest.RestController):
         if 'reservable' in body:
             values['reservable'] = body['reservable']
         db_api.host_update(ctx, host.id, values, _capabilities(body))
-        return {'host': host_view(db_api.host_get(ctx, host.id))}
+        return {'host': host_view(ctx, db_api.host_get(ctx, host.id))}
 
     @pecan.expose('json')
     def delete(self, host_ref=None):

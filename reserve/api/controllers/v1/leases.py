@@ -11,6 +11,8 @@ ALL_PROJECTS = POLICY % 'list:all_projects'
 PATH = '/v1/leases'
 
 LIST_PARAMS = ('all_projects', 'project_id', 'status', 'limit', 'marker')
+# The resource type whose artefacts are a flavor, an aggregate and a class.
+FLAVOR_INSTANCE = 'flavor:instance'
 
 
 def resource_class(reservation_id):
@@ -27,7 +29,13 @@ def allocation_view(allocation):
 
 
 def lease_reservation_view(reservation):
-    """One reservation inside a lease, with the names of its artefacts."""
+    """One reservation inside a lease, with the names of its artefacts.
+
+    Only a flavor:instance reservation has a nova flavor, an aggregate
+    and a resource class (named after it); a device:gpu one attaches
+    units with libvirt, so those fields are null there.
+    """
+    fenced = reservation.resource_type == FLAVOR_INSTANCE
     return {
         'id': reservation.id,
         'resource_type': reservation.resource_type,
@@ -42,9 +50,9 @@ def lease_reservation_view(reservation):
         'resource_properties': reservation.resource_properties,
         'affinity': reservation.affinity,
         # The nova flavor and the aggregate are named after the reservation.
-        'flavor_id': reservation.id,
-        'aggregate': reservation.id,
-        'resource_class': resource_class(reservation.id),
+        'flavor_id': reservation.id if fenced else None,
+        'aggregate': reservation.id if fenced else None,
+        'resource_class': resource_class(reservation.id) if fenced else None,
         'allocations': [allocation_view(a)
                         for a in sorted(reservation.allocations,
                                         key=lambda a: (a.host.name

@@ -1,0 +1,102 @@
+"""Where a host's GPUs are read from, for flavor bookings.
+
+Host selection reads placement live (the compute node's provider tree,
+where nova reports PCI devices and vGPUs); the calendar of the booking
+desk reads only the database: what placement reported last (recorded on
+the host row at enrollment and at each selection), the devices libvirt
+discovered on the same machine, and the host's capabilities. The maths
+is in gpus.py.
+"""
+import urllib.parse
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from reserve.common import exception
+from reserve.db import api as db_api
+from reserve.db import devices as devices_db
+from reserve.devices import states as device_states
+from reserve.plugins import gpus
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+
+def from_placement(placement_client, provider_uuid):
+    """The GPUs in the provider tree of ``provider_uuid`` (CloudError if
+    placement does not answer)."""
+    trees = placement_client.get_tree_inventories(provider_uuid)
+    return gpus.from_inventories(list(trees.values()),
+                                 gpus.configured_classes(CONF))
+
+
+def enrolled(placement_client, provider_uuid):
+    """The GPUs to record on a host being enrolled: from placement, or
+    None (read at its first selection) when placement does not answer."""
+    try:
+        return from_placement(placement_client, provider_uuid)
+    except exception.CloudError as exc:
+        LOG.warning('GPUs of provider %s not read: %s', provider_uuid, exc)
+        return None
+
+
+def _uri_host(uri):
+    try:
+        return urllib.parse.urlsplit(uri or '').hostname
+    except ValueError:
+        return None
+
+
+def libvirt_devices(context, host, libvirt_hosts=None):
+    """Devices discovered on the libvirt host enrolled for the same
+    machine as nova host ``host`` (its URI names the host, as
+    qemu+ssh://<host>/system does)."""
+    names = {n for n in (host.name, host.service_name) if n}
+    if libvirt_hosts is None:
+        libvirt_hosts = devices_db.libvirt_hosts(context)
+    ids = [h.id for h in libvirt_hosts if _uri_host(h.uri) in names]
+    if not ids:
+        return []
+    return [d.to_dict() for d in devices_db.device_list(
+        context, host_ids=ids, states_in=[device_states.Device.PRESENT])]
+
+
+def of_host(context, host, placement_gpus=None, libvirt_hosts=None):
+    """(gpus, source) of a nova host: ``placement_gpus`` (read live) or
+    the ones recorded on the row, else libvirt's devices, else the
+    capabilities."""
+    if placement_gpus is None:
+        placement_gpus = host.gpus or {}
+    if placement_gpus:
+        return dict(placement_gpus), 'placement'
+    devices = gpus.from_devices(libvirt_devices(context, host,
+                                                libvirt_hosts))
+    if devices:
+        return devices, 'libvirt'
+    capabilities = {c.key: c.value for c in host.capabilities}
+    aliases = {}
+    if capabilities.get('gpu_type'):
+        try:
+            aliases = gpus.parse_aliases(CONF.pci.alias)
+        except exception.Invalid as exc:
+            LOG.error('Host %s: gpu_type read without aliases: %s',
+                      host.name, exc)
+    return gpus.host_gpus(
+        {}, {}, gpus.from_capabilities(capabilities, aliases))
+
+
+def refresh(context, host, placement_client):
+    """Read the host's GPUs from placement and record them on its row
+    when they changed; returns them, or None if placement failed."""
+    if not host.provider_uuid:
+        return None
+    try:
+        found = from_placement(placement_client, host.provider_uuid)
+    except exception.CloudError as exc:
+        LOG.warning('Using the recorded GPUs of host %s: %s', host.name,
+                    exc)
+        return None
+    if found != (host.gpus or {}) or host.gpus is None:
+        db_api.host_update(context, host.id, {'gpus': found})
+        host.gpus = found
+    return found
