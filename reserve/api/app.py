@@ -7,6 +7,7 @@ Middleware, outermost first:
 * CORS: only active when ``[cors]allowed_origin`` is set;
 * ``/healthcheck`` (oslo.middleware Healthcheck), unauthenticated;
 * FaultMiddleware: one JSON error body for every error, no tracebacks;
+* RequestGuard: no NUL in the URL (400), bodies are JSON (else 415);
 * MicroversionMiddleware: ``OpenStack-API-Version`` negotiation;
 * authentication (keystonemiddleware or noauth; ``/`` and ``/v1`` public);
 * the pecan application and its hooks.
@@ -23,6 +24,7 @@ from reserve.api.controllers import root
 from reserve.api import errors
 from reserve.api import hooks
 from reserve.api import microversion
+from reserve.api import request_guard
 
 HEALTHCHECK_PATH = '/healthcheck'
 
@@ -73,6 +75,7 @@ def setup_app(conf=None):
     app = setup_pecan_app()
     app = auth.wrap(app, conf)
     app = microversion.MicroversionMiddleware(app)
+    app = request_guard.RequestGuard(app)
     app = errors.FaultMiddleware(app)
     app = HealthcheckDispatcher(app, conf)
     _set_cors_defaults()

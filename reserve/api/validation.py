@@ -17,10 +17,39 @@ def load_json(request):
         raise exception.Invalid(
             reason='the request body is empty; a JSON object is expected')
     try:
-        return json.loads(raw)
+        body = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
         raise exception.Invalid(
             reason='the request body is not valid JSON: %s' % exc)
+    _check_text(body)
+    return body
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def _check_text(body):
+    """Refuse what JSON can escape but no database can store: unpaired
+    UTF-16 surrogates (\\ud800-\\udfff) and NUL characters."""
+    for text in _strings(body):
+        if '\x00' in text:
+            raise exception.Invalid(
+                reason='the request body holds a NUL character (\\u0000)')
+        try:
+            text.encode('utf-8')
+        except UnicodeEncodeError:
+            raise exception.Invalid(
+                reason='the request body holds an unpaired UTF-16 '
+                       'surrogate, which is not valid Unicode')
 
 
 def _field(path):

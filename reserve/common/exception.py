@@ -1,6 +1,8 @@
 """Errors of reserve; each carries the HTTP status the API answers with."""
 import functools
 
+from keystoneauth1 import exceptions as ks_exc
+
 
 class ReserveException(Exception):
     """Base error. ``msg_fmt`` is formatted with the keyword arguments."""
@@ -90,6 +92,14 @@ class CloudError(ReserveException):
     """A call to nova or placement failed; retried by the event loop."""
     msg_fmt = '%(service)s: %(reason)s'
     code = 502
+
+
+class CloudNotConfigured(CloudError):
+    """reserve has no usable [nova] or [placement] settings."""
+    msg_fmt = ('%(service)s is not configured here (%(reason)s): set the '
+               '[%(service)s] options of reserve.conf (auth_type and its '
+               'credentials, or an endpoint)')
+    code = 503
 
 
 class ServerDeletionTimeout(CloudError):
@@ -211,6 +221,11 @@ class DevicesDoNotFit(Conflict):
     msg_fmt = 'No GPU units fit: %(reason)s'
 
 
+# keystoneauth's answers when there is no auth plugin or no endpoint to
+# reach: a deployment problem, not a failing cloud.
+_NOT_CONFIGURED = (ks_exc.MissingAuthPlugin, ks_exc.EndpointNotFound)
+
+
 def translate_cloud_errors(service, *client_errors):
     """Class decorator: client library errors of ``service`` escape the
     public methods as CloudError, with the method and the cause."""
@@ -222,6 +237,8 @@ def translate_cloud_errors(service, *client_errors):
                 return func(*args, **kwargs)
             except ReserveException:
                 raise
+            except _NOT_CONFIGURED as exc:
+                raise CloudNotConfigured(service=service, reason=exc)
             except client_errors as exc:
                 raise CloudError(service=service, reason='%s: %s' % (
                     func.__name__, exc or type(exc).__name__))

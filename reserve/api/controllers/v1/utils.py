@@ -164,7 +164,10 @@ def url(path):
 
 def set_created(location_path):
     pecan.response.status = 201
-    pecan.response.location = url(location_path)
+    # ids chosen by callers (a project id, a name) may hold any character;
+    # a header must stay ASCII.
+    pecan.response.location = url(urllib.parse.quote(
+        location_path, safe="/:@!$&'()*+,;=-._~"))
 
 
 ITEM_METHODS = 'GET, PATCH, DELETE'

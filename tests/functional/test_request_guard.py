@@ -1,0 +1,88 @@
+"""What the API does with a request's shape: bodies are JSON, text is
+storable."""
+import json
+
+import pytest
+
+from tests.functional.api_fixtures import ADMIN
+from tests.functional.api_fixtures import api  # noqa: F401
+from tests.functional.api_fixtures import assert_error
+from tests.functional.api_fixtures import make_flavor
+
+FLAVOR = {'name': 'gpu.a100', 'nova_flavor_id': 'g1.a100', 'slots': 4}
+
+
+def _post(api, content_type, body, status):
+    return api.post('/v1/flavors', params=body, status=status,
+                    headers=dict(ADMIN, **{'Content-Type': content_type}))
+
+
+@pytest.mark.parametrize('content_type', [
+    'application/json', 'application/json; charset=utf-8',
+    # what curl -d sends unless told otherwise
+    'application/x-www-form-urlencoded'])
+def test_json_body_is_read_whatever_json_ish_type(api, content_type):
+    response = _post(api, content_type, json.dumps(FLAVOR), 201)
+    assert response.json['flavor']['name'] == 'gpu.a100'
+
+
+@pytest.mark.parametrize('content_type', [
+    'multipart/form-data', 'multipart/form-data; boundary=x',
+    'text/plain', 'application/xml'])
+def test_other_body_types_get_415_and_write_nothing(api, content_type):
+    response = _post(api, content_type, json.dumps(FLAVOR), 415)
+    assert_error(response, 415, 'reserve.unsupported_media_type',
+                 detail_has='must be JSON')
+    assert api.get('/v1/flavors', headers=ADMIN).json['flavors'] == []
+
+
+@pytest.mark.parametrize('method', ['delete', 'get'])
+def test_content_type_of_a_request_without_body_is_ignored(api, method):
+    make_flavor()
+    response = getattr(api, method)(
+        '/v1/flavors/gpu.a100', status='*',
+        headers=dict(ADMIN, **{'Content-Type': 'multipart/form-data'}))
+    assert response.status_int in (200, 204), response.text
+
+
+def test_patch_with_a_form_boundaryless_multipart_is_415(api):
+    make_flavor()
+    response = api.patch('/v1/flavors/gpu.a100', status=415,
+                         params=json.dumps({'slots': 2}),
+                         headers=dict(ADMIN, **{
+                             'Content-Type': 'multipart/form-data'}))
+    assert_error(response, 415)
+    assert api.get('/v1/flavors/gpu.a100',
+                   headers=ADMIN).json['flavor']['slots'] != 2
+
+
+def _grant(api, project, status):
+    return api.post('/v1/flavors/gpu.a100/projects',
+                    params=json.dumps({'project_id': project}),
+                    headers=dict(ADMIN, **{
+                        'Content-Type': 'application/json'}),
+                    status=status)
+
+
+def test_created_location_of_an_odd_project_id_is_quoted(api):
+    make_flavor(is_public=False)
+    response = _grant(api, 'p\u00e9/x?#', 201)
+    assert response.json['project']['project_id'] == 'p\u00e9/x?#'
+    assert response.headers['Location'].endswith(
+        '/projects/p%C3%A9/x%3F%23')
+
+
+@pytest.mark.parametrize('project', ['p\ud929x', 'p\x00x'])
+def test_text_no_database_can_store_is_refused(api, project):
+    make_flavor(is_public=False)
+    assert_error(_grant(api, project, 400), 400, 'reserve.invalid')
+    assert api.get('/v1/flavors/gpu.a100/projects',
+                   headers=ADMIN).json['projects'] == []
+
+
+@pytest.mark.parametrize('url', ['/v1/flavors/a%00b',
+                                 '/v1/reservations?status=%00',
+                                 '/v1/flavors?name=x%00'])
+def test_nul_in_the_url_is_400(api, url):
+    assert_error(api.get(url, headers=ADMIN, status=400), 400,
+                 detail_has='NUL')
