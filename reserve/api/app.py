@@ -9,7 +9,8 @@ Middleware, outermost first:
 * FaultMiddleware: one JSON error body for every error, no tracebacks;
 * RequestGuard: no NUL in the URL (400), bodies are JSON (else 415);
 * MicroversionMiddleware: ``OpenStack-API-Version`` negotiation;
-* authentication (keystonemiddleware or noauth; ``/`` and ``/v1`` public);
+* authentication (keystonemiddleware or noauth; ``/``, ``/v1`` and
+  ``/v1/openapi.json`` public);
 * the pecan application and its hooks.
 """
 from oslo_config import cfg

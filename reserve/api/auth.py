@@ -5,14 +5,15 @@ the X-User-Id / X-Project-Id / X-Roles headers the context is built from.
 ``noauth``: the caller's headers are trusted, with defaults so that a bare
 ``curl`` works in development.
 
-The version documents (``/`` and ``/v1``) are public: they are served
-without a token, as other OpenStack APIs do, so clients can discover the
-API before they authenticate.
+The version documents (``/`` and ``/v1``) and the OpenAPI description
+(``/v1/openapi.json``) are public: they are served without a token, as
+other OpenStack APIs do, so clients can discover the API before they
+authenticate.
 """
 from keystonemiddleware import auth_token
 from oslo_config import cfg
 
-PUBLIC_PATHS = ('/', '/v1')
+PUBLIC_PATHS = ('/', '/v1', '/v1/openapi.json')
 
 NOAUTH_USER_ID = 'noauth-user'
 NOAUTH_PROJECT_ID = 'noauth-project'

@@ -61,6 +61,10 @@ class EventNotFound(NotFound):
     msg_fmt = 'Event %(id)s could not be found.'
 
 
+class AllocationNotFound(NotFound):
+    msg_fmt = 'Allocation %(id)s could not be found.'
+
+
 class InvalidState(Conflict):
     msg_fmt = '%(what)s is %(status)s: %(reason)s'
 

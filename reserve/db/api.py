@@ -348,11 +348,63 @@ def allocations_delete(context, reservation_id):
          .delete(synchronize_session=False))
 
 
+def allocation_list(context, project_id=None, host_id=None,
+                    reservation_id=None, lease_id=None, limit=None,
+                    marker=None):
+    """Allocations with the reservation and lease they belong to.
+
+    Each row is ``(allocation, lease_reservation, lease)``; the host is
+    loaded with the allocation. ``project_id`` limits them to the leases
+    of that project.
+    """
+    with reader.using(context) as session:
+        query = (session.query(models.Allocation)
+                 .join(models.LeaseReservation,
+                       models.Allocation.reservation_id ==
+                       models.LeaseReservation.id)
+                 .join(models.Lease,
+                       models.LeaseReservation.lease_id == models.Lease.id))
+        if project_id is not None:
+            query = query.filter(models.Lease.project_id == project_id)
+        if host_id is not None:
+            query = query.filter(models.Allocation.host_id == host_id)
+        if reservation_id is not None:
+            query = query.filter(
+                models.Allocation.reservation_id == reservation_id)
+        if lease_id is not None:
+            query = query.filter(models.LeaseReservation.lease_id == lease_id)
+        found = []
+        for allocation in _paginate(query, models.Allocation, limit, marker):
+            reservation = allocation.reservation
+            found.append((allocation, reservation, reservation.lease))
+        return found
+
+
+def allocation_get(context, allocation_id, project_id=None):
+    """One allocation as ``(allocation, lease_reservation, lease)``."""
+    with reader.using(context) as session:
+        query = (session.query(models.Allocation)
+                 .join(models.LeaseReservation,
+                       models.Allocation.reservation_id ==
+                       models.LeaseReservation.id)
+                 .join(models.Lease,
+                       models.LeaseReservation.lease_id == models.Lease.id)
+                 .filter(models.Allocation.id == allocation_id))
+        if project_id is not None:
+            query = query.filter(models.Lease.project_id == project_id)
+        allocation = query.first()
+        if allocation is None:
+            raise exception.AllocationNotFound(id=allocation_id)
+        reservation = allocation.reservation
+        return allocation, reservation, reservation.lease
+
+
 def host_usage_in_window(context, start, end, exclude_reservation=None):
     """Allocations whose lease overlaps [start, end).
 
     Returns dicts: host_id, count, start, end and the per-instance vcpus,
-    memory_mb and disk_gb; the capacity maths runs on these.
+    memory_mb and disk_gb, and the flavor's extra_specs (the GPUs it
+    asks); the capacity maths runs on these.
     """
     # Allocations are removed when a lease's teardown finishes, so every
     # row left still holds its host (an ERROR lease included).

@@ -1,5 +1,6 @@
 import itertools
 
+from reserve.api.policies import allocations
 from reserve.api.policies import base
 from reserve.api.policies import device_reservations
 from reserve.api.policies import devices
@@ -17,6 +18,7 @@ def list_rules():
         reservations.list_rules(),
         leases.list_rules(),
         hosts.list_rules(),
+        allocations.list_rules(),
         flavors.list_rules(),
         maintenance.list_rules(),
         limits.list_rules(),

@@ -1,6 +1,7 @@
 """Version 1 of the API."""
 import pecan
 
+from reserve.api.controllers.v1 import allocations
 from reserve.api.controllers.v1 import device_reservations
 from reserve.api.controllers.v1 import devices
 from reserve.api.controllers.v1 import flavors
@@ -10,6 +11,7 @@ from reserve.api.controllers.v1 import limits
 from reserve.api.controllers.v1 import maintenance
 from reserve.api.controllers.v1 import reservations
 from reserve.api import microversion
+from reserve.api import openapi
 
 
 def version_doc():
@@ -24,12 +26,29 @@ def version_doc():
     }
 
 
+class OpenAPIController:
+    """/v1/openapi.json: the OpenAPI description of this API (public)."""
+
+    @pecan.expose(generic=True, template='json')
+    def index(self):
+        pecan.abort(405, headers={'Allow': 'GET, HEAD'})
+
+    @index.when(method='GET', template='json')
+    def index_get(self):
+        return openapi.document(pecan.request.application_url)
+
+    @index.when(method='HEAD', template='json')
+    def index_head(self):
+        return openapi.document(pecan.request.application_url)
+
+
 class Controller:
     """/v1"""
 
     reservations = reservations.ReservationsController()
     leases = leases.LeasesController()
     hosts = hosts.HostsController()
+    allocations = allocations.AllocationsController()
     # the booking desk
     flavors = flavors.FlavorsController()
     limits = limits.LimitsController()
@@ -54,3 +73,4 @@ setattr(Controller, 'maintenance-windows',
         maintenance.MaintenanceWindowsController())
 setattr(Controller, 'device-reservations',
         device_reservations.DeviceReservationsController())
+setattr(Controller, 'openapi.json', OpenAPIController())

@@ -1,0 +1,32 @@
+from oslo_policy import policy
+
+from reserve.api.policies import base
+
+PREFIX = 'reserve:allocation:%s'
+
+rules = [
+    policy.DocumentedRuleDefault(
+        name=PREFIX % 'list',
+        check_str=base.PROJECT_READER_OR_ADMIN,
+        description="List the host allocations of a project's leases.",
+        operations=[{'path': '/v1/allocations', 'method': 'GET'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=PREFIX % 'list:all_projects',
+        check_str=base.ADMIN_OR_SERVICE,
+        description='See the allocations of every project (the default '
+                    'for those allowed) or of another project.',
+        operations=[{'path': '/v1/allocations?project_id={project_id}',
+                     'method': 'GET'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=PREFIX % 'get',
+        check_str=base.PROJECT_READER_OR_ADMIN,
+        description='Show one allocation.',
+        operations=[{'path': '/v1/allocations/{id}', 'method': 'GET'}],
+        scope_types=['project']),
+]
+
+
+def list_rules():
+    return rules
