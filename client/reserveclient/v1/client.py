@@ -194,8 +194,8 @@ class HTTPClient:
     def get(self, path, params=None):
         return self._send('GET', path, _compact(params), None, None)
 
-    def post(self, path, body):
-        return self._send('POST', path, None, body, None)
+    def post(self, path, body, params=None):
+        return self._send('POST', path, _compact(params), body, None)
 
     def patch(self, path, body):
         return self._send('PATCH', path, None, body, None)
@@ -375,8 +375,11 @@ class HostManager(Manager):
             params['reservable'] = 'true' if reservable else 'false'
         return self._list(params, limit=limit, marker=marker)
 
-    def create(self, name, capabilities=None, reservable=None):
+    def create(self, name, capabilities=None, reservable=None, uri=None):
+        """A nova hypervisor by name, or a libvirt host by ``uri``."""
         body = {'name': name}
+        if uri:
+            body['uri'] = uri
         if capabilities:
             body['capabilities'] = capabilities
         if reservable is not None:
@@ -488,6 +491,91 @@ class AllocationManager(Manager):
         return self._list(filters, limit=limit, marker=marker)
 
 
+class DeviceManager(Manager):
+    """/v1/devices: the GPU units of the libvirt hosts."""
+
+    path = '/v1/devices'
+    key = 'device'
+    collection_key = 'devices'
+    what = 'device'
+
+    def list(self, limit=None, marker=None, **filters):
+        """Filters: host (name or ID), model, state, numa_node."""
+        return self._list(filters, limit=limit, marker=marker)
+
+    def find(self, ref, host=None):
+        """A unit by its ID, PCI address (0000:3b:00.0) or node device
+        name (pci_0000_3b_00_0), on ``host`` when given."""
+        try:
+            return self.get(ref)
+        except exceptions.NotFound as exc:
+            not_found = exc
+        matches = [d for d in self.list(host=host)
+                   if ref in (d.get('pci_address'), d.get('node_device'))]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            raise exceptions.ReserveClientError(
+                'More than one GPU unit is %s (on hosts %s); give the host '
+                'or use the ID.' % (ref, ', '.join(
+                    sorted(str(m.get('host')) for m in matches))))
+        raise not_found
+
+    def availability(self, start=None, end=None, **filters):
+        """{start, end, availability: [{host, model, free, unit_ids}]}"""
+        return self.http.get('%s/availability' % self.path,
+                             dict(filters, start=start, end=end))
+
+
+class DeviceReservationManager(Manager):
+    """/v1/device-reservations: GPU units reserved for projects."""
+
+    path = '/v1/device-reservations'
+    key = 'device_reservation'
+    collection_key = 'device_reservations'
+    what = 'device reservation'
+
+    def list(self, all_projects=False, limit=None, marker=None, **filters):
+        """Filters: project_id, status, host (name or ID)."""
+        params = dict(filters)
+        if all_projects:
+            params['all_projects'] = 'true'
+        return self._list(params, limit=limit, marker=marker)
+
+    def create(self, dry_run=False, **values):
+        """Either unit_ids, or count (with model, host, numa_local)."""
+        body = _compact(values)
+        if dry_run:
+            return self.http.post(self.path, body,
+                                  {'dry_run': 'true'})['dry_run']
+        return self._create(body)
+
+    def update(self, reservation_id, **values):
+        """end (None: open-ended), allowed_projects, managing_projects,
+        contract_ref, reason; or domains on their own."""
+        return self._update(reservation_id, values)
+
+    def _action(self, reservation_id, action, body=None):
+        return self.http.post('%s/%s' % (self._item_path(reservation_id),
+                                         action), body)[self.key]
+
+    def affirm(self, reservation_id):
+        return self._action(reservation_id, 'affirm')
+
+    def attach(self, reservation_id, domain, unit_ids=None):
+        body = {'domain': domain}
+        if unit_ids:
+            body['unit_ids'] = list(unit_ids)
+        return self._action(reservation_id, 'attach', body)
+
+    def detach(self, reservation_id, domain):
+        return self._action(reservation_id, 'detach', {'domain': domain})
+
+    def cancel(self, reservation_id):
+        """Cancel a live reservation (or remove one that is over)."""
+        self.delete(reservation_id)
+
+
 class Client:
     """The reserve API, one attribute per resource."""
 
@@ -500,6 +588,8 @@ class Client:
         self.maintenance_windows = MaintenanceWindowManager(self.http)
         self.limits = LimitsManager(self.http)
         self.allocations = AllocationManager(self.http)
+        self.devices = DeviceManager(self.http)
+        self.device_reservations = DeviceReservationManager(self.http)
 
     @property
     def api_version(self):

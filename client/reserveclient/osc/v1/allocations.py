@@ -9,7 +9,11 @@ PREFERRED = ('host', 'host_id', 'reservation_id', 'lease_id', 'project_id',
 
 
 class ListAllocation(command.Lister):
-    """List which hosts back which reservations (admin)."""
+    """List which hosts back which reservations.
+
+    Administrators see the allocations of every project, others those of
+    their own project's leases.
+    """
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)

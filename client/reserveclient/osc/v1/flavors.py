@@ -11,7 +11,7 @@ from reserveclient.osc import utils
 from reserveclient.osc.v1 import base
 
 SHOW_FIELDS = ('id', 'name', 'nova_flavor_id', 'description', 'slots',
-               'max_length_hours', 'active', 'is_public', 'start', 'end',
+               'gpus', 'gpu_slots', 'max_length_hours', 'active', 'is_public', 'start', 'end',
                'category', 'availability_zone', 'projects', 'created_at',
                'updated_at')
 
@@ -409,8 +409,9 @@ class FlavorAvailability(command.Lister):
         fields = [('Flavor ID', 'flavor_id'), ('Name', 'name'),
                   ('Total', 'total'), ('Available', 'available')]
         if parsed_args.long:
-            fields += [('Nova Flavor ID', 'nova_flavor_id'),
+            fields += [('Slots', 'slots'), ('GPUs', 'gpus'),
+                       ('Nova Flavor ID', 'nova_flavor_id'),
                        ('Category', 'category'),
                        ('Availability Zone', 'availability_zone'),
                        ('Active', 'active')]
-        return utils.list_rows(rows, fields)
+        return utils.list_rows(rows, fields, {'gpus': utils.DictColumn})

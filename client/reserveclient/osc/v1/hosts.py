@@ -7,7 +7,8 @@ from reserveclient.osc.v1 import base
 
 SHOW_FIELDS = ('id', 'name', 'service_name', 'kind', 'provider_uuid',
                'vcpus', 'memory_mb', 'local_gb', 'reservable', 'properties',
-               'created_at', 'updated_at')
+               'gpus', 'gpu_source', 'uri', 'topology_generation', 'refreshed_at',
+               'refresh_error', 'created_at', 'updated_at')
 
 
 def _show(host):
@@ -38,7 +39,12 @@ class CreateHost(command.ShowOne):
         parser = super().get_parser(prog_name)
         parser.add_argument(
             'name', metavar='<name>',
-            help='Hypervisor host name, as nova knows it')
+            help='Hypervisor host name, as nova knows it (with --uri: '
+                 'any name for the libvirt host)')
+        parser.add_argument(
+            '--uri', metavar='<uri>',
+            help='Enroll a GPU host run without nova, through libvirt at '
+                 'this URI (qemu+tls://<host>/system, qemu+ssh://...)')
         parser.add_argument(
             '--property', metavar='<key=value>', dest='properties',
             action='append', type=utils.key_value, default=[],
@@ -51,7 +57,7 @@ class CreateHost(command.ShowOne):
         client = base.reserve_client(self)
         host = client.hosts.create(
             parsed_args.name, capabilities=dict(parsed_args.properties),
-            reservable=parsed_args.reservable)
+            reservable=parsed_args.reservable, uri=parsed_args.uri)
         return _show(host)
 
 

@@ -32,7 +32,10 @@ def test_plugin_commands_are_registered(cli):
                  'reserve lease show', 'reserve host set',
                  'reserve flavor free-slots', 'reserve flavor access grant',
                  'reserve maintenance window create', 'reserve limits show',
-                 'reserve allocation list'):
+                 'reserve allocation list', 'reserve device list',
+                 'reserve device show', 'reserve device reservation create',
+                 'reserve device reservation affirm',
+                 'reserve device reservation cancel'):
         assert name in out
     help_text = cli('help', 'reserve', 'reservation', 'create')
     assert '--instance-count' in help_text
@@ -320,3 +323,19 @@ def test_lease_show_by_booking(server, cli, flavor, seeded_lease):
     shown = cli.json('reserve', 'lease', 'show', booking['id'], '-c', 'id',
                      '-c', 'status')
     assert shown == {'id': seeded_lease['id'], 'status': 'PENDING'}
+
+
+def test_allocation_list_filters(cli, seeded_lease):
+    rows = cli.json('reserve', 'allocation', 'list', '--lease',
+                    seeded_lease['id'])
+    assert sorted(r['Host'] for r in rows) == ['fn-lease-gpu1',
+                                               'fn-lease-gpu2']
+    assert {r['Reservation ID'] for r in rows} == {
+        seeded_lease['reservation_id']}
+    assert {r['Count'] for r in rows} == {1}
+    on_one = cli.json('reserve', 'allocation', 'list', '--host',
+                      'fn-lease-gpu1', '--reservation-id',
+                      seeded_lease['reservation_id'])
+    assert [r['Host'] for r in on_one] == ['fn-lease-gpu1']
+    assert on_one[0]['Lease ID'] == seeded_lease['id']
+    assert on_one[0]['Status'] == 'PENDING'

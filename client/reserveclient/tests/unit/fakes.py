@@ -143,13 +143,20 @@ class FakeReserveAPI:
         self.allocations = Collection(
             self, 'allocations', 'allocation',
             filters=('host_id', 'reservation_id', 'lease_id'))
+        self.devices = Collection(
+            self, 'devices', 'device',
+            filters=('host', 'model', 'state', 'numa_node'))
+        self.device_reservations = Collection(
+            self, 'device-reservations', 'device_reservation',
+            filters=('all_projects', 'project_id', 'status', 'host'))
         self.free_slots = {}
         self.available = {}
         # True: the caller is no administrator (all_projects is refused).
         self.member_only = False
         self.limits = {}
         self.enabled = {'reservations', 'leases', 'hosts', 'flavors',
-                        'maintenance-windows', 'allocations', 'limits'}
+                        'maintenance-windows', 'allocations', 'limits',
+                        'devices', 'device-reservations'}
 
     # -- the dispatcher ------------------------------------------------------
 
@@ -335,6 +342,54 @@ class FakeReserveAPI:
 
     def _allocations(self, method, rest, params, body):
         return self._crud(self.allocations, method, rest, params, body)
+
+    def _devices(self, method, rest, params, body):
+        if method != 'GET':
+            raise ApiError(405, 'read only', 'reserve.method_not_allowed')
+        return self._crud(self.devices, method, rest, params, body)
+
+    def _device_reservations(self, method, rest, params, body):
+        if len(rest) == 2 and method == 'POST':
+            item = self.device_reservations.lookup(rest[0])
+            if rest[1] != 'affirm':
+                raise ApiError(404, 'The resource could not be found.')
+            if item['status'] != 'needs-review':
+                raise ApiError(409, 'Device reservation %s is %s' % (
+                    item['id'], item['status']), 'reserve.invalid_state')
+            item['status'] = 'active'
+            return FakeResponse(200, {'device_reservation':
+                                      copy.deepcopy(item)})
+        if not rest and method == 'POST' and \
+                params.get('dry_run') == 'true':
+            return FakeResponse(200, {'dry_run': {
+                'fits': True, 'host': 'gpu-a100-01',
+                'unit_ids': body.get('unit_ids') or ['u1'],
+                'start': body.get('start'), 'end': body.get('end')}})
+        if not rest and method == 'POST':
+            params.pop('dry_run', None)
+
+        def create(body):
+            if ('unit_ids' in body) == ('count' in body):
+                raise ApiError(400, "give either 'unit_ids' or 'count'")
+            values = dict(
+                project_id='project-a', user_id='alice', host='gpu-a100-01',
+                allowed_projects=['project-a'], managing_projects=[],
+                unit_ids=body.get('unit_ids', []), units=[],
+                status='pending', status_reason=None, start='now',
+                end=None, domains=[], attachments=[], contract_ref=None,
+                reason=None, request=dict(body))
+            values.update({k: v for k, v in body.items()
+                           if k in ('allowed_projects', 'managing_projects',
+                                    'start', 'end', 'domains',
+                                    'contract_ref', 'reason')})
+            return self.device_reservations.add(**values)
+
+        def update(item, body):
+            if 'domains' in body and len(body) > 1:
+                raise ApiError(400, "change 'domains' on their own")
+            item.update(body)
+        return self._crud(self.device_reservations, method, rest, params,
+                          body, create=create, update=update)
 
     def _limits(self, method, rest, params, body):
         project = params.get('project_id', 'project-a')

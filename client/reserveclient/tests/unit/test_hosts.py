@@ -111,3 +111,10 @@ def test_delete_missing(runner, api):
 def test_show_missing(runner):
     with pytest.raises(rc_exceptions.NotFound):
         runner.take(hosts.ShowHost, ['gpu9'])
+
+
+def test_create_libvirt_host_by_uri(runner, api):
+    runner.take(hosts.CreateHost, ['gpu-box', '--uri',
+                                   'qemu+tls://gpu-box/system'])
+    assert api.requests[-1].body == {'name': 'gpu-box',
+                                     'uri': 'qemu+tls://gpu-box/system'}
