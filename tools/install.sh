@@ -1,6 +1,7 @@
 #!/bin/bash
 # Prepare this checkout: system packages, a virtualenv in .venv with
-# reserve (editable) and, with --test, what the tests need. Idempotent.
+# reserve and its CLI plugin (editable) and, with --test, what the tests
+# need. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${RESERVE_VENV:-.venv}
@@ -27,9 +28,7 @@ sum=$(cat setup.cfg client/setup.cfg client/requirements.txt "${reqs[@]}" | sha1
 if ! grep -qx "$sum" "$stamp" 2>/dev/null; then
     echo "Installing reserve and its dependencies into $VENV"
     "$VENV/bin/pip" install -q --upgrade pip
-    extra=()
-    # The CLI plugin is its own distribution; the tests drive it.
-    [ "${1:-}" = --test ] && extra=(-e ./client)
-    "$VENV/bin/pip" install -q $(printf -- '-r %s ' "${reqs[@]}") -e . "${extra[@]}"
+    # The CLI plugin (openstack reserve ...) is its own distribution.
+    "$VENV/bin/pip" install -q $(printf -- '-r %s ' "${reqs[@]}") -e . -e ./client
     echo "$sum" >> "$stamp"
 fi
