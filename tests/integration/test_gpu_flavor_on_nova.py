@@ -1,19 +1,21 @@
 """A GPU flavor booked end to end, its GPUs counted and proven by nova.
 
 The loopback computes run nova's fake driver, which reports no devices:
-the test gives each compute one vGPU the way the libvirt driver does, as
-VGPU inventory on a child provider of the compute node (nova leaves
-alone the children it did not create). The nova flavor asks
-resources:VGPU=1, so both hosts together hold two instances however many
-CPUs they have:
+the test gives each compute one GPU the way nova reports PCI devices in
+placement, as inventory of a PCI class on a child provider of the
+compute node (nova leaves alone the children it did not create). The
+class is the test's own (CUSTOM_PCI_10DE_<random>), so GPUs others gave
+the cloud (the quick start's vGPUs) do not count. The nova flavor asks
+one, so both hosts together hold two instances however many CPUs they
+have:
 
 * the catalogue entry of 4 slots offers 2 (its GPUs cap the calendar),
   and a booking of 3 is refused at once;
 * a second entry of the same flavor has a calendar of its own, but host
   selection counts the GPUs the first booking holds and refuses it;
 * while the lease is active, two servers of the reserved flavor boot
-  with a VGPU allocation each, on the GPU providers; a third finds no
-  host; after the end the artefacts are gone and the vGPUs free.
+  with a GPU allocation each, on the GPU providers; a third finds no
+  host; after the end the artefacts are gone and the GPUs free.
 """
 import datetime
 import uuid
@@ -34,6 +36,7 @@ from tests.integration.test_booking_on_nova import daemons  # noqa: F401
 pytestmark = pytest.mark.integration
 
 PROJECT = 'gpu-%s' % uuid.uuid4().hex[:6]
+GPU_CLASS = 'CUSTOM_PCI_10DE_%s' % uuid.uuid4().hex[:4].upper()
 
 
 def _status(daemons, booking_id, wanted):
@@ -49,7 +52,10 @@ def _active_or_error(daemons, booking_id, wanted):
 
 @pytest.fixture
 def vgpus(openstack_cloud):
-    """One VGPU on a child provider of each compute node."""
+    """One GPU_CLASS device on a child provider of each compute node."""
+    resp = cloud_mod.placement_request('PUT',
+                                       '/resource_classes/%s' % GPU_CLASS)
+    assert resp.status_code in (201, 204), resp.text
     children = {}
     for host in cloud_mod.COMPUTE_HOSTS:
         name = '%s_pgpu_0000_3b_00_0_%s' % (host, uuid.uuid4().hex[:6])
@@ -61,7 +67,7 @@ def vgpus(openstack_cloud):
         resp = cloud_mod.placement_request(
             'PUT', '/resource_providers/%s/inventories' % child['uuid'],
             {'resource_provider_generation': child['generation'],
-             'inventories': {'VGPU': {'total': 1, 'max_unit': 1}}})
+             'inventories': {GPU_CLASS: {'total': 1, 'max_unit': 1}}})
         assert resp.status_code == 200, resp.text
         children[host] = child['uuid']
     try:
@@ -70,13 +76,15 @@ def vgpus(openstack_cloud):
         for uuid_ in children.values():
             cloud_mod.placement_request('DELETE',
                                         '/resource_providers/%s' % uuid_)
+        cloud_mod.placement_request('DELETE',
+                                    '/resource_classes/%s' % GPU_CLASS)
 
 
 def test_gpu_flavor_booked_and_booted(daemons, admin_nova, vgpus):  # noqa
     source = admin_nova.flavors.create('gpu-itest-%s' % uuid.uuid4().hex[:6],
                                        ram=512, vcpus=1, disk=1)
     try:
-        source.set_keys({'resources:VGPU': '1'})
+        source.set_keys({'resources:%s' % GPU_CLASS: '1'})
         _run(daemons, admin_nova, source, vgpus)
     finally:
         source.delete()
@@ -88,12 +96,12 @@ def _run(daemons, admin_nova, source, vgpus):
     for name in cloud_mod.COMPUTE_HOSTS:
         host = daemons.admin('GET', '/v1/hosts/%s' %
                              hosts[name]['id']).json()['host']
-        assert host['gpus'] == {'VGPU': 1}, host
+        assert host['gpus'].get(GPU_CLASS) == 1, host
         assert host['gpu_source'] == 'placement'
 
     entry = daemons.catalogue_flavor(source.id, slots=4,
                                      name='gpu-desk-%s' % source.id)
-    assert entry['gpus'] == {'VGPU': 1}
+    assert entry['gpus'] == {GPU_CLASS: 1}
     shown = daemons.admin('GET', '/v1/flavors/%s' % entry['id']).json()
     assert shown['flavor']['gpu_slots'] == 2
     availability = daemons.request('GET', '/v1/flavors/availability',
@@ -127,7 +135,7 @@ def _run(daemons, admin_nova, source, vgpus):
         [('host1', 1), ('host2', 1)]
 
     # Another entry of the same nova flavor: its own calendar admits it,
-    # host selection finds every vGPU of the window taken (CPUs are
+    # host selection finds every GPU of the window taken (CPUs are
     # plenty) and the booking fails.
     other = daemons.catalogue_flavor(source.id, slots=4,
                                      name='gpu-other-%s' % source.id)
@@ -138,11 +146,12 @@ def _run(daemons, admin_nova, source, vgpus):
     refused = _wait('ERROR', lambda: _status(
         daemons, resp.json()['reservation']['id'], 'ERROR'), 30)
     assert 'Not enough hosts available' in refused['status_reason']
-    assert 'GPUs per instance: 1 x VGPU' in refused['status_reason']
+    assert 'GPUs per instance: 1 x %s' % GPU_CLASS in \
+        refused['status_reason']
 
     # The reserved flavor keeps the GPU extra spec, so nova attaches it.
     flavor = admin_nova.flavors.get(rsv_id)
-    assert flavor.get_keys()['resources:VGPU'] == '1'
+    assert flavor.get_keys()['resources:%s' % GPU_CLASS] == '1'
 
     _wait('ACTIVE', lambda: _active_or_error(daemons, booking_id, 'ACTIVE'),
           40)
@@ -156,7 +165,7 @@ def _run(daemons, admin_nova, source, vgpus):
         allocations = _placement('/allocations/%s' % server.id).json()[
             'allocations']
         gpu = [rp for rp, a in allocations.items()
-               if a['resources'].get('VGPU') == 1]
+               if a['resources'].get(GPU_CLASS) == 1]
         assert len(gpu) == 1 and gpu[0] in vgpus.values(), allocations
         used.add(gpu[0])
     assert used == set(vgpus.values())
@@ -167,7 +176,7 @@ def _run(daemons, admin_nova, source, vgpus):
     assert 'No valid host' in member.servers.get(extra.id).fault['message']
     member.servers.delete(extra.id)
 
-    # The end: servers gone, flavor gone, the vGPUs free again.
+    # The end: servers gone, flavor gone, the GPUs free again.
     _wait('COMPLETE', lambda: _active_or_error(daemons, booking_id,
                                                'COMPLETE'), 90)
     assert admin_nova.servers.list(search_opts={
@@ -178,7 +187,7 @@ def _run(daemons, admin_nova, source, vgpus):
     rc = 'CUSTOM_RESERVATION_' + rsv_id.upper().replace('-', '_')
     assert _placement('/resource_classes/%s' % rc).status_code == 404
     # nova's computes kept the GPU providers they did not create through
-    # their periodic updates (a minute and more), and the vGPUs are free.
+    # their periodic updates (a minute and more), and the GPUs are free.
     for host, child in vgpus.items():
         provider = _placement('/resource_providers/%s' % child)
         assert provider.status_code == 200, provider.text
@@ -186,4 +195,4 @@ def _run(daemons, admin_nova, source, vgpus):
             cloud_mod.provider_uuid(host)
         usages = _placement('/resource_providers/%s/usages' %
                             child).json()['usages']
-        assert usages == {'VGPU': 0}
+        assert usages == {GPU_CLASS: 0}
