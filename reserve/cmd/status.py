@@ -7,8 +7,10 @@ from oslo_upgradecheck import upgradecheck
 
 from reserve.common import context as reserve_context
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
+from reserve.common import exception
 from reserve.db import desk
 from reserve.db import migration
+from reserve.plugins import gpus
 
 CONF = cfg.CONF
 
@@ -76,9 +78,25 @@ class Checks(upgradecheck.UpgradeCommands):
             'one disabled, replace its description ("--description").' %
             (len(names), listed))
 
+    def _check_pci_aliases(self):
+        """A [pci] alias line reserve cannot read would fail, one by one,
+        every flavor that names an alias."""
+        try:
+            aliases = gpus.parse_aliases(CONF.pci.alias)
+        except exception.Invalid as exc:
+            return upgradecheck.Result(
+                upgradecheck.Code.FAILURE,
+                '%s. Write each alias as nova does, one JSON object a line, '
+                'e.g. {"name": "a100", "vendor_id": "10de", "product_id": '
+                '"20b5"}.' % exc.message)
+        return upgradecheck.Result(
+            upgradecheck.Code.SUCCESS,
+            '%d alias(es)' % len(aliases) if aliases else None)
+
     _upgrade_checks = (
         ('Database schema', _check_schema),
         ('Migrated flavors', _check_migrated_flavors),
+        ('PCI aliases', _check_pci_aliases),
         ('API authentication', _check_auth),
         ('Policy file', (common_checks.check_policy_json,
                          {'conf': CONF})),

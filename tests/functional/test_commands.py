@@ -61,6 +61,18 @@ def test_upgrade_check_warns_about_noauth(conf, tmp_path):
     assert 'noauth' in result.stdout
 
 
+def test_upgrade_check_fails_on_an_unreadable_pci_alias(conf):
+    _run('reserve-manage', conf, 'db', 'sync')
+    with open(conf, 'a') as f:
+        f.write('[pci]\nalias = {"name": "a100", "vendor_id": "10de", '
+                '"product_id": "20b5"}\nalias = {"name": "t4"}\n')
+    result = _run('reserve-status', conf, 'upgrade', 'check')
+    assert result.returncode == 2, result.stdout  # failure
+    said = _words(result.stdout)
+    assert 'PCI aliases' in said
+    assert 'alias t4 needs a 4-digit hexadecimal vendor_id' in said
+
+
 def _words(output):
     """The text of reserve-status's table, however it wraps."""
     return ' '.join(output.replace('|', ' ').split())
