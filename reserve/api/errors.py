@@ -191,8 +191,9 @@ def _detail_of_foreign_body(response):
         # keystonemiddleware: {"error": {"message": ...}}; pecan: {
         # "description": ...}; others: {"message": ...}.
         if isinstance(doc, dict):
-            inner = doc.get('error') if isinstance(doc.get('error'),
-                                                     dict) else doc
+            inner = doc.get('error')
+            if not isinstance(inner, dict):
+                inner = doc
             for key in ('message', 'description', 'detail', 'explanation'):
                 if inner.get(key):
                     return str(inner[key])

@@ -80,8 +80,8 @@ def from_header(header_value):
     if not MIN_VERSION <= version <= MAX_VERSION:
         raise errors.NotAcceptable(
             reason='version %s of the %s API is not supported; this server '
-                   'supports %s to %s' % (version, SERVICE_TYPE, MIN_VERSION,
-                                         MAX_VERSION))
+                   'supports %s to %s' % (version, SERVICE_TYPE,
+                                          MIN_VERSION, MAX_VERSION))
     return version
 
 

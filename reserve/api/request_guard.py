@@ -71,4 +71,3 @@ class RequestGuard:
                 detail='The request body must be JSON (Content-Type: %s), '
                        'not %s.' % (JSON, declared))(environ, start_response)
         return self.application(environ, start_response)
-

@@ -192,7 +192,6 @@ class NoCapacity(Conflict):
                'free-slots lists the windows that fit.')
 
 
-
 # GPU devices of libvirt hosts ----------------------------------------------
 
 

@@ -5,7 +5,8 @@ api_group = cfg.OptGroup('api', title='REST API options')
 api_opts = [
     cfg.StrOpt('auth_strategy',
                default='keystone',
-               choices=[('keystone', 'Validate tokens with keystonemiddleware'),
+               choices=[('keystone',
+                         'Validate tokens with keystonemiddleware'),
                         ('noauth', 'Trust X-User-Id, X-Project-Id and '
                                    'X-Roles headers (development only)')],
                help='How API requests are authenticated.'),

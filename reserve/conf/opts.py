@@ -37,4 +37,3 @@ def set_defaults(conf=None):
     log.set_defaults(default_log_levels=log.get_default_log_levels() + [
         'stevedore=WARN', 'kombu=WARN', 'amqp=WARN', 'pecan=WARN'])
     oslo_messaging.set_transport_defaults('reserve')
-

@@ -16,7 +16,6 @@ from reserve.common import states
 from reserve.db import models
 
 
-
 def _make_context_manager():
     manager = enginefacade.transaction_context()
     manager.configure(sqlite_fk=True)
@@ -348,6 +347,24 @@ def allocations_delete(context, reservation_id):
          .delete(synchronize_session=False))
 
 
+def _allocations_of(session, project_id=None):
+    """Allocations joined to their lease (of ``project_id`` if given)."""
+    query = (session.query(models.Allocation)
+             .join(models.LeaseReservation,
+                   models.Allocation.reservation_id ==
+                   models.LeaseReservation.id)
+             .join(models.Lease,
+                   models.LeaseReservation.lease_id == models.Lease.id))
+    if project_id is not None:
+        query = query.filter(models.Lease.project_id == project_id)
+    return query
+
+
+def _with_lease(allocation):
+    reservation = allocation.reservation
+    return allocation, reservation, reservation.lease
+
+
 def allocation_list(context, project_id=None, host_id=None,
                     reservation_id=None, lease_id=None, limit=None,
                     marker=None):
@@ -358,14 +375,7 @@ def allocation_list(context, project_id=None, host_id=None,
     of that project.
     """
     with reader.using(context) as session:
-        query = (session.query(models.Allocation)
-                 .join(models.LeaseReservation,
-                       models.Allocation.reservation_id ==
-                       models.LeaseReservation.id)
-                 .join(models.Lease,
-                       models.LeaseReservation.lease_id == models.Lease.id))
-        if project_id is not None:
-            query = query.filter(models.Lease.project_id == project_id)
+        query = _allocations_of(session, project_id)
         if host_id is not None:
             query = query.filter(models.Allocation.host_id == host_id)
         if reservation_id is not None:
@@ -373,30 +383,19 @@ def allocation_list(context, project_id=None, host_id=None,
                 models.Allocation.reservation_id == reservation_id)
         if lease_id is not None:
             query = query.filter(models.LeaseReservation.lease_id == lease_id)
-        found = []
-        for allocation in _paginate(query, models.Allocation, limit, marker):
-            reservation = allocation.reservation
-            found.append((allocation, reservation, reservation.lease))
-        return found
+        return [_with_lease(allocation) for allocation in
+                _paginate(query, models.Allocation, limit, marker)]
 
 
 def allocation_get(context, allocation_id, project_id=None):
     """One allocation as ``(allocation, lease_reservation, lease)``."""
     with reader.using(context) as session:
-        query = (session.query(models.Allocation)
-                 .join(models.LeaseReservation,
-                       models.Allocation.reservation_id ==
-                       models.LeaseReservation.id)
-                 .join(models.Lease,
-                       models.LeaseReservation.lease_id == models.Lease.id)
-                 .filter(models.Allocation.id == allocation_id))
-        if project_id is not None:
-            query = query.filter(models.Lease.project_id == project_id)
-        allocation = query.first()
+        allocation = (_allocations_of(session, project_id)
+                      .filter(models.Allocation.id == allocation_id)
+                      .first())
         if allocation is None:
             raise exception.AllocationNotFound(id=allocation_id)
-        reservation = allocation.reservation
-        return allocation, reservation, reservation.lease
+        return _with_lease(allocation)
 
 
 def host_usage_in_window(context, start, end, exclude_reservation=None):
@@ -528,6 +527,7 @@ def lock_hosts(context):
     with writer.using(context) as session:
         session.query(models.Host.id).with_for_update().all()
 
+
 # InnoDB may pick a claimer as a deadlock victim: the claim is a
 # transaction of its own, so running it again is safe.
 @oslo_db_api.wrap_db_retry(max_retries=5, retry_on_deadlock=True)
@@ -619,4 +619,3 @@ def event_next_time(context, after):
                 .filter(models.Event.status == states.Event.UNDONE)
                 .filter(models.Event.time > after)
                 .scalar())
-

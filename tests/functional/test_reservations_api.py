@@ -135,7 +135,7 @@ def test_create_answers_even_when_the_cast_fails(api, monkeypatch):
     (_body(instance_count=1.5), 'instance_count', ['not of type']),
 ])
 def test_create_invalid_is_400_naming_the_field(api, casts, body, field,
-                                               words):
+                                                words):
     response = api.post_json(URL, body, headers=MEMBER_A,
                              expect_errors=True)
     assert_error(response, 400, 'reserve.invalid', [field] + words)
@@ -439,7 +439,7 @@ def test_cancel_then_delete_removes_the_row(api, casts):
 
 
 def test_cancel_does_not_overwrite_a_concurrent_change(api, casts,
-                                                      monkeypatch):
+                                                       monkeypatch):
     booking = make_booking(status=states.Booking.ACTIVE)
     real_get = db_api.booking_get
 

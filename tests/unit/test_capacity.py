@@ -146,13 +146,13 @@ def test_host_slots_matches_minute_by_minute_reference(cap, usages, need,
 # place: examples -------------------------------------------------------------
 
 def test_place_packs_onto_the_biggest_hosts_first():
-    assert capacity.place({'h1': 2, 'h2': 5, 'h3': 3}, 7) == {'h2': 5,
-                                                             'h3': 2}
+    assert capacity.place({'h1': 2, 'h2': 5, 'h3': 3}, 7) == {
+        'h2': 5, 'h3': 2}
 
 
 def test_place_is_deterministic_on_ties():
-    assert capacity.place({'hb': 2, 'ha': 2, 'hc': 2}, 3) == {'ha': 2,
-                                                             'hb': 1}
+    assert capacity.place({'hb': 2, 'ha': 2, 'hc': 2}, 3) == {
+        'ha': 2, 'hb': 1}
 
 
 def test_place_with_affinity_takes_the_tightest_host_that_fits():

@@ -270,6 +270,10 @@ class Manager:
         return self.http.list(self.path, self.collection_key, params,
                               limit=limit, marker=marker)
 
+    def list(self, limit=None, marker=None, **filters):
+        """Every item (following the next links), filtered."""
+        return self._list(filters, limit=limit, marker=marker)
+
     def get(self, ref):
         return self.http.get(self._item_path(ref))[self.key]
 
@@ -407,9 +411,6 @@ class FlavorManager(Manager):
     collection_key = 'flavors'
     what = 'flavor'
 
-    def list(self, limit=None, marker=None, **filters):
-        return self._list(filters, limit=limit, marker=marker)
-
     def create(self, **values):
         return self._create(_compact(values))
 
@@ -456,9 +457,6 @@ class MaintenanceWindowManager(Manager):
     collection_key = 'maintenance_windows'
     what = 'maintenance window'
 
-    def list(self, limit=None, marker=None, **filters):
-        return self._list(filters, limit=limit, marker=marker)
-
     def create(self, **values):
         return self._create(_compact(values))
 
@@ -486,9 +484,6 @@ class AllocationManager(Manager):
     key = 'allocation'
     collection_key = 'allocations'
     what = 'allocation'
-
-    def list(self, limit=None, marker=None, **filters):
-        return self._list(filters, limit=limit, marker=marker)
 
 
 class DeviceManager(Manager):

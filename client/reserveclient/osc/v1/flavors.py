@@ -11,9 +11,9 @@ from reserveclient.osc import utils
 from reserveclient.osc.v1 import base
 
 SHOW_FIELDS = ('id', 'name', 'nova_flavor_id', 'description', 'slots',
-               'gpus', 'gpu_slots', 'max_length_hours', 'active', 'is_public', 'start', 'end',
-               'category', 'availability_zone', 'projects', 'created_at',
-               'updated_at')
+               'gpus', 'gpu_slots', 'max_length_hours', 'active',
+               'is_public', 'start', 'end', 'category', 'availability_zone',
+               'projects', 'created_at', 'updated_at')
 
 
 def _show(flavor):

@@ -7,8 +7,8 @@ from reserveclient.osc.v1 import base
 
 SHOW_FIELDS = ('id', 'name', 'service_name', 'kind', 'provider_uuid',
                'vcpus', 'memory_mb', 'local_gb', 'reservable', 'properties',
-               'gpus', 'gpu_source', 'uri', 'topology_generation', 'refreshed_at',
-               'refresh_error', 'created_at', 'updated_at')
+               'gpus', 'gpu_source', 'uri', 'topology_generation',
+               'refreshed_at', 'refresh_error', 'created_at', 'updated_at')
 
 
 def _show(host):
