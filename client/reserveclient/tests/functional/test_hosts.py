@@ -26,10 +26,12 @@ def host(server):
 
 
 def test_create_reports_the_cloud_error(cli):
+    # The all-in-one under test has no nova: the error says what to set.
     err = cli.fails('reserve', 'host', 'create', 'fn-no-such-hypervisor',
                     '--property', 'gpu=a100')
-    assert 'nova' in err
-    assert 'HTTP 502, reserve.cloud_error, request req-' in err
+    assert 'nova is not configured here' in err
+    assert '[nova]' in err
+    assert 'HTTP 503, reserve.service_unavailable, request req-' in err
 
 
 def test_create_refuses_bad_properties(cli):
