@@ -3,6 +3,7 @@
 # reserve and its CLI plugin (editable) and, with --test, what the tests
 # need. Idempotent.
 set -euo pipefail
+SELF=$(readlink -f "$0")
 cd "$(dirname "$0")/.."
 VENV=${RESERVE_VENV:-.venv}
 PY=${PYTHON:-python3}
@@ -24,11 +25,13 @@ fi
 stamp="$VENV/.installed"
 reqs=(requirements.txt)
 [ "${1:-}" = --test ] && reqs+=(test-requirements.txt)
-sum=$(cat setup.cfg client/setup.cfg client/requirements.txt "${reqs[@]}" | sha1sum | cut -c1-12)-${#reqs[@]}
+sum=$(cat "$SELF" setup.cfg client/setup.cfg client/requirements.txt "${reqs[@]}" | sha1sum | cut -c1-12)-${#reqs[@]}
 if ! grep -qx "$sum" "$stamp" 2>/dev/null; then
     echo "Installing reserve and its dependencies into $VENV"
     "$VENV/bin/pip" install -q --upgrade pip
-    # The CLI plugin (openstack reserve ...) is its own distribution.
-    "$VENV/bin/pip" install -q $(printf -- '-r %s ' "${reqs[@]}") -e . -e ./client
+    # The CLI plugin (openstack reserve ...) is its own distribution;
+    # python-openstackclient gives it the openstack command.
+    "$VENV/bin/pip" install -q $(printf -- '-r %s ' "${reqs[@]}") -e . -e ./client \
+        'python-openstackclient>=7.0.0'
     echo "$sum" >> "$stamp"
 fi
