@@ -4,8 +4,9 @@ from osc_lib.command import command
 from reserveclient.osc import utils
 from reserveclient.osc.v1 import base
 
-PREFERRED = ('host', 'host_id', 'reservation_id', 'lease_id', 'project_id',
-             'count', 'start', 'end', 'status')
+# The columns shown; --long adds the rest, whatever the server returns.
+COLUMNS = ('host', 'reservation_id', 'lease_id', 'count', 'start', 'end',
+           'status')
 
 
 class ListAllocation(command.Lister):
@@ -27,6 +28,10 @@ class ListAllocation(command.Lister):
         parser.add_argument(
             '--lease', metavar='<lease>',
             help='Only allocations of this lease (ID)')
+        parser.add_argument(
+            '--long', action='store_true',
+            help='Every field (host and project IDs, resource type, '
+                 'times)')
         utils.add_paging_arguments(parser, 'allocations')
         return parser
 
@@ -39,8 +44,7 @@ class ListAllocation(command.Lister):
             limit=parsed_args.limit, marker=parsed_args.marker,
             host_id=host_id, reservation_id=parsed_args.reservation_id,
             lease_id=parsed_args.lease)
-        keys = [k for k in PREFERRED if any(k in i for i in items)]
-        keys += sorted({k for i in items for k in i} - set(keys))
-        if not keys:
-            keys = ['host', 'reservation_id', 'lease_id', 'count']
+        keys = list(COLUMNS)
+        if parsed_args.long:
+            keys += sorted({k for i in items for k in i} - set(keys))
         return utils.list_rows(items, [(utils.heading(k), k) for k in keys])

@@ -32,8 +32,13 @@ def test_allocations(runner, api):
     api.allocations.add(host_id='h2', host='gpu2', reservation_id='r2',
                         lease_id='l2', count=1)
     columns, rows = runner.take(allocations.ListAllocation, [])
-    assert columns[:4] == ('Host', 'Host ID', 'Reservation ID', 'Lease ID')
+    assert columns == ('Host', 'Reservation ID', 'Lease ID', 'Count',
+                       'Start', 'End', 'Status')
     assert len(rows) == 2
+    columns, _ = runner.take(allocations.ListAllocation, ['--long'])
+    assert columns[:7] == ('Host', 'Reservation ID', 'Lease ID', 'Count',
+                           'Start', 'End', 'Status')
+    assert 'Host ID' in columns
     listed = runner.json(allocations.ListAllocation, ['--host', 'gpu1'])
     assert [r['Reservation ID'] for r in listed] == ['r1']
     assert api.requests[-1].params == {'host_id': host['id']}
