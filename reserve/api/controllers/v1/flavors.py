@@ -257,13 +257,7 @@ class FlavorsController(rest.RestController):
 
     @pecan.expose('json')
     def _lookup(self, flavor_ref, *remainder):
-        # Pecan comes here for what the methods below do not take: the
-        # sub-resources of a flavor, or a method the item does not have.
-        if not remainder:
-            utils.method_not_allowed(utils.ITEM_METHODS)
-        if remainder[0] in _SUBRESOURCES:
-            return _SUBRESOURCES[remainder[0]](flavor_ref), remainder[1:]
-        pecan.abort(404)
+        return utils.subresource(_SUBRESOURCES, flavor_ref, remainder)
 
     @pecan.expose('json')
     def get_all(self, **kwargs):

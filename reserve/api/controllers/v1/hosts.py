@@ -129,11 +129,7 @@ class HostsController(rest.RestController):
 
     @pecan.expose('json')
     def _lookup(self, host_ref, *remainder):
-        if not remainder:
-            utils.method_not_allowed(utils.ITEM_METHODS)
-        if remainder[0] in _SUBRESOURCES:
-            return _SUBRESOURCES[remainder[0]](host_ref), remainder[1:]
-        pecan.abort(404)
+        return utils.subresource(_SUBRESOURCES, host_ref, remainder)
 
     @pecan.expose('json')
     def get_all(self, **kwargs):

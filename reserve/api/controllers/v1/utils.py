@@ -179,6 +179,20 @@ def method_not_allowed(allowed):
     pecan.abort(405, headers={'Allow': allowed})
 
 
+def subresource(subresources, ref, remainder):
+    """What a controller's ``_lookup`` returns for item ``ref``: the
+    controller of the sub-resource named first in ``remainder`` (made
+    from ``subresources``, {name: class taking ref}), and the rest of
+    the path. Pecan comes to ``_lookup`` for what the item's own methods
+    do not take: no sub-resource is a method the item lacks (405), an
+    unknown one a 404."""
+    if not remainder:
+        method_not_allowed(ITEM_METHODS)
+    if remainder[0] in subresources:
+        return subresources[remainder[0]](ref), remainder[1:]
+    pecan.abort(404)
+
+
 def no_content():
     """The answer of a successful DELETE: 204 without a body."""
     return webob.Response(status=204)
