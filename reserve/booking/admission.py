@@ -116,7 +116,7 @@ def free_slots(context, flavor, start, end, count, bypass_maintenance):
                                start, end, count, guard())
 
 
-def availability(context, flavors, start=None, end=None):
+def availability(context, flavors, start=None, end=None, offered=None):
     """{flavor id: fewest instances free at any instant of [start, end)},
     or at this instant when no window is given. Maintenance counts.
 
@@ -126,14 +126,17 @@ def availability(context, flavors, start=None, end=None):
     flavor. A maintenance window takes every slot of the flavors it
     closes, so meeting the window at any instant leaves none free at
     that instant, whatever the bookings: those flavors are 0.
+
+    offered: the caller's gpu_slots.slots_of(flavors), if it has it.
     """
     if start is None:
         start = timeutils.utcnow()
         end = start + datetime.timedelta(seconds=1)
+    slots = offered if offered is not None else gpu_slots.slots_of(
+        context, flavors)
     if end <= start:
-        return gpu_slots.slots_of(context, flavors)
+        return dict(slots)
     ids = [f.id for f in flavors]
-    slots = gpu_slots.slots_of(context, flavors)
     with db_api.reader.using(context):
         peaks = desk.peak_loads(context, flavors, start, end, guard())
         closed = desk.maintenance_in_window(context, ids, start, end,

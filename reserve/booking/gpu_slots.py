@@ -48,33 +48,34 @@ def _nova_hosts(context):
             if h.kind == 'nova']
 
 
-def hosts_hold(context, demand, hosts=None, libvirt_hosts=None):
+def _gpus_of_hosts(context):
+    """The GPUs of each reservable nova host, read once for a request."""
+    libvirt_hosts = devices_db.libvirt_hosts(context)
+    return [host_gpus.of_host(context, host, libvirt_hosts=libvirt_hosts)[0]
+            for host in _nova_hosts(context)]
+
+
+def _hold(gpus_of_hosts, demand):
+    return sum(gpus.fit(found, {}, demand) or 0 for found in gpus_of_hosts)
+
+
+def hosts_hold(context, demand):
     """How many instances needing ``demand`` the reservable nova hosts'
     GPUs hold at once."""
-    if hosts is None:
-        hosts = _nova_hosts(context)
-    if libvirt_hosts is None:
-        libvirt_hosts = devices_db.libvirt_hosts(context)
-    total = 0
-    for host in hosts:
-        found, _source = host_gpus.of_host(context, host,
-                                           libvirt_hosts=libvirt_hosts)
-        total += gpus.fit(found, {}, demand) or 0
-    return total
+    return _hold(_gpus_of_hosts(context), demand)
 
 
 def slots_of(context, flavors):
     """{flavor id: slots the calendar offers} for ``flavors``."""
-    result, hosts, libvirt_hosts = {}, None, None
+    result, gpus_of_hosts = {}, None
     for flavor in flavors:
         if not flavor.gpus:
             result[flavor.id] = flavor.slots
             continue
-        if hosts is None:
-            hosts = _nova_hosts(context)
-            libvirt_hosts = devices_db.libvirt_hosts(context)
-        result[flavor.id] = min(flavor.slots, hosts_hold(
-            context, flavor.gpus, hosts, libvirt_hosts))
+        if gpus_of_hosts is None:
+            gpus_of_hosts = _gpus_of_hosts(context)
+        result[flavor.id] = min(flavor.slots,
+                                _hold(gpus_of_hosts, flavor.gpus))
     return result
 
 

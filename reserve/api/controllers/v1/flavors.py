@@ -231,10 +231,10 @@ def availability():
     filters = {k: params[k] for k in ('category', 'availability_zone')
                if k in params}
     flavors = catalogue.visible_list(ctx, _sees_hidden(ctx), filters)
-    free = admission.availability(ctx, flavors, start, end)
     # total: the slots the calendar offers, the catalogue's slots capped
     # by what the enrolled hosts' GPUs hold at once (gpu_slots).
     offered = gpu_slots.slots_of(ctx, flavors)
+    free = admission.availability(ctx, flavors, start, end, offered)
     return {
         'start': utils.format_date(start),
         'end': utils.format_date(end),
