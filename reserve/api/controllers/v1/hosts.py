@@ -17,6 +17,7 @@ from reserve.api.schemas import hosts as schema
 from reserve.api import validation
 from reserve.common import exception
 from reserve.db import api as db_api
+from reserve.db import devices as devices_db
 from reserve.plugins import host_gpus
 
 POLICY = 'reserve:host:%s'
@@ -25,12 +26,14 @@ PATH = '/v1/hosts'
 LIST_PARAMS = ('reservable', 'limit', 'marker')
 
 
-def host_view(ctx, host):
-    """The API representation of an enrolled host."""
+def host_view(ctx, host, libvirt_hosts=None):
+    """The API representation of an enrolled host. libvirt_hosts: the
+    enrolled libvirt hosts, when the caller read them for several."""
     gpus, gpu_source = None, None
     if host.kind == 'nova':
         # What flavor bookings count GPUs against, and where it came from.
-        gpus, gpu_source = host_gpus.of_host(ctx, host)
+        gpus, gpu_source = host_gpus.of_host(ctx, host,
+                                             libvirt_hosts=libvirt_hosts)
     return {
         'id': host.id,
         'name': host.name,
@@ -144,8 +147,10 @@ class HostsController(rest.RestController):
                                     lambda m: db_api.host_get(ctx, m))
         hosts = db_api.host_list(ctx, reservable=reservable, limit=limit,
                                  marker=marker)
-        return utils.collection('hosts', [host_view(ctx, h) for h in hosts],
-                                limit, params, PATH)
+        libvirt_hosts = devices_db.libvirt_hosts(ctx)
+        return utils.collection(
+            'hosts', [host_view(ctx, h, libvirt_hosts) for h in hosts],
+            limit, params, PATH)
 
     @pecan.expose('json')
     def get_one(self, host_ref):
