@@ -123,15 +123,30 @@ class NovaClient:
         return aggregate
 
     def add_aggregate_host(self, name, host):
+        """Put ``host`` (a service host) in aggregate ``name``; True if
+        it was not there yet."""
         aggregate = self.find_aggregate(name)
         if aggregate is None:
             raise exception.CloudError(service='nova',
                                        reason='aggregate %s is gone' % name)
-        if host not in aggregate.hosts:
-            try:
-                self.nova.aggregates.add_host(aggregate, host)
-            except nova_exc.Conflict:
-                pass  # added concurrently
+        if host in aggregate.hosts:
+            return False
+        try:
+            self.nova.aggregates.add_host(aggregate, host)
+        except nova_exc.Conflict:
+            pass  # added concurrently
+        return True
+
+    def remove_aggregate_host(self, name, host):
+        """Take ``host`` out of aggregate ``name``; True if it was in."""
+        aggregate = self.find_aggregate(name)
+        if aggregate is None or host not in aggregate.hosts:
+            return False
+        try:
+            self.nova.aggregates.remove_host(aggregate, host)
+        except nova_exc.NotFound:
+            return False  # removed concurrently
+        return True
 
     def delete_aggregate(self, name):
         aggregate = self.find_aggregate(name)

@@ -8,6 +8,7 @@ from reserve.conf import database
 from reserve.conf import default
 from reserve.conf import devices
 from reserve.conf import email
+from reserve.conf import fence
 from reserve.conf import gpu
 from reserve.conf import manager
 from reserve.conf import notification
@@ -26,6 +27,8 @@ clients.register_opts(CONF)
 booking.register_opts(CONF)
 quota.register_opts(CONF)
 email.register_opts(CONF)
+# other projects' boots kept off reservable hosts
+fence.register_opts(CONF)
 # GPU devices on libvirt hosts
 devices.register_opts(CONF)
 # GPUs asked by flavors ([pci] alias, [gpu])

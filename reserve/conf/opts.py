@@ -11,6 +11,7 @@ from reserve.conf import database
 from reserve.conf import default
 from reserve.conf import devices
 from reserve.conf import email
+from reserve.conf import fence
 from reserve.conf import gpu
 from reserve.conf import manager
 from reserve.conf import notification
@@ -18,7 +19,7 @@ from reserve.conf import quota
 from reserve.conf import worker
 
 _MODULES = (default, api, database, manager, worker, notification, clients,
-            email, booking, quota, devices, gpu)
+            email, booking, quota, fence, devices, gpu)
 
 
 def list_opts():
