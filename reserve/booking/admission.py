@@ -1,29 +1,34 @@
-"""Admission: bookings are checked and written atomically, per flavor.
+"""Admission: bookings are checked, placed and written atomically.
 
-Everything that changes a flavor's calendar (a new booking, a later end,
-a maintenance window) runs in one writer transaction that first locks the
-flavor's catalogue row (SELECT ... FOR UPDATE on MariaDB and PostgreSQL;
-on SQLite a process lock plus the database's write lock), then reads the
-calendar, runs the checks and writes. Two requests for the last slot
-therefore run one after the other, and the second sees the first's row:
-the calendar can never be overbooked.
+Everything that changes what is promised (a new booking, a later end, a
+maintenance window) runs in one writer transaction that first takes the
+capacity lock (reserve.capacity.store.lock: SELECT ... FOR UPDATE of one
+row on MariaDB and PostgreSQL; on SQLite a process lock plus the
+database's write lock), then locks the flavors' catalogue rows, reads,
+runs the checks and writes. Decisions therefore run one after the other,
+and each sees the rows of the ones before it: nothing is overbooked.
 
-The calendar maths (calendar.py) is shared with free-slots, so what it
-answers and what admission decides agree. Availability asks the
-database for the same sums over the whole catalogue at once
-(desk.peak_loads); tests hold it to calendar.least_free.
+A booking must fit twice: in its catalogue flavor's own slots (the
+calendar, calendar.py) and on the enrolled hosts, counted by the one
+capacity model (reserve.capacity) with every other booking and lease on
+them. Admission chooses the hosts and writes them as the booking's
+claims in the same transaction: a 201 is a placement, and the manager
+only builds it. Free-slots and availability ask the same two models, so
+what they answer and what admission decides agree.
 """
+import collections
 import contextlib
 import datetime
-import threading
 
 from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.booking import calendar
 from reserve.booking import gauntlet
-from reserve.booking import gpu_slots
 from reserve.booking import quota
+from reserve.capacity import maths
+from reserve.capacity import model
+from reserve.capacity import store
 from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
@@ -33,24 +38,27 @@ from reserve.db import desk
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
-# SQLite has no row locks: within one process, calendar writers queue
-# here; across processes, SQLite's own write lock serialises them.
-_SQLITE_LOCK = threading.Lock()
-
 
 def guard():
     return datetime.timedelta(seconds=CONF.booking.guard_seconds)
 
 
+Locked = collections.namedtuple('Locked', 'state flavors')
+
+
 @contextlib.contextmanager
-def calendar_transaction(context, flavor_ids=None):
-    """A writer transaction in which the calendars of ``flavor_ids`` (of
-    every flavor when None) cannot change under the caller. Yields the
-    flavors, locked and freshly read; commits when the block ends."""
+def capacity_transaction(context, flavor_ids=()):
+    """A writer transaction holding the capacity lock, in which nothing
+    promised can change under the caller. Yields Locked: the capacity
+    State and the flavors ``flavor_ids`` (every flavor when None),
+    locked and freshly read; commits when the block ends."""
     sqlite = db_api.get_engine().dialect.name == 'sqlite'
-    with _SQLITE_LOCK if sqlite else contextlib.nullcontext():
+    with store.PROCESS_LOCK if sqlite else contextlib.nullcontext():
         with db_api.writer.using(context):
-            yield desk.flavor_lock(context, flavor_ids)
+            state = store.lock(context)
+            flavors = (desk.flavor_lock(context, flavor_ids)
+                       if flavor_ids != () else [])
+            yield Locked(state, flavors)
 
 
 # The calendar --------------------------------------------------------------
@@ -74,18 +82,37 @@ def occupants(context, flavor, start, end, maintenance=(),
     return held
 
 
-def _check_capacity(context, flavor, start, end, count, maintenance,
-                    exclude_booking=None):
+def sizing(flavor):
+    """(size of one instance, host filter) of a catalogue flavor, from
+    the nova flavor recorded when it was written."""
+    if not flavor.nova_flavor:
+        raise exception.FlavorNotSized(name=flavor.name,
+                                       nova_flavor=flavor.nova_flavor_id)
+    return (model.size_of(flavor.nova_flavor),
+            model.host_filter_of(flavor.nova_flavor))
+
+
+def _place(context, state, flavor, start, end, count, maintenance,
+           exclude_booking=None):
+    """The hosts for ``count`` instances of ``flavor`` over [start, end):
+    {host_id: count}, or NoCapacity naming what does fit."""
     held = occupants(context, flavor, start, end, maintenance,
                      exclude_booking)
-    slots = gpu_slots.slots(context, flavor)
-    if not calendar.fits(slots, held, start, end, count, guard()):
+    slots_free = calendar.max_count(flavor.slots, held, start, end,
+                                    guard())
+    need, host_filter = sizing(flavor)
+    board = model.Board(context, state, start, end + guard(), guard(),
+                        exclude_booking=exclude_booking)
+    fits = board.offer(need, host_filter).fits
+    placed = maths.place(fits, count) if count <= slots_free else None
+    if placed is None:
         raise exception.NoCapacity(
             count=count, name=flavor.name, id=flavor.id,
             start=timeutils.isoformat(start), end=timeutils.isoformat(end),
-            slots=slots, guard=CONF.booking.guard_seconds,
-            free=calendar.max_count(slots, held, start, end,
-                                    guard()))
+            slots=flavor.slots, guard=CONF.booking.guard_seconds,
+            slots_free=slots_free, hosts_hold=sum(fits.values()),
+            free=min(slots_free, sum(fits.values())))
+    return placed
 
 
 def bookable_window(flavor, start, end, now):
@@ -101,51 +128,96 @@ def bookable_window(flavor, start, end, now):
     return (start, end) if start < end else None
 
 
+def _slot_steps(flavor, held, start, end):
+    """The flavor's free slots over [start, end) as a step function."""
+    return [(t, flavor.slots - load)
+            for t, load in calendar.load_steps(held, guard(), start, end)]
+
+
 def free_slots(context, flavor, start, end, count, bypass_maintenance):
-    """The gaps of [start, end) where a booking of ``count`` instances of
-    ``flavor`` would be admitted for this caller."""
+    """The maximal windows of [start, end) in which a booking of
+    ``count`` instances of ``flavor`` would be admitted for this caller:
+    a booking fits exactly when it lies within one of them. Two windows
+    may overlap (two hosts free one after the other hold a booking each,
+    but not one spanning both)."""
     window = bookable_window(flavor, start, end, timeutils.utcnow())
-    if window is None:
+    if window is None or not flavor.nova_flavor:
         return []
     start, end = window
+    horizon = end + guard()
+    need, host_filter = sizing(flavor)
     with db_api.reader.using(context):
         maintenance = ([] if bypass_maintenance else
                        _maintenance(context, flavor, start, end))
         held = occupants(context, flavor, start, end, maintenance)
-    return calendar.free_slots(gpu_slots.slots(context, flavor), held,
-                               start, end, count, guard())
+        board = model.Board(context, store.read_state(context), start,
+                            horizon, guard())
+        offer = board.offer(need, host_filter)
+    return maths.free_windows(offer.busy, offer.idle,
+                              _slot_steps(flavor, held, start, horizon),
+                              count, start, end, guard())
 
 
-def availability(context, flavors, start=None, end=None, offered=None):
+def offered(context, flavors):
+    """{flavor id: the most instances it offers at once}: its slots,
+    capped by what the reservable hosts hold of its nova flavor when
+    empty (0 for an entry whose nova flavor was never read)."""
+    result, totals = {}, {}
+    for flavor in flavors:
+        if not flavor.nova_flavor:
+            result[flavor.id] = 0
+            continue
+        need, host_filter = sizing(flavor)
+        key = (repr(sorted(need.items())), repr(host_filter))
+        if key not in totals:
+            totals[key] = model.total(context, need, host_filter)
+        result[flavor.id] = min(flavor.slots, totals[key])
+    return result
+
+
+def availability(context, flavors, start=None, end=None, offers=None):
     """{flavor id: fewest instances free at any instant of [start, end)},
     or at this instant when no window is given. Maintenance counts.
 
-    calendar.least_free's answer, without reading the bookings: over a
-    long window the whole catalogue's bookings are in the way, so the
-    database adds them up (desk.peak_loads) and returns one row per
-    flavor. A maintenance window takes every slot of the flavors it
-    closes, so meeting the window at any instant leaves none free at
-    that instant, whatever the bookings: those flavors are 0.
+    The least of the flavor's free slots (calendar.least_free's answer,
+    summed by the database: desk.peak_loads) and of what the hosts hold
+    of its nova flavor over the window beside every claim on them. A
+    maintenance window of the flavor takes every slot: those flavors are
+    0.
 
-    offered: the caller's gpu_slots.slots_of(flavors), if it has it.
+    offers: the caller's offered(flavors), if it has it.
     """
     if start is None:
         start = timeutils.utcnow()
         end = start + datetime.timedelta(seconds=1)
-    slots = offered if offered is not None else gpu_slots.slots_of(
-        context, flavors)
+    slots = offers if offers is not None else offered(context, flavors)
     if end <= start:
         return dict(slots)
     ids = [f.id for f in flavors]
+    hosts_hold = {}
     with db_api.reader.using(context):
         peaks = desk.peak_loads(context, flavors, start, end, guard())
         closed = desk.maintenance_in_window(context, ids, start, end,
                                             guard()) if ids else []
+        board = None
+        for flavor in flavors:
+            if not flavor.nova_flavor:
+                continue
+            if board is None:
+                board = model.Board(context, store.read_state(context),
+                                    start, end, guard())
+            need, host_filter = sizing(flavor)
+            key = (repr(sorted(need.items())), repr(host_filter))
+            if key not in hosts_hold:
+                offer = board.offer(need, host_filter)
+                hosts_hold[key] = sum(offer.fits.values())
+            hosts_hold[flavor.id] = hosts_hold[key]
     shut = set()
     for _, flavor_ids in closed:
         shut.update(flavor_ids)
-    return {f.id: 0 if f.id in shut else max(0, slots[f.id] - peaks[f.id])
-            for f in flavors}
+    return {f.id: 0 if f.id in shut else max(0, min(
+        f.slots - peaks[f.id], hosts_hold.get(f.id, 0)))
+        for f in flavors}
 
 
 # Bookings --------------------------------------------------------------------
@@ -161,9 +233,11 @@ def _withdraw_if_over_quota(context, booking, project_id, deltas,
     except exception.OverQuota as exc:
         LOG.info('Reservation %s withdrawn: %s', booking.id, exc)
         if restore is None:
-            db_api.booking_destroy(context, booking.id)
+            db_api.booking_destroy(context, booking.id)  # claims go too
         else:
             db_api.booking_update(context, booking.id, restore)
+            store.claims_set_end(context, restore['end_date'],
+                                 booking_id=booking.id)
         raise exception.OverQuota(
             reason='%s, with reservations made at the same time; this one '
                    'was withdrawn' % exc.kwargs['reason'])
@@ -177,11 +251,11 @@ def book(context, flavor, start, end, count, bypass_maintenance=False):
     """
     project_id = context.project_id
     deltas = quota.new_booking(count, start, end)
-    with calendar_transaction(context, [flavor.id]) as locked:
-        if not locked:
+    with capacity_transaction(context, [flavor.id]) as locked:
+        if not locked.flavors:
             raise exception.FlavorNotAvailable(ref=flavor.id,
                                                project=project_id)
-        flavor = locked[0]
+        flavor = locked.flavors[0]
         gauntlet.check_active(flavor)
         gauntlet.check_granted(flavor, project_id)
         gauntlet.check_length(flavor, start, end)
@@ -192,7 +266,8 @@ def book(context, flavor, start, end, count, bypass_maintenance=False):
             maintenance = _maintenance(context, flavor, start, end)
             gauntlet.check_maintenance(flavor, maintenance)
         quota.enforce(context, project_id, deltas)
-        _check_capacity(context, flavor, start, end, count, maintenance)
+        placed = _place(context, locked.state, flavor, start, end, count,
+                        maintenance)
         booking = db_api.booking_create(context, {
             'project_id': project_id,
             'user_id': context.user_id,
@@ -202,10 +277,41 @@ def book(context, flavor, start, end, count, bypass_maintenance=False):
             'end_date': end,
             'status': states.Booking.PENDING_CREATE,
         })
+        store.claims_create(context, placed, start, end,
+                            sizing(flavor)[0], booking_id=booking.id)
     _withdraw_if_over_quota(context, booking, project_id, deltas)
     LOG.info('Reservation %s admitted: %d x %s from %s to %s for project '
              '%s', booking.id, count, flavor.name, start, end, project_id)
     return booking
+
+
+def _check_longer(context, state, flavor, booking, old_end, end,
+                  maintenance):
+    """The added time [old_end, end) of a booking: its flavor's slots
+    must hold it, and so must each host it is on (its instances cannot
+    move)."""
+    held = occupants(context, flavor, old_end, end, maintenance,
+                     booking.id)
+    slots_free = calendar.max_count(flavor.slots, held, old_end, end,
+                                    guard())
+    claims = store.claims_of_booking(context, booking.id)
+    hosts_free = booking.instance_count
+    if claims:
+        need = {'vcpus': claims[0].vcpus, 'memory_mb': claims[0].memory_mb,
+                'disk_gb': claims[0].disk_gb, 'gpus': claims[0].gpus or {}}
+        board = model.Board(context, state, old_end, end + guard(),
+                            guard(), exclude_booking=booking.id)
+        fits = board.offer(need, host_ids={c.host_id for c in claims}).fits
+        short = sum(max(0, c.count - fits.get(c.host_id, 0))
+                    for c in claims)
+        hosts_free = booking.instance_count - short
+    if booking.instance_count > min(slots_free, hosts_free):
+        raise exception.NoCapacity(
+            count=booking.instance_count, name=flavor.name, id=flavor.id,
+            start=timeutils.isoformat(old_end),
+            end=timeutils.isoformat(end), slots=flavor.slots,
+            guard=CONF.booking.guard_seconds, slots_free=slots_free,
+            hosts_hold=hosts_free, free=min(slots_free, hosts_free))
 
 
 def change_end(context, booking, end, bypass_maintenance=False):
@@ -218,7 +324,7 @@ def change_end(context, booking, end, bypass_maintenance=False):
     hours count) and within capacity. An earlier end needs no check and
     frees the calendar at once.
     """
-    with calendar_transaction(context, [booking.flavor_id]) as locked:
+    with capacity_transaction(context, [booking.flavor_id]) as locked:
         current = db_api.booking_get(context, booking.id)
         if current.status not in states.Booking.LIVE:
             raise exception.InvalidState(
@@ -228,7 +334,7 @@ def change_end(context, booking, end, bypass_maintenance=False):
         gauntlet.check_new_end(current.start_date, end, timeutils.utcnow())
         deltas = {}
         if end > current.end_date:
-            flavor = locked[0]
+            flavor = locked.flavors[0]
             old_end = current.end_date
             gauntlet.check_active(flavor)
             gauntlet.check_granted(flavor, current.project_id)
@@ -241,9 +347,9 @@ def change_end(context, booking, end, bypass_maintenance=False):
             deltas = quota.new_end(current.instance_count,
                                    current.start_date, old_end, end)
             quota.enforce(context, current.project_id, deltas)
-            _check_capacity(context, flavor, old_end, end,
-                            current.instance_count, maintenance,
-                            exclude_booking=current.id)
+            _check_longer(context, locked.state, flavor, current, old_end,
+                          end, maintenance)
+        store.claims_set_end(context, end, booking_id=current.id)
         updated = db_api.booking_update(context, current.id,
                                         {'end_date': end},
                                         expected_status=states.Booking.LIVE)

@@ -46,6 +46,11 @@ def _steps(occupants, guard, start, end):
     return steps
 
 
+def load_steps(occupants, guard, start, end):
+    """The slots the occupants hold over [start, end) as [(t, load)]."""
+    return _steps(occupants, guard, start, end)
+
+
 def free_slots(slots, occupants, start, end, count, guard):
     """The windows within [start, end) where ``count`` more instances fit.
 

@@ -46,7 +46,7 @@ def _check_no_conflict(context, flavor_ids, start, end, force, window_id):
 def create(context, start, end, note, flavor_ids, all_flavors, force):
     """flavor_ids: catalogue ids (ignored with all_flavors)."""
     locked = None if all_flavors else flavor_ids
-    with admission.calendar_transaction(context, locked):
+    with admission.capacity_transaction(context, locked):
         _check_no_conflict(context, locked, start, end, force, None)
         window = desk.window_create(
             context, {'start_date': start, 'end_date': end, 'note': note,
@@ -69,7 +69,7 @@ def update(context, window, values, flavor_ids, force):
     moved = (start, end, all_flavors, sorted(set(new_ids))) != (
         window.start_date, window.end_date, window.all_flavors,
         sorted(window.flavor_ids))
-    with admission.calendar_transaction(context, locked):
+    with admission.capacity_transaction(context, locked):
         if moved:
             # The whole new extent is checked: reservations overlapping
             # the old one exist only if it was forced, and then they

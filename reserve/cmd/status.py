@@ -8,8 +8,12 @@ from oslo_upgradecheck import upgradecheck
 from reserve.common import context as reserve_context
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
 from reserve.common import exception
+from reserve.common import nova
+from reserve.common import placement
+from reserve.db import api as db_api
 from reserve.db import desk
 from reserve.db import migration
+from reserve.plugins import fence
 from reserve.plugins import gpus
 
 CONF = cfg.CONF
@@ -78,6 +82,30 @@ class Checks(upgradecheck.UpgradeCommands):
             'one disabled, replace its description ("--description").' %
             (len(names), listed))
 
+    def _check_unsized_flavors(self):
+        """Catalogue entries written before migration 0005 have no record
+        of their nova flavor: admission cannot place their bookings (409
+        reserve.flavor_not_sized) until each is written again."""
+        try:
+            flavors = desk.flavor_list(reserve_context.get_admin_context())
+        except Exception as exc:
+            return upgradecheck.Result(
+                upgradecheck.Code.SUCCESS,
+                'No catalogue to check yet (%s).' % exc.__class__.__name__)
+        names = sorted(f.name for f in flavors if not f.nova_flavor)
+        if not names:
+            return upgradecheck.Result(upgradecheck.Code.SUCCESS)
+        listed = ', '.join(names[:LISTED])
+        if len(names) > LISTED:
+            listed += ' and %d more' % (len(names) - LISTED)
+        return upgradecheck.Result(
+            upgradecheck.Code.WARNING,
+            '%d catalogue flavor(s) have no record of their nova flavor: '
+            '%s. Their bookings are refused until each is written again, '
+            'which reads it from nova: "openstack reserve flavor set '
+            '<flavor> --description <same>" (PATCH /v1/flavors/<id> with '
+            'any field).' % (len(names), listed))
+
     def _check_pci_aliases(self):
         """A [pci] alias line reserve cannot read would fail, one by one,
         every flavor that names an alias."""
@@ -93,10 +121,54 @@ class Checks(upgradecheck.UpgradeCommands):
             upgradecheck.Code.SUCCESS,
             '%d alias(es)' % len(aliases) if aliases else None)
 
+    def _check_fence(self):
+        """Other projects' boots are kept off the reservable hosts only if
+        the fence is in place and nova-scheduler enforces it, a setting no
+        API shows."""
+        if not CONF.fence.enabled:
+            return upgradecheck.Result(
+                upgradecheck.Code.SUCCESS,
+                '[fence]enabled is false: not checked.')
+        try:
+            hosts = db_api.host_list(reserve_context.get_admin_context())
+        except Exception as exc:
+            return upgradecheck.Result(
+                upgradecheck.Code.SUCCESS,
+                'No hosts to check yet (%s): run this again after '
+                '"reserve-manage db sync".' % exc.__class__.__name__)
+        try:
+            problems = fence.check(nova.NovaClient(),
+                                   placement.PlacementClient(), hosts)
+        except exception.CloudNotConfigured:
+            return upgradecheck.Result(
+                upgradecheck.Code.SUCCESS,
+                '[nova] or [placement] is not configured: not checked.')
+        except exception.CloudError as exc:
+            problems = None
+            found = 'The fence cannot be checked now (%s). ' % exc
+        if problems:
+            found = ('The fence has holes: %s (reserve-manager repairs '
+                     'them periodically). ' % '; '.join(problems))
+        elif problems is not None:
+            found = 'The fence of %d reservable host(s) is in place. ' % sum(
+                1 for h in hosts if h.kind == 'nova' and h.reservable)
+        # What the API shows is checked; the scheduler's setting is only
+        # recalled, so a complete fence is a success.
+        code = (upgradecheck.Code.SUCCESS if problems == [] else
+                upgradecheck.Code.WARNING)
+        return upgradecheck.Result(
+            code,
+            found + 'Other projects\' boots are kept off reservable hosts '
+            'only with [scheduler] enable_isolated_aggregate_filtering = '
+            'True in the nova.conf of nova-scheduler, which the API cannot '
+            'show: make sure it is set.')
+
     _upgrade_checks = (
         ('Database schema', _check_schema),
         ('Migrated flavors', _check_migrated_flavors),
+        ('Catalogue sizes', _check_unsized_flavors),
         ('PCI aliases', _check_pci_aliases),
+        ('Fenced hosts', _check_fence),
         ('API authentication', _check_auth),
         ('Policy file', (common_checks.check_policy_json,
                          {'conf': CONF})),

@@ -74,6 +74,17 @@ class HostInUse(Conflict):
                '%(reservations)s and cannot be deleted.')
 
 
+class HostHoldsReservations(Conflict):
+    msg_fmt = ('%(what)s of host %(host)s would take it from %(count)d '
+               'reservation(s): %(reservations)s. Set force to true to '
+               'move them to other hosts (cancelling, with the reason, '
+               'those no host has room for).')
+
+
+class HostMaintenanceWindowNotFound(NotFound):
+    msg_fmt = 'Host maintenance window %(id)s could not be found.'
+
+
 class HostAlreadyEnrolled(Conflict):
     msg_fmt = 'Host %(name)s is already enrolled as %(id)s.'
 
@@ -186,10 +197,26 @@ class MaintenanceConflict(Conflict):
 
 class NoCapacity(Conflict):
     msg_fmt = ('No capacity: %(count)d instance(s) of flavor %(name)s do '
-               'not fit between %(start)s and %(end)s (%(slots)d slots, at '
-               'most %(free)d free at some instant, counting a %(guard)d s '
-               'guard after each reservation). GET /v1/flavors/%(id)s/'
-               'free-slots lists the windows that fit.')
+               'not fit between %(start)s and %(end)s: at most %(free)d do '
+               '(of its %(slots)d slots, %(slots_free)d are free throughout;'
+               ' the enrolled hosts hold %(hosts_hold)d more throughout, '
+               'beside every other reservation on them), counting a '
+               '%(guard)d s guard after each reservation. GET '
+               '/v1/flavors/%(id)s/free-slots lists the windows that fit.')
+
+
+class FlavorNotSized(Conflict):
+    msg_fmt = ('Flavor %(name)s cannot be booked: the size of its nova '
+               'flavor %(nova_flavor)s was never read. An administrator '
+               'updates the entry (PATCH /v1/flavors/%(name)s, any field) '
+               'to read it from nova.')
+
+
+class NovaFlavorFitsNoHost(Conflict):
+    msg_fmt = ('Nova flavor %(nova_flavor)s (%(size)s) fits on no enrolled '
+               'host%(filtered)s: no instance of it could ever be booked. '
+               'Enroll a host that can hold it first, or choose a smaller '
+               'nova flavor.')
 
 
 # GPU devices of libvirt hosts ----------------------------------------------

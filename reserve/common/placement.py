@@ -91,6 +91,21 @@ class PlacementClient:
         body = self._request('GET', '/resource_providers/%s/usages' % uuid)
         return body['usages']
 
+    def get_tree(self, root_uuid):
+        """The providers in the tree of ``root_uuid`` (root first)."""
+        body = self._request('GET', '/resource_providers?' +
+                             urllib.parse.urlencode({'in_tree': root_uuid}))
+        return sorted(body['resource_providers'],
+                      key=lambda p: p['uuid'] != root_uuid)
+
+    def get_provider_allocations(self, uuid):
+        """{consumer uuid: {resource class: amount}} on provider
+        ``uuid``."""
+        body = self._request('GET',
+                             '/resource_providers/%s/allocations' % uuid)
+        return {consumer: dict(found['resources'])
+                for consumer, found in body['allocations'].items()}
+
     # resource classes ------------------------------------------------------
 
     def ensure_resource_class(self, name):
@@ -105,6 +120,59 @@ class PlacementClient:
         resp = self.adapter.get('/resource_classes/%s' % name,
                                 microversion=MICROVERSION, raise_exc=False)
         return resp.status_code == 200
+
+    # traits ------------------------------------------------------------------
+
+    def ensure_trait(self, name):
+        """Create the custom trait ``name`` unless it exists."""
+        self._request('PUT', '/traits/%s' % name, expected=(201, 204))
+
+    def get_provider_traits(self, uuid):
+        """The traits of provider ``uuid`` (a set); None if it is gone."""
+        body = self._request('GET', '/resource_providers/%s/traits' % uuid,
+                             tolerated=(404,))
+        return None if body is None else set(body['traits'])
+
+    def add_provider_trait(self, uuid, trait):
+        """Give provider ``uuid`` the trait; True if it lacked it."""
+        return self._change_traits(uuid, lambda traits: traits | {trait})
+
+    def remove_provider_trait(self, uuid, trait):
+        """Take the trait from provider ``uuid``; True if it had it."""
+        return self._change_traits(uuid, lambda traits: traits - {trait})
+
+    def _change_traits(self, uuid, change, retries=5):
+        """Write ``change(traits)`` as the provider's traits, keeping the
+        others (nova's among them).
+
+        PUT replaces the whole set: it is written with the generation it
+        was read at, and re-read on a generation conflict (409), as nova
+        writes the same set concurrently.
+        """
+        url = '/resource_providers/%s/traits' % uuid
+        for _ in range(retries):
+            current = self._request('GET', url, tolerated=(404,))
+            if current is None:
+                raise exception.CloudError(
+                    service='placement',
+                    reason='resource provider %s is gone' % uuid)
+            traits = set(current['traits'])
+            wanted = change(traits)
+            if wanted == traits:
+                return False
+            resp = self.adapter.put(
+                url, json={'resource_provider_generation':
+                           current['resource_provider_generation'],
+                           'traits': sorted(wanted)},
+                microversion=MICROVERSION, raise_exc=False)
+            if resp.status_code == 200:
+                return True
+            if resp.status_code != 409:
+                break
+        raise exception.CloudError(
+            service='placement',
+            reason='cannot set the traits of %s: %d %s' % (
+                uuid, resp.status_code, resp.text[:300]))
 
     # inventories -----------------------------------------------------------
 

@@ -20,6 +20,14 @@ manager_opts = [
                     'before_end_lease event (the users\' warning) fires.'),
     cfg.IntOpt('event_workers', default=4, min=1,
                help='Events run at once by one manager.'),
+    cfg.IntOpt('capacity_refresh_interval', default=60, min=0,
+               help='Seconds between two runs of the periodic capacity '
+                    'task: each nova host\'s capacity record is read '
+                    'again from placement (what other consumers use of '
+                    'it included), the fence of the reservable hosts is '
+                    'repaired, and the cloud objects of active leases '
+                    'are made to match their allocations. 0 disables it '
+                    '(POST /v1/hosts/{id}/refresh still reads one host).'),
 ]
 
 

@@ -211,18 +211,24 @@ def booking_purge(context, ended_before):
 def lease_create(context, lease_values, reservations, events):
     """Write a lease, its reservations, allocations and events at once.
 
-    ``reservations`` is a list of dicts of LeaseReservation columns plus an
-    ``allocations`` list of {host_id, count}.
+    ``reservations`` is a list of dicts of LeaseReservation columns plus
+    an ``allocations`` list of Allocation columns (the claims chosen for
+    it), or an ``adopt_booking`` id: the claims that booking's admission
+    wrote become the reservation's.
     """
     with writer.using(context) as session:
         lease = models.Lease(**lease_values)
+        adopted = []
         for rsv_values in reservations:
             rsv_values = dict(rsv_values)
             allocations = rsv_values.pop('allocations', [])
+            booking_id = rsv_values.pop('adopt_booking', None)
             reservation = models.LeaseReservation(**rsv_values)
             reservation.allocations = [models.Allocation(**a)
                                        for a in allocations]
             lease.reservations.append(reservation)
+            if booking_id:
+                adopted.append((booking_id, reservation))
         lease.events = [models.Event(**e) for e in events]
         session.add(lease)
         try:
@@ -230,6 +236,12 @@ def lease_create(context, lease_values, reservations, events):
         except db_exc.DBDuplicateEntry:
             raise exception.Conflict(
                 reason='a lease named %s exists' % lease_values['name'])
+        for booking_id, reservation in adopted:
+            (session.query(models.Allocation)
+             .filter(models.Allocation.booking_id == booking_id)
+             .update({'reservation_id': reservation.id},
+                     synchronize_session=False))
+            session.expire(reservation, ['allocations'])
         return lease
 
 
@@ -332,6 +344,14 @@ def lease_list_orphans(context, created_before):
                 .all())
 
 
+def reservation_lease_id(context, reservation_id):
+    """The lease of a lease reservation, or None."""
+    with reader.using(context) as session:
+        row = (session.query(models.LeaseReservation.lease_id)
+               .filter_by(id=reservation_id).first())
+        return row[0] if row else None
+
+
 def reservation_update(context, reservation_id, values):
     with writer.using(context) as session:
         values = dict(values, updated_at=models._now())
@@ -398,45 +418,19 @@ def allocation_get(context, allocation_id, project_id=None):
         return _with_lease(allocation)
 
 
-def host_usage_in_window(context, start, end, exclude_reservation=None):
-    """Allocations whose lease overlaps [start, end).
-
-    Returns dicts: host_id, count, start, end and the per-instance vcpus,
-    memory_mb and disk_gb, and the flavor's extra_specs (the GPUs it
-    asks); the capacity maths runs on these.
-    """
-    # Allocations are removed when a lease's teardown finishes, so every
-    # row left still holds its host (an ERROR lease included).
-    with reader.using(context) as session:
-        query = (session.query(models.Allocation.host_id,
-                               models.Allocation.count,
-                               models.Lease.start_date,
-                               models.Lease.end_date,
-                               models.LeaseReservation.vcpus,
-                               models.LeaseReservation.memory_mb,
-                               models.LeaseReservation.disk_gb,
-                               models.LeaseReservation.ephemeral_gb,
-                               models.LeaseReservation.id,
-                               models.LeaseReservation.extra_specs)
-                 .join(models.LeaseReservation,
-                       models.LeaseReservation.id ==
-                       models.Allocation.reservation_id)
-                 .join(models.Lease,
-                       models.Lease.id == models.LeaseReservation.lease_id)
-                 .filter(models.Lease.start_date < end)
-                 .filter(models.Lease.end_date > start)
-                 .filter(models.Lease.status != states.Lease.TERMINATED))
-        if exclude_reservation:
-            query = query.filter(
-                models.LeaseReservation.id != exclude_reservation)
-        return [dict(host_id=row[0], count=row[1], start=row[2], end=row[3],
-                     vcpus=row[4], memory_mb=row[5],
-                     disk_gb=row[6] + row[7], reservation_id=row[8],
-                     extra_specs=row[9] or {})
-                for row in query.all()]
-
-
 # Hosts --------------------------------------------------------------------
+
+def capacity_changed(session):
+    """Bump the capacity generation in the caller's transaction: the
+    processes that cached the hosts' records read them again."""
+    table = models.CapacityState.__table__
+    result = session.execute(table.update().where(table.c.id == 1)
+                             .values(generation=table.c.generation + 1))
+    if not result.rowcount:
+        session.add(models.CapacityState(id=1, generation=1,
+                                         longest_claim=0))
+        session.flush()
+
 
 def host_create(context, values, capabilities=None):
     try:
@@ -446,6 +440,7 @@ def host_create(context, values, capabilities=None):
                                  for k, v in (capabilities or {}).items()]
             session.add(host)
             session.flush()
+            capacity_changed(session)
             return host
     except db_exc.DBDuplicateEntry:
         existing = host_get(context, values['name'])
@@ -492,6 +487,8 @@ def host_update(context, host_id, values, capabilities=None):
                     host.capabilities.append(
                         models.HostCapability(key=key, value=str(value)))
         session.flush()
+        if host.kind == 'nova':
+            capacity_changed(session)
         return host
 
 
@@ -501,12 +498,49 @@ def host_destroy(context, host_id):
         host = session.get(models.Host, host_id)
         if host is None:
             raise exception.HostNotFound(id=host_id)
+        # The ids users hold: the booking's where there is one.
         holders = [r for (r,) in session.query(
-            models.Allocation.reservation_id).filter_by(host_id=host_id)]
+                   sa.func.coalesce(models.Allocation.booking_id,
+                                    models.Allocation.reservation_id))
+                   .filter_by(host_id=host_id)]
         if holders:
             raise exception.HostInUse(id=host_id,
                                       reservations=', '.join(sorted(holders)))
         session.delete(host)
+        capacity_changed(session)
+
+
+def host_windows(context, host_id):
+    """A host's maintenance windows, by start."""
+    W = models.HostMaintenanceWindow
+    with reader.using(context) as session:
+        return (session.query(W).filter(W.host_id == host_id)
+                .order_by(W.start_date, W.id).all())
+
+
+def host_window_create(context, values):
+    with writer.using(context) as session:
+        window = models.HostMaintenanceWindow(**values)
+        session.add(window)
+        session.flush()
+        return window
+
+
+def host_window_get(context, window_id):
+    with reader.using(context) as session:
+        window = session.get(models.HostMaintenanceWindow, window_id)
+        if window is None:
+            raise exception.HostMaintenanceWindowNotFound(id=window_id)
+        return window
+
+
+def host_window_destroy(context, host_id, window_id):
+    W = models.HostMaintenanceWindow
+    with writer.using(context) as session:
+        if not (session.query(W).filter(W.host_id == host_id)
+                .filter(W.id == window_id)
+                .delete(synchronize_session=False)):
+            raise exception.HostMaintenanceWindowNotFound(id=window_id)
 
 
 # Events -------------------------------------------------------------------
@@ -516,16 +550,6 @@ def _lifecycle_order(event):
     return sa.case({states.Event.START: 0, states.Event.BEFORE_END: 1,
                     states.Event.END: 2},
                    value=event.event_type, else_=3)
-
-
-def lock_hosts(context):
-    """Serialise host selection: lock every host row until commit.
-
-    Call inside a writer transaction; SQLite, which has no row locks,
-    serialises its writers anyway.
-    """
-    with writer.using(context) as session:
-        session.query(models.Host.id).with_for_update().all()
 
 
 # InnoDB may pick a claimer as a deadlock victim: the claim is a

@@ -139,6 +139,13 @@ class Host(Base):
     # for the host's provider tree when it was enrolled or last selected;
     # None when never read. The calendar counts them (plugins.gpus).
     gpus = orm.mapped_column(sa.JSON)
+    # Nova hosts, the capacity record (reserve.capacity.refresh): vcpus,
+    # memory_mb and local_gb above are what placement lets be allocated
+    # (allocation ratios and reserved amounts applied); foreign_usage is
+    # what consumers other than reserve's reserved servers use of it
+    # ({vcpus, memory_mb, disk_gb, gpus}), read at capacity_read_at.
+    foreign_usage = orm.mapped_column(sa.JSON)
+    capacity_read_at = orm.mapped_column(sa.DateTime)
 
     capabilities = orm.relationship(
         'HostCapability', back_populates='host', lazy='selectin',
@@ -163,26 +170,85 @@ class HostCapability(Base):
 
 
 class Allocation(Base):
-    """Instance slots of a reservation pinned to one host."""
+    """A claim on one host: ``count`` instances of a given size held over
+    [start_date, end_date) (plus the booking guard, see reserve.capacity).
+
+    It is what the capacity model counts. A booking's claims are written
+    when it is admitted (``booking_id``); the lease made for it adopts
+    them (``reservation_id``), and its teardown deletes them, so every row
+    holds its host until then.
+    """
     __tablename__ = 'allocations'
     __table_args__ = (
         sa.UniqueConstraint('reservation_id', 'host_id',
                             name='uniq_allocations0reservation0host'),
+        sa.UniqueConstraint('booking_id', 'host_id',
+                            name='uniq_allocations0booking0host'),
         sa.Index('ix_allocations_host', 'host_id'),
+        sa.Index('ix_allocations_window', 'end_date', 'start_date'),
+        sa.Index('ix_allocations_booking', 'booking_id'),
     )
 
     id = orm.mapped_column(sa.String(36), primary_key=True, default=_uuid)
     reservation_id = orm.mapped_column(
         sa.String(36),
-        sa.ForeignKey('lease_reservations.id', ondelete='CASCADE'),
-        nullable=False)
+        sa.ForeignKey('lease_reservations.id', ondelete='CASCADE'))
+    booking_id = orm.mapped_column(
+        sa.String(36), sa.ForeignKey('bookings.id', ondelete='CASCADE',
+                                     name='allocations_booking_fk'))
     host_id = orm.mapped_column(
         sa.String(36), sa.ForeignKey('hosts.id'), nullable=False)
     count = orm.mapped_column(sa.Integer, nullable=False)
+    start_date = orm.mapped_column(sa.DateTime, nullable=False)
+    end_date = orm.mapped_column(sa.DateTime, nullable=False)
+    # The size of one instance: disk_gb counts the ephemeral disk too;
+    # gpus is {key: count} (reserve.plugins.gpus), None for none.
+    vcpus = orm.mapped_column(sa.Integer, nullable=False, default=0,
+                              server_default='0')
+    memory_mb = orm.mapped_column(sa.Integer, nullable=False, default=0,
+                                  server_default='0')
+    disk_gb = orm.mapped_column(sa.Integer, nullable=False, default=0,
+                                server_default='0')
+    gpus = orm.mapped_column(sa.JSON)
 
     reservation = orm.relationship('LeaseReservation',
                                    back_populates='allocations')
     host = orm.relationship('Host', lazy='joined')
+
+
+class HostMaintenanceWindow(Base):
+    """A time during which a host holds nothing (/v1/hosts/{id}/
+    maintenance-windows)."""
+    __tablename__ = 'host_maintenance_windows'
+    __table_args__ = (
+        sa.Index('ix_host_maintenance_windows_window', 'end_date',
+                 'start_date'),
+    )
+
+    id = orm.mapped_column(sa.String(36), primary_key=True, default=_uuid)
+    host_id = orm.mapped_column(
+        sa.String(36), sa.ForeignKey('hosts.id', ondelete='CASCADE'),
+        nullable=False)
+    start_date = orm.mapped_column(sa.DateTime, nullable=False)
+    end_date = orm.mapped_column(sa.DateTime, nullable=False)
+    note = orm.mapped_column(sa.Text)
+
+
+class CapacityState(Base):
+    """The single row (id 1) every capacity decision locks first.
+
+    generation: bumped whenever a host's capacity record changes, so a
+    process may keep the hosts it read while it is unchanged.
+    longest_claim: seconds, never less than the longest claim written;
+    the claims overlapping a window end before its end plus this, which
+    keeps the read bounded on both sides.
+    """
+    __tablename__ = 'capacity_state'
+
+    id = orm.mapped_column(sa.Integer, primary_key=True)
+    generation = orm.mapped_column(sa.Integer, nullable=False, default=0)
+    longest_claim = orm.mapped_column(sa.Integer, nullable=False,
+                                      default=0)
 
 
 class Event(Base):
@@ -245,6 +311,10 @@ class Flavor(Base):
     # plugins.gpus), read when the entry is written; None when unknown
     # (nova did not answer). They cap the slots the calendar offers.
     gpus = orm.mapped_column(sa.JSON)
+    # The nova flavor as read when the entry was written: {id, name,
+    # vcpus, memory_mb, disk_gb, ephemeral_gb, swap_mb, extra_specs}.
+    # Admission sizes instances from it, without asking nova.
+    nova_flavor = orm.mapped_column(sa.JSON)
 
     projects = orm.relationship(
         'FlavorProject', back_populates='flavor', lazy='selectin',

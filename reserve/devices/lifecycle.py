@@ -114,7 +114,10 @@ def claim(context, lease_values, values):
     count = len(chosen.units)
     return {'id': reservation.id, 'resource_type': states.RESOURCE_TYPE,
             'amount': count,
-            'allocations': [{'host_id': chosen.host_id, 'count': count}]}
+            # The units' host held over the window (the capacity model
+            # counts nova hosts; this one shows in /v1/allocations).
+            'allocations': [{'host_id': chosen.host_id, 'count': count,
+                             'start_date': start, 'end_date': end}]}
 
 
 def _request_record(request):

@@ -6,12 +6,13 @@ artefacts early; the event loop (events.py) does the rest when the
 events fall due.
 """
 import datetime
-import threading
 
 from oslo_config import cfg
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
+from reserve.capacity import refresh as capacity_refresh
+from reserve.capacity import store as capacity_store
 from reserve.common import exception
 from reserve.common import nova
 from reserve.common import placement
@@ -25,14 +26,13 @@ from reserve.devices import states as device_states
 from reserve.manager import notify
 from reserve.manager import views
 from reserve import plugins
-from reserve.plugins import host_gpus
+from reserve.plugins import fence
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
-# SQLite has no row locks: within one process, host selection is
-# serialised here as well (lock_hosts does it across processes).
-_SELECTION_LOCK = threading.Lock()
+# Within one process, decisions queue here (see capacity.store).
+_SELECTION_LOCK = capacity_store.PROCESS_LOCK
 
 
 def lease_events(start, end):
@@ -78,7 +78,7 @@ def _move_end_events(context, lease, end):
 
 
 class LeaseManager:
-    target = messaging.Target(version='1.1')
+    target = messaging.Target(version='1.2')
 
     def __init__(self, wake=None, nova_client=None, placement_client=None):
         self._wake = wake or (lambda: None)
@@ -104,9 +104,13 @@ class LeaseManager:
         requests = lease_values.get('reservations') or []
         if not requests:
             raise exception.Invalid(reason='a lease needs reservations')
+        # What needs the cloud (a nova flavor's record) is read first,
+        # outside the lock.
+        requests = [plugins.get_plugin(v.get('resource_type'))
+                    .prepare(context, v) for v in requests]
         try:
             with _SELECTION_LOCK, db_api.writer.using(context):
-                db_api.lock_hosts(context)
+                capacity_store.lock(context)
                 reservations = []
                 for values in requests:
                     plugin = plugins.get_plugin(values.get('resource_type'))
@@ -115,6 +119,7 @@ class LeaseManager:
                     reservations.append(rsv)
                 lease = db_api.lease_create(context, row, reservations,
                                             lease_events(start, end))
+                capacity_store.note_claims(context, start, end)
                 lease_id = lease.id
         except exception.Conflict:
             existing = db_api.lease_get_by_name(context, name)
@@ -158,7 +163,7 @@ class LeaseManager:
                 reason='the new end must be after the start and in the '
                        'future')
         with _SELECTION_LOCK, db_api.writer.using(context):
-            db_api.lock_hosts(context)
+            capacity_store.lock(context)
             for reservation in lease.reservations:
                 plugins.get_plugin(reservation.resource_type)\
                     .check_new_window(context, lease, reservation,
@@ -224,18 +229,72 @@ class LeaseManager:
             'reservable': values.get('reservable', True),
         }
         if provider:
-            # What the calendar counts GPUs from (plugins.host_gpus).
-            row['gpus'] = host_gpus.enrolled(self._placement,
-                                             provider['uuid'])
+            # What the capacity model counts on it (capacity.refresh);
+            # without placement, the hypervisor's figures stand until the
+            # periodic refresh reads it.
+            try:
+                row.update(capacity_refresh.read(self._placement,
+                                                 provider['uuid']))
+                row['capacity_read_at'] = timeutils.utcnow()
+            except exception.CloudError as exc:
+                LOG.warning('Host %s: capacity not read from placement '
+                            'yet: %s', name, exc)
         host = db_api.host_create(context, row, values.get('capabilities'))
         LOG.info('Host %s enrolled as %s', name, host.id)
+        if host.reservable:
+            try:
+                fence.fence_host(self._nova, self._placement, host)
+            except exception.CloudError as exc:
+                # Enrolled all the same: the periodic sync_fence repairs.
+                LOG.warning('Host %s not fenced yet: %s', name, exc)
         return views.host(db_api.host_get(context, host.id))
+
+    def sync_fence(self, context):
+        """Repair the fence of the hosts; returns what it repaired."""
+        return fence.sync(context, self._nova, self._placement)
+
+    def sync_lease(self, context, lease_id):
+        """Make a started lease's cloud objects match its allocations
+        (1.2, cast after hosts were moved under it)."""
+        try:
+            lease = db_api.lease_get(context, lease_id)
+        except exception.LeaseNotFound:
+            return
+        if lease.status != states.Lease.ACTIVE:
+            return  # a lease yet to start starts on its allocations
+        for reservation in lease.reservations:
+            plugins.get_plugin(reservation.resource_type).sync(
+                context, lease, reservation)
+        LOG.info('Lease %s synced with its allocations', lease_id)
+
+    def sync_active_leases(self, context):
+        """sync_lease for every active lease: the drift repair of the
+        periodic capacity task. Returns how many failed."""
+        failed = 0
+        for lease in db_api.lease_list(context,
+                                       status=states.Lease.ACTIVE):
+            try:
+                self.sync_lease(context, lease.id)
+            except exception.CloudError as exc:
+                failed += 1
+                LOG.warning('Lease %s not synced: %s', lease.id, exc)
+        return failed
+
+    def refresh_capacity(self, context):
+        """Read every nova host's capacity record again (the periodic
+        task); returns how many changed."""
+        return capacity_refresh.refresh_all(context, self._placement)
 
     # GPU devices on libvirt hosts (1.1) --------------------------------------
 
     @portable.portable_errors
     def refresh_host(self, context, host_id):
-        """Rediscover a libvirt host now; returns what changed."""
+        """Rediscover a libvirt host, or read a nova host's capacity
+        record, now; returns what changed."""
+        host = db_api.host_get(context, host_id)
+        if host.kind == 'nova':
+            return {'capacity_changed': capacity_refresh.refresh(
+                context, host, self._placement)}
         return device_refresh.refresh(context, host_id)
 
     @portable.portable_errors

@@ -4,12 +4,14 @@
 1.1 - create_host takes a libvirt uri; refresh_host, host_domains and the
       device reservations: create, cancel, affirm, attach/detach a domain,
       set the domains, move the end
+1.2 - sync_lease (cast): make a lease's cloud objects match its
+      allocations; refresh_host reads a nova host's capacity; sync_fence
 """
 from reserve.common import rpc
 
 
 class ManagerAPI:
-    RPC_API_VERSION = '1.1'
+    RPC_API_VERSION = '1.2'
 
     def __init__(self, timeout=120):
         self._client = rpc.get_client(rpc.MANAGER_TOPIC,
@@ -18,6 +20,16 @@ class ManagerAPI:
     def _call(self, context, method, version='1.0', **kwargs):
         return self._client.prepare(version=version).call(context, method,
                                                           **kwargs)
+
+    def sync_lease(self, context, lease_id):
+        """Cast: bring the lease's cloud objects in line with its
+        allocations (hosts moved under a running lease)."""
+        self._client.prepare(version='1.2').cast(context, 'sync_lease',
+                                                 lease_id=lease_id)
+
+    def sync_fence(self, context):
+        """Cast: fence every reservable nova host, unfence the others."""
+        self._client.prepare(version='1.2').cast(context, 'sync_fence')
 
     def create_lease(self, context, lease_values):
         """Create a lease, or return the one already named so.

@@ -6,6 +6,7 @@ from reserve.common import rpc
 from reserve.devices import refresh as device_refresh
 from reserve.manager import events
 from reserve.manager import manager
+from reserve.manager import periodic
 
 LOG = logging.getLogger(__name__)
 
@@ -16,14 +17,17 @@ class ManagerService:
         self.endpoint = manager.LeaseManager(wake=self.event_loop.wake)
         self.device_refresh = device_refresh.RefreshLoop(
             self.endpoint.delete_lease)
+        self.capacity = periodic.CapacityLoop(self.endpoint)
         self._server = None
 
     def start(self):
-        self._server = rpc.get_server(rpc.MANAGER_TOPIC, '1.0',
+        self._server = rpc.get_server(rpc.MANAGER_TOPIC,
+                                      self.endpoint.target.version,
                                       [self.endpoint])
         self._server.start()
         self.event_loop.start()
         self.device_refresh.start()
+        self.capacity.start()
         LOG.info('reserve-manager started')
 
     def stop(self):
@@ -31,5 +35,6 @@ class ManagerService:
             self._server.stop()
             self._server.wait()
         self.device_refresh.stop()
+        self.capacity.stop()
         self.event_loop.stop()
         LOG.info('reserve-manager stopped')

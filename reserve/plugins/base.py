@@ -9,12 +9,19 @@ import abc
 class ResourcePlugin(abc.ABC):
     resource_type = None
 
+    def prepare(self, context, values):
+        """Read what the request needs from the cloud, before the manager
+        takes its lock; returns the values reserve() then gets."""
+        return values
+
     @abc.abstractmethod
     def reserve(self, context, lease_values, values):
-        """Check the request and pick the resources (no cloud writes).
+        """Check the request and pick the resources (no cloud I/O: it runs
+        under the capacity lock).
 
         Returns the LeaseReservation columns, with an ``allocations`` list
-        of {host_id, count}. Raises NotEnoughHostsAvailable.
+        of Allocation columns (or ``adopt_booking``, see
+        db.api.lease_create). Raises NotEnoughHostsAvailable.
         """
 
     @abc.abstractmethod
@@ -24,6 +31,11 @@ class ResourcePlugin(abc.ABC):
     @abc.abstractmethod
     def on_start(self, context, lease, reservation):
         """Hand the project its keys."""
+
+    def sync(self, context, lease, reservation):
+        """Bring a started reservation's artefacts in line with the
+        database (repairs drift and follows moved allocations); most
+        plugins have nothing to do."""
 
     def before_end(self, context, lease, reservation):
         """The warning moment; most plugins change nothing."""

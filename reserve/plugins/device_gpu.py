@@ -6,6 +6,7 @@ to the reservation's domains as PCI hostdevs or mediated devices, at the
 end taken back (see reserve.devices.lifecycle). The lease reservation's
 id is the device reservation's (/v1/device-reservations/<id>).
 """
+from reserve.capacity import store as capacity_store
 from reserve.common import exception
 from reserve.db import devices as devices_db
 from reserve.devices import claims
@@ -42,3 +43,5 @@ class DeviceGpuPlugin(base.ResourcePlugin):
         devices_db.reservation_update(context, reservation.id,
                                       {'start_date': start,
                                        'end_date': end})
+        capacity_store.claims_set_end(context, end,
+                                      reservation_id=reservation.id)

@@ -13,19 +13,23 @@ the lease reservation's id (RSV):
   slots on that host, max_unit 1) on a child provider ``reserve_<host>``
   under each reserved compute node while the lease is active.
 """
+import datetime
+
 from oslo_config import cfg
 from oslo_log import log as logging
 
+from reserve.booking import sizing
+from reserve.capacity import maths
+from reserve.capacity import model
+from reserve.capacity import store
 from reserve.common import exception
 from reserve.common import nova
 from reserve.common import placement
 from reserve.db import api as db_api
-from reserve.db import devices as devices_db
 from reserve.plugins import base
-from reserve.plugins import capacity
+from reserve.plugins import fence
 from reserve.plugins import filters
 from reserve.plugins import gpus
-from reserve.plugins import host_gpus
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -33,8 +37,12 @@ LOG = logging.getLogger(__name__)
 RESOURCE_TYPE = 'flavor:instance'
 AGGREGATE_SPEC = 'aggregate_instance_extra_specs:reservation'
 # Extra specs of the source flavor that steer reserve, not nova.
-OWN_SPEC_PREFIX = 'reserve:'
-HOST_FILTER_SPEC = 'reserve:resource_properties'
+OWN_SPEC_PREFIX = sizing.OWN_SPEC_PREFIX
+HOST_FILTER_SPEC = model.HOST_FILTER_SPEC
+
+
+def _guard():
+    return datetime.timedelta(seconds=CONF.booking.guard_seconds)
 
 
 def flavor_name(reservation_id):
@@ -50,120 +58,92 @@ class FlavorInstancePlugin(base.ResourcePlugin):
 
     # capacity --------------------------------------------------------------
 
-    def _host_capacity(self, context, host, libvirt_hosts=None):
-        """Usable vcpus/memory/disk: placement first, the host row else;
-        with ``libvirt_hosts`` (the flavor asks for GPUs), the host's GPUs
-        too (see host_gpus)."""
-        fallback = {'vcpus': host.vcpus, 'memory_mb': host.memory_mb,
-                    'disk_gb': host.local_gb}
-        if libvirt_hosts is not None:
-            fallback['gpus'] = host_gpus.of_host(
-                context, host,
-                host_gpus.refresh(context, host, self.placement),
-                libvirt_hosts)[0]
-        if not host.provider_uuid:
-            return fallback
-        try:
-            inventories = self.placement.get_inventories(host.provider_uuid)
-        except exception.CloudError as exc:
-            LOG.warning('Using recorded capacity of host %s: %s',
-                        host.name, exc)
-            return fallback
-        result = dict(fallback)
-        for key, rc in (('vcpus', 'VCPU'), ('memory_mb', 'MEMORY_MB'),
-                        ('disk_gb', 'DISK_GB')):
-            inv = inventories.get(rc)
-            if inv:
-                result[key] = int((inv['total'] - inv.get('reserved', 0)) *
-                                  inv.get('allocation_ratio', 1.0))
-        return result
-
-    def _slots(self, context, hosts, need, start, end, exclude=None):
-        usages = db_api.host_usage_in_window(context, start, end,
-                                             exclude_reservation=exclude)
-        by_host = {}
-        for usage in usages:
-            by_host.setdefault(usage['host_id'], []).append(usage)
-            usage['gpus'] = gpus.configured_demand(usage['extra_specs'],
-                                                   CONF)
-        libvirt_hosts = None
-        if need.get('gpus'):
-            libvirt_hosts = devices_db.libvirt_hosts(context)
-        slots = {}
-        for host in hosts:
-            fit = capacity.host_slots(
-                self._host_capacity(context, host, libvirt_hosts),
-                by_host.get(host.id, []), need, start, end)
-            slots[host.id] = fit if fit is not None else 10 ** 6
-        return slots
-
-    @staticmethod
-    def _need(values):
-        return {'vcpus': values['vcpus'], 'memory_mb': values['memory_mb'],
-                'disk_gb': values['disk_gb'] + values['ephemeral_gb'],
-                'gpus': gpus.configured_demand(values['extra_specs'], CONF)}
+    def prepare(self, context, values):
+        """Before any lock: the nova flavor's record, read now unless the
+        caller (the worker, from the catalogue entry) brings it."""
+        if values.get('nova_flavor'):
+            return values
+        record = sizing.read(values['flavor_id'], self.nova)
+        return dict(values, nova_flavor=record)
 
     def reserve(self, context, lease_values, values):
+        """The lease reservation's row. A booking's hosts were chosen when
+        it was admitted: its claims are adopted as they are. Otherwise
+        (no booking, or one admitted before claims existed) the hosts are
+        chosen here, by the same capacity model."""
         amount = int(values.get('amount') or 0)
         if amount < 1:
             raise exception.Invalid(reason='amount must be at least 1')
-        source = self.nova.get_flavor(values['flavor_id'])
-        if source is None:
-            raise exception.NovaFlavorNotFound(id=values['flavor_id'])
-        extra_specs = self.nova.flavor_extra_specs(source)
+        record = values.get('nova_flavor') or sizing.read(
+            values['flavor_id'], self.nova)
+        extra_specs = record.get('extra_specs') or {}
         host_filter = filters.parse(values.get('resource_properties') or
                                     extra_specs.get(HOST_FILTER_SPEC))
         row = {
             'resource_type': RESOURCE_TYPE,
             'amount': amount,
-            'source_flavor_id': source.id,
-            'vcpus': source.vcpus,
-            'memory_mb': source.ram,
-            'disk_gb': source.disk,
-            'ephemeral_gb': getattr(source, 'OS-FLV-EXT-DATA:ephemeral', 0)
-            or 0,
-            'swap_mb': source.swap or 0,
+            'source_flavor_id': record['id'],
+            'vcpus': record['vcpus'],
+            'memory_mb': record['memory_mb'],
+            'disk_gb': record['disk_gb'],
+            'ephemeral_gb': record.get('ephemeral_gb') or 0,
+            'swap_mb': record.get('swap_mb') or 0,
             'extra_specs': {k: v for k, v in extra_specs.items()
                             if not k.startswith(OWN_SPEC_PREFIX)},
             'resource_properties': host_filter,
             'affinity': values.get('affinity'),
+            'allocations': [],
         }
-        hosts = [h for h in db_api.host_list(context, reservable=True)
-                 if h.kind == 'nova' and filters.matches(
-                     host_filter, {c.key: c.value for c in h.capabilities})]
+        booking_id = values.get('booking_id')
+        if booking_id and store.claims_of_booking(context, booking_id):
+            row['adopt_booking'] = booking_id
+            return row
         start, end = lease_values['start_date'], lease_values['end_date']
-        need = self._need(row)
-        slots = self._slots(context, hosts, need, start, end)
-        placed = capacity.place(slots, amount, row['affinity'])
+        need = model.size_of(record)
+        guard = _guard()
+        board = model.Board(context, store.lock(context), start,
+                            end + guard, guard)
+        fits = board.offer(need, host_filter).fits
+        placed = maths.place(fits, amount, row['affinity'])
         if placed is None:
-            what = 'flavor %s' % source.name
+            what = 'flavor %s' % record.get('name', record['id'])
             if need['gpus']:
                 what += ' (GPUs per instance: %s)' % gpus.describe(
                     need['gpus'])
             raise exception.NotEnoughHostsAvailable(
                 wanted=amount, what=what,
-                found=_best_effort(slots, row['affinity'], amount),
+                found=maths.most_placed(fits, amount, row['affinity']),
                 start=start, end=end)
-        row['allocations'] = [{'host_id': h, 'count': n}
-                              for h, n in sorted(placed.items())]
+        row['allocations'] = [
+            dict(host_id=h, count=n, start_date=start, end_date=end,
+                 booking_id=booking_id, vcpus=need['vcpus'],
+                 memory_mb=need['memory_mb'], disk_gb=need['disk_gb'],
+                 gpus=need['gpus'] or None)
+            for h, n in sorted(placed.items())]
         return row
 
     def check_new_window(self, context, lease, reservation, start, end):
-        need = self._need({'vcpus': reservation.vcpus,
-                           'memory_mb': reservation.memory_mb,
-                           'disk_gb': reservation.disk_gb,
-                           'ephemeral_gb': reservation.ephemeral_gb,
-                           'extra_specs': reservation.extra_specs or {}})
-        hosts = [a.host for a in reservation.allocations]
-        slots = self._slots(context, hosts, need, start, end,
-                            exclude=reservation.id)
-        for allocation in reservation.allocations:
-            if slots[allocation.host_id] < allocation.count:
+        """Each host of the reservation must hold its instances until the
+        new end (they cannot move); the claims then end there."""
+        if end > lease.end_date and reservation.allocations:
+            first = reservation.allocations[0]
+            need = {'vcpus': first.vcpus, 'memory_mb': first.memory_mb,
+                    'disk_gb': first.disk_gb, 'gpus': first.gpus or {}}
+            guard = _guard()
+            board = model.Board(context, store.lock(context),
+                                lease.end_date, end + guard, guard,
+                                exclude_reservation=reservation.id)
+            fits = board.offer(need, host_ids={
+                a.host_id for a in reservation.allocations}).fits
+            short = sum(max(0, a.count - fits.get(a.host_id, 0))
+                        for a in reservation.allocations)
+            if short:
                 raise exception.NotEnoughHostsAvailable(
                     wanted=reservation.amount,
                     what='reservation %s' % reservation.id,
-                    found=reservation.amount - allocation.count +
-                    slots[allocation.host_id], start=start, end=end)
+                    found=reservation.amount - short, start=start,
+                    end=end)
+        store.claims_set_end(context, end, reservation_id=reservation.id)
 
     # artefacts ---------------------------------------------------------------
 
@@ -174,6 +154,7 @@ class FlavorInstancePlugin(base.ResourcePlugin):
         extra_specs = dict(reservation.extra_specs or {})
         extra_specs[AGGREGATE_SPEC] = rsv_id
         extra_specs['resources:%s' % resource_class] = '1'
+        extra_specs.update(fence.specs())  # past the fence of the hosts
         self.nova.ensure_flavor(
             rsv_id, flavor_name(rsv_id), vcpus=reservation.vcpus,
             ram=reservation.memory_mb, disk=reservation.disk_gb,
@@ -198,6 +179,29 @@ class FlavorInstancePlugin(base.ResourcePlugin):
             self.placement.set_inventory(child['uuid'], resource_class,
                                          allocation.count)
 
+    def sync(self, context, lease, reservation):
+        """A started lease's cloud objects as its allocations say (hosts
+        moved under it, or objects changed by hand): everything on_start
+        makes is made again where missing, and the hosts it no longer
+        holds leave its aggregate and lose its inventory."""
+        self.on_start(context, lease, reservation)
+        rsv_id = reservation.id
+        aggregate = self.nova.find_aggregate(rsv_id)
+        wanted = {a.host.service_name or a.host.name
+                  for a in reservation.allocations}
+        by_service = {h.service_name or h.name: h
+                      for h in db_api.host_list(context)}
+        resource_class = placement.reservation_resource_class(rsv_id)
+        for service in sorted(set(aggregate.hosts) - wanted):
+            self.nova.remove_aggregate_host(rsv_id, service)
+            host = by_service.get(service)
+            child = host and self.placement.get_provider_by_name(
+                placement.CHILD_PREFIX + host.name)
+            if child:
+                self.placement.delete_inventory(child['uuid'],
+                                                resource_class)
+            LOG.info('Reservation %s left host %s', rsv_id, service)
+
     def on_end(self, context, lease, reservation):
         rsv_id = reservation.id
         resource_class = placement.reservation_resource_class(rsv_id)
@@ -216,12 +220,3 @@ class FlavorInstancePlugin(base.ResourcePlugin):
         self.placement.delete_resource_class(resource_class)
         self.nova.delete_aggregate(rsv_id)
         self.nova.delete_flavor(rsv_id)
-
-
-def _best_effort(slots, affinity, amount):
-    """How many instances would have fit, for the error message."""
-    if affinity is True:
-        return min(max(slots.values(), default=0), amount)
-    if affinity is False:
-        return min(sum(1 for s in slots.values() if s), amount)
-    return min(sum(slots.values()), amount)

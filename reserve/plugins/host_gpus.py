@@ -1,11 +1,9 @@
 """Where a host's GPUs are read from, for flavor bookings.
 
-Host selection reads placement live (the compute node's provider tree,
-where nova reports PCI devices and vGPUs); the calendar of the booking
-desk reads only the database: what placement reported last (recorded on
-the host row at enrollment and at each selection), the devices libvirt
-discovered on the same machine, and the host's capabilities. The maths
-is in gpus.py.
+The capacity model reads only the database: what placement reported
+last (recorded on the host row by reserve.capacity.refresh), else the
+devices libvirt discovered on the same machine, else the host's
+capabilities. The maths is in gpus.py.
 """
 import urllib.parse
 
@@ -13,31 +11,12 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.common import exception
-from reserve.db import api as db_api
 from reserve.db import devices as devices_db
 from reserve.devices import states as device_states
 from reserve.plugins import gpus
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
-
-
-def from_placement(placement_client, provider_uuid):
-    """The GPUs in the provider tree of ``provider_uuid`` (CloudError if
-    placement does not answer)."""
-    trees = placement_client.get_tree_inventories(provider_uuid)
-    return gpus.from_inventories(list(trees.values()),
-                                 gpus.configured_classes(CONF))
-
-
-def enrolled(placement_client, provider_uuid):
-    """The GPUs to record on a host being enrolled: from placement, or
-    None (read at its first selection) when placement does not answer."""
-    try:
-        return from_placement(placement_client, provider_uuid)
-    except exception.CloudError as exc:
-        LOG.warning('GPUs of provider %s not read: %s', provider_uuid, exc)
-        return None
 
 
 def _uri_host(uri):
@@ -83,20 +62,3 @@ def of_host(context, host, placement_gpus=None, libvirt_hosts=None):
                       host.name, exc)
     return gpus.host_gpus(
         {}, {}, gpus.from_capabilities(capabilities, aliases))
-
-
-def refresh(context, host, placement_client):
-    """Read the host's GPUs from placement and record them on its row
-    when they changed; returns them, or None if placement failed."""
-    if not host.provider_uuid:
-        return None
-    try:
-        found = from_placement(placement_client, host.provider_uuid)
-    except exception.CloudError as exc:
-        LOG.warning('Using the recorded GPUs of host %s: %s', host.name,
-                    exc)
-        return None
-    if found != (host.gpus or {}) or host.gpus is None:
-        db_api.host_update(context, host.id, {'gpus': found})
-        host.gpus = found
-    return found

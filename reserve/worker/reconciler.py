@@ -11,6 +11,8 @@ step is overdue, whatever message was lost on the way:
   (a lost notification): the booking is brought in line;
 * a cancelled booking whose lease still exists: its deletion is cast
   again;
+* the host claims of a booking that is over and never got a lease are
+  released;
 * COMPLETE bookings are purged [worker]purge_after_days after their end.
 """
 import datetime
@@ -18,6 +20,7 @@ import datetime
 from oslo_config import cfg
 from oslo_log import log as logging
 
+from reserve.capacity import store as capacity_store
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
@@ -38,6 +41,7 @@ class Reconciler:
             'updates': self._recast_updates(context, now),
             'aligned': self._align_with_leases(context),
             'orphans': self._delete_orphan_leases(context),
+            'released': capacity_store.claims_release_stale(context),
             'purged': self._purge(context, now),
         }
         if any(counts.values()):

@@ -6,6 +6,7 @@ them again whenever a booking's next step is overdue.
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
+from reserve.capacity import store as capacity_store
 from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
@@ -50,8 +51,12 @@ class BookingWorker:
             'user_id': booking.user_id,
             'start_date': timeutils.isoformat(booking.start_date),
             'end_date': timeutils.isoformat(booking.end_date),
+            # The hosts were chosen at admission: the lease adopts the
+            # booking's claims, sized from the catalogue's record.
             'reservations': [{'resource_type': RESOURCE_TYPE,
                               'flavor_id': flavor.nova_flavor_id,
+                              'nova_flavor': flavor.nova_flavor,
+                              'booking_id': booking.id,
                               'amount': booking.instance_count}],
         }
         try:
@@ -66,11 +71,12 @@ class BookingWorker:
             # .message: a remote error's str() carries the manager's
             # traceback, which is for the logs, not for the user.
             LOG.info('Booking %s failed: %s', booking_id, exc)
-            db_api.booking_update(context, booking_id,
-                                  {'status': states.Booking.ERROR,
-                                   'status_reason': exc.message},
-                                  expected_status=states.Booking
-                                  .PENDING_CREATE)
+            if db_api.booking_update(context, booking_id,
+                                     {'status': states.Booking.ERROR,
+                                      'status_reason': exc.message},
+                                     expected_status=states.Booking
+                                     .PENDING_CREATE):
+                capacity_store.claims_release_unadopted(context, booking_id)
             return
         updated = db_api.booking_update(
             context, booking_id,

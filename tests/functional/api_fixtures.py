@@ -3,7 +3,9 @@
 The whole WSGI stack of reserve.api.app.setup_app runs in-process under
 webtest, on a fresh SQLite file per test, with no authentication
 (``[api]auth_strategy = noauth``: the identity headers below are trusted)
-and oslo.messaging's ``fake://`` transport, so casts go nowhere.
+and oslo.messaging's ``fake://`` transport, so casts go nowhere. The
+API's nova is the double of tests.fakes.nova (``api.nova_cloud``), with
+the nova flavors of NOVA_FLAVORS.
 
 Test modules import the fixtures they use from here.
 """
@@ -18,6 +20,7 @@ import webtest
 
 from reserve.api import app as api_app
 from reserve.common import context as reserve_context
+from reserve.common import nova
 from reserve.common import exception
 from reserve.common import policy
 from reserve.common import rpc
@@ -28,6 +31,7 @@ from reserve.db import api as db_api
 from reserve.db import desk
 from reserve.db import models
 from reserve.worker import rpcapi as worker_rpcapi
+from tests.fakes import nova as fake_nova
 
 CONF = cfg.CONF
 
@@ -79,8 +83,17 @@ def assert_error(response, status, code=None, detail_has=()):
     return error
 
 
+# Nova flavors of the API's nova double: (vcpus, ram MB, disk GB).
+NOVA_FLAVORS = {name: (2, 4096, 20) for name in (
+    'g1.a100', 'n', 'x', 'nova-a100', 'src-flavor', 'nova-race',
+    'gpu.a100', 'a100')}
+# The record admission sizes instances from (see booking.sizing.read).
+SMALL_RECORD = {'vcpus': 1, 'memory_mb': 1024, 'disk_gb': 10,
+                'ephemeral_gb': 0, 'swap_mb': 0, 'extra_specs': {}}
+
+
 @pytest.fixture
-def api(tmp_path):
+def api(tmp_path, monkeypatch):
     """A webtest client of the API on an empty database."""
     conffixture.ConfFixture(CONF)  # registers oslo.messaging's options
     # Parsed without any file, so a developer's /etc/reserve is not read
@@ -98,7 +111,16 @@ def api(tmp_path):
     models.Base.metadata.create_all(db_api.get_engine())
     rpc.cleanup()
     policy.reset()
-    yield webtest.TestApp(api_app.setup_app())
+    cloud = fake_nova.FakeCloud()
+    for name, (vcpus, ram, disk) in NOVA_FLAVORS.items():
+        cloud.nova.flavors.create(name, ram, vcpus, disk, flavorid=name)
+    real = nova.NovaClient
+    monkeypatch.setattr(nova, 'NovaClient',
+                        lambda client=None: real(client=client or
+                                                 cloud.nova))
+    client = webtest.TestApp(api_app.setup_app())
+    client.nova_cloud = cloud
+    yield client
     rpc.cleanup()
     policy.reset()
     db_api.reset_engine()
@@ -161,12 +183,35 @@ def fake_manager(api):
     server.wait()
 
 
+def roomy_host():
+    """A nova host roomy enough that only the flavors' slots bind, made
+    unless some nova host is enrolled."""
+    hosts = [h for h in db_api.host_list(admin_context())
+             if h.kind == 'nova']
+    if hosts:
+        return hosts[0]
+    return make_host('roomy.example.org', vcpus=10 ** 5,
+                     memory_mb=10 ** 9, local_gb=10 ** 7)
+
+
+@pytest.fixture
+def roomy(api):
+    """A roomy nova host (roomy_host), for tests that write catalogue
+    entries through the API: an entry must fit on an enrolled host."""
+    return roomy_host()
+
+
 def make_flavor(name='gpu.a100', projects=(), **values):
     """A catalogue flavor written straight to the database: public,
-    active, 10 slots, no length limit unless told otherwise."""
+    active, 10 slots, no length limit unless told otherwise, instances of
+    SMALL_RECORD's size; and a roomy host (roomy_host)."""
     row = dict(name=name, nova_flavor_id=name, slots=10, active=True,
                is_public=True, max_length_hours=None)
     row.update(values)
+    row.setdefault('nova_flavor', dict(SMALL_RECORD,
+                                       id=row['nova_flavor_id'],
+                                       name=row['nova_flavor_id']))
+    roomy_host()
     return desk.flavor_create(admin_context(), row, projects)
 
 
@@ -214,7 +259,10 @@ def make_lease(project='project-a', name=None, host=None, status=None,
         memory_mb=65536, disk_gb=100, ephemeral_gb=0,
         extra_specs={'pci_passthrough:alias': 'a100:1'},
         resource_properties='["==", "$gpu_model", "a100"]', affinity=None,
-        allocations=[{'host_id': host.id, 'count': amount}] if host else [])
+        allocations=[{'host_id': host.id, 'count': amount,
+                      'start_date': start, 'end_date': end, 'vcpus': 16,
+                      'memory_mb': 65536, 'disk_gb': 100}]
+        if host else [])
     events = [
         dict(event_type=states.Event.START, time=start,
              status=states.Event.UNDONE),

@@ -25,6 +25,7 @@ from reserve.db import api as db_api
 from reserve.db import desk
 from tests.fixtures import backends
 from tests.fixtures import database
+from tests.functional import api_fixtures
 
 CONF = cfg.CONF
 HOUR = datetime.timedelta(hours=1)
@@ -48,9 +49,8 @@ def backend(request, tmp_path):
 
 
 def _flavor(slots):
-    return desk.flavor_create(reserve_context.get_admin_context(), {
-        'name': 'gpu.race', 'nova_flavor_id': 'nova-race', 'slots': slots,
-        'max_length_hours': None})
+    return api_fixtures.make_flavor('gpu.race', nova_flavor_id='nova-race',
+                                    slots=slots)
 
 
 def _race(attempts):

@@ -131,22 +131,23 @@ def test_booking_goes_active_and_complete_over_the_bus(running):
     assert lease['status'] == 'TERMINATED'
 
 
-def test_unknown_flavor_ends_in_error_with_the_reason(running):
-    app, _ = running
-    # The catalogue maps a nova flavor that nova does not know.
-    _catalogue(app, 'gpu.ghost', 'no-such-flavor')
-    booking = app.post_json('/v1/reservations', {
-        'flavor_id': 'gpu.ghost', 'start': _iso(60),
-        'end': _iso(120)}, headers=MEMBER).json['reservation']
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        found = app.get('/v1/reservations/%s' % booking['id'],
-                        headers=MEMBER).json['reservation']
-        if found['status'] == 'ERROR':
-            break
-        time.sleep(0.1)
-    assert found['status'] == 'ERROR'
-    assert 'no-such-flavor' in found['status_reason']
-    # The user's reason, without the manager's traceback.
-    assert 'Traceback' not in found['status_reason']
-    assert '\n' not in found['status_reason']
+def test_the_catalogue_refuses_what_could_never_be_placed(running):
+    app, cloud = running
+    app.post_json('/v1/hosts', {'name': 'aio-host'}, headers=ADMIN)
+    # A nova flavor that nova does not know: 400 naming it, no entry.
+    response = app.post_json('/v1/flavors', {
+        'name': 'gpu.ghost', 'nova_flavor_id': 'no-such-flavor',
+        'slots': 4}, headers=ADMIN, expect_errors=True)
+    assert response.status_int == 400
+    assert 'no-such-flavor' in response.json['errors'][0]['detail']
+    # One bigger than every enrolled host: 409, no entry.
+    cloud.nova.flavors.create('huge', 5000000, 2, 10, flavorid='huge')
+    response = app.post_json('/v1/flavors', {
+        'name': 'gpu.huge', 'nova_flavor_id': 'huge', 'slots': 4},
+        headers=ADMIN, expect_errors=True)
+    assert response.status_int == 409
+    assert 'fits on no enrolled host' in \
+        response.json['errors'][0]['detail']
+    names = [f['name'] for f in app.get('/v1/flavors',
+                                        headers=ADMIN).json['flavors']]
+    assert names == []

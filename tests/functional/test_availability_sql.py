@@ -25,6 +25,7 @@ from reserve.db import desk
 from reserve.db import models
 from tests.fixtures import backends
 from tests.fixtures import database
+from tests.functional import api_fixtures
 
 CONF = cfg.CONF
 MINUTE = datetime.timedelta(minutes=1)
@@ -38,12 +39,10 @@ def flavors(request, tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp('availability')
     with backends.throwaway_database(request.param, tmp_path) as url:
         database.use_database(url)
-        admin = reserve_context.get_admin_context()
         try:
-            yield [desk.flavor_create(admin, {
-                'name': name, 'nova_flavor_id': name, 'slots': 0,
-                'max_length_hours': None,
-                'longest_booking': LONGEST * 60}) for name in ('a', 'b')]
+            yield [api_fixtures.make_flavor(
+                name, slots=0, longest_booking=LONGEST * 60)
+                for name in ('a', 'b')]
         finally:
             db_api.reset_engine()
             CONF.clear_override('connection', group='database')

@@ -13,6 +13,7 @@ from reserve.db import models
 from tests.functional.api_fixtures import ADMIN
 from tests.functional.api_fixtures import admin_context
 from tests.functional.api_fixtures import api  # noqa: F401
+from tests.functional.api_fixtures import roomy  # noqa: F401
 from tests.functional.api_fixtures import assert_error
 from tests.functional.api_fixtures import casts  # noqa: F401
 from tests.functional.api_fixtures import iso
@@ -26,6 +27,8 @@ URL = '/v1/reservations'
 HOUR = datetime.timedelta(hours=1)
 DAY = datetime.timedelta(days=1)
 GUARD = datetime.timedelta(seconds=60)      # [booking]guard_seconds
+
+pytestmark = pytest.mark.usefixtures('roomy')
 
 
 @pytest.fixture
@@ -211,7 +214,7 @@ def test_8_capacity(api, casts, flavor, now):
     response = _book(api, now + 2 * HOUR, now + 4 * HOUR)
     _refused(response, 409, 'reserve.no_capacity',
              ['No capacity', '1 instance(s) of flavor gpu.a100',
-              '2 slots', 'at most 0 free', 'free-slots'])
+              'of its 2 slots', 'at most 0 do', 'free-slots'])
     # Free slots of the same window say the same.
     slots = api.get('/v1/flavors/gpu.a100/free-slots?start=%s&end=%s' % (
         iso(now + 2 * HOUR), iso(now + 4 * HOUR)), headers=MEMBER_A).json

@@ -23,6 +23,7 @@ from reserve.db import api as db_api
 from reserve.db import desk
 from reserve.db import models
 from tests.fixtures import database
+from tests.functional import api_fixtures
 
 CONF = cfg.CONF
 MINUTE = datetime.timedelta(minutes=1)
@@ -56,9 +57,8 @@ def _reset(slots):
         for table in ('maintenance_window_flavors', 'maintenance_windows',
                       'bookings', 'flavor_projects', 'flavors'):
             conn.execute(models.Base.metadata.tables[table].delete())
-    return desk.flavor_create(reserve_context.get_admin_context(), {
-        'name': 'gpu.prop', 'nova_flavor_id': 'n', 'slots': slots,
-        'max_length_hours': None})
+    return api_fixtures.make_flavor('gpu.prop', nova_flavor_id='n',
+                                    slots=slots)
 
 
 booking_st = st.tuples(st.integers(0, 80), st.integers(1, 40),

@@ -106,10 +106,22 @@ def test_upgrade_check_warns_about_flavors_left_by_migration_0002(
     with database:
         database.execute("UPDATE flavors SET slots = 4, active = 1 "
                          "WHERE name = 'nova-a100'")
+    result = _run('reserve-status', conf, 'upgrade', 'check')
+    said = _words(result.stdout)
+    assert 'migration 0002' not in said
+    # Its nova flavor was never read (older than migration 0005).
+    assert result.returncode == 1, result.stdout
+    assert ('1 catalogue flavor(s) have no record of their nova flavor: '
+            'nova-a100') in said
+    # Written again through the API, it records the nova flavor.
+    with database:
+        database.execute(
+            "UPDATE flavors SET nova_flavor = '{\"id\": \"nova-a100\", "
+            "\"vcpus\": 1, \"memory_mb\": 1024, \"disk_gb\": 1}' "
+            "WHERE name = 'nova-a100'")
     database.close()
     result = _run('reserve-status', conf, 'upgrade', 'check')
     assert result.returncode == 0, result.stdout
-    assert 'migration 0002' not in _words(result.stdout)
 
 
 def test_bad_command_is_refused_with_usage(conf):

@@ -146,17 +146,31 @@ def test_shortening_while_the_worker_is_down_frees_the_hosts(  # noqa
         start + HOUR
 
 
-def test_a_refused_lease_update_keeps_the_booking_truthful(  # noqa
+def test_an_extension_the_hosts_cannot_carry_is_refused(  # noqa
         cloud, desk_flavor):
-    """The desk admits an extension the hosts cannot carry: the booking
-    goes back to its lease's end, with the reason."""
+    """The desk counts the hosts: an extension into the next booking's
+    hosts is refused at once, even with slots to spare."""
     start = timeutils.utcnow() + HOUR
     first = _allocated(cloud, desk_flavor, start, start + HOUR, count=4)
     # All 8 vCPUs of the two hosts are taken by the next booking.
     _allocated(cloud, desk_flavor, start + HOUR + admission.guard(),
                start + 3 * HOUR, count=4)
     desk.flavor_update(_admin(), desk_flavor.id, {'slots': 16})
-    admission.change_end(_user(), first, start + 2 * HOUR)
+    with pytest.raises(exception.NoCapacity):
+        admission.change_end(_user(), first, start + 2 * HOUR)
+    assert db_api.booking_get(_admin(), first.id).end_date == start + HOUR
+
+
+def test_a_refused_lease_update_keeps_the_booking_truthful(  # noqa
+        cloud, desk_flavor):
+    """A booking whose end moved without the desk (by hand in the
+    database): the manager refuses to stretch its lease over the next
+    one, and the booking goes back to its lease's end, with the reason."""
+    start = timeutils.utcnow() + HOUR
+    first = _allocated(cloud, desk_flavor, start, start + HOUR, count=4)
+    _allocated(cloud, desk_flavor, start + HOUR + admission.guard(),
+               start + 3 * HOUR, count=4)
+    db_api.booking_update(_admin(), first.id, {'end_date': start + 2 * HOUR})
     cloud.worker.update_lease(_admin(), first.id)
     row = db_api.booking_get(_admin(), first.id)
     assert row.end_date == start + HOUR
@@ -180,8 +194,9 @@ def test_delete_tears_the_lease_down(cloud, desk_flavor):  # noqa
     cloud.worker.delete_lease(_admin(), booking.id)
     _tick_until_gone(cloud, booking.lease_id)
     assert rsv_id not in cloud.flavors
-    # The calendar was free the moment the booking was cancelled.
-    assert admission.book(_user(), desk_flavor, start, start + HOUR, 8)
+    # The calendar was free the moment the booking was cancelled: all
+    # the hosts hold (4 instances of 2 vCPUs on 2 x 4 vCPUs) is bookable.
+    assert admission.book(_user(), desk_flavor, start, start + HOUR, 4)
 
 
 def test_delete_while_the_worker_is_down(cloud, desk_flavor,  # noqa

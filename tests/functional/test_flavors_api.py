@@ -10,6 +10,7 @@ from reserve.db import desk
 from tests.functional.api_fixtures import ADMIN
 from tests.functional.api_fixtures import admin_context
 from tests.functional.api_fixtures import api  # noqa: F401
+from tests.functional.api_fixtures import roomy  # noqa: F401
 from tests.functional.api_fixtures import assert_error
 from tests.functional.api_fixtures import casts  # noqa: F401
 from tests.functional.api_fixtures import iso
@@ -22,6 +23,8 @@ from tests.functional.api_fixtures import READER_A
 URL = '/v1/flavors'
 HOUR = datetime.timedelta(hours=1)
 GUARD = datetime.timedelta(seconds=60)
+
+pytestmark = pytest.mark.usefixtures('roomy')
 
 
 def _create(api, headers=ADMIN, **body):

@@ -1,19 +1,17 @@
-"""GPUs in the booking desk: a catalogue flavor's GPUs cap its calendar.
+"""GPUs in the booking desk: the hosts' GPUs bound what is offered.
 
-The API reads the GPUs of the nova flavor when a catalogue entry is
-written (here from the nova double of tests.fakes.nova) and the hosts'
-GPUs from the database; admission, free-slots and availability then
-offer no more instances than the enrolled GPUs hold at once.
+The API reads the nova flavor (its GPUs among the rest) when a catalogue
+entry is written (here from the nova double of tests.fakes.nova), and
+the capacity model counts the hosts' GPUs from the database; admission,
+free-slots and availability then offer no more instances than the
+enrolled GPUs hold.
 """
 import datetime
 
 import pytest
 
-from reserve.booking import gpu_slots
-from reserve.common import nova
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
-from tests.fakes import nova as fake_nova
 from tests.functional.api_fixtures import ADMIN
 from tests.functional.api_fixtures import admin_context
 from tests.functional.api_fixtures import api  # noqa: F401
@@ -28,19 +26,27 @@ URL = '/v1/flavors'
 
 
 @pytest.fixture
-def nova_flavors(monkeypatch):
+def nova_flavors(api):
     """The API's nova, with flavors asking for GPUs in every form."""
-    cloud = fake_nova.FakeCloud()
+    cloud = api.nova_cloud
     for flavor_id, specs in (
             ('vgpu', {'resources:VGPU': '1'}),
             ('two-a100', {'pci_passthrough:alias': 'a100:2'}),
             ('cpu-only', {'hw:cpu_policy': 'dedicated'})):
         cloud.nova.flavors.create(flavor_id, 1024, 2, 10,
                                   flavorid=flavor_id).set_keys(specs)
-    real = nova.NovaClient
-    monkeypatch.setattr(gpu_slots.nova, 'NovaClient',
-                        lambda: real(client=cloud.nova))
     return cloud
+
+
+def _gpu_hosts():
+    """A host with two vGPUs and one with two A100s (capabilities)."""
+    make_host('gpu1.example.org', gpus={'VGPU': 2})
+    make_host('gpu2.example.org', gpus={})
+    db_api.host_update(admin_context(),
+                       db_api.host_get(admin_context(),
+                                       'gpu2.example.org').id,
+                       {}, {'gpu': 'True', 'gpu_count': '2',
+                            'gpu_type': 'a100'})
 
 
 def _create(api, name, nova_flavor_id, slots=8):
@@ -64,16 +70,30 @@ def _book(api, name, count, expect_errors=False):
 
 
 def test_entry_records_the_gpus_of_its_nova_flavor(api, nova_flavors):
+    _gpu_hosts()
     assert _create(api, 'vgpu', 'vgpu')['gpus'] == {'VGPU': 1}
     assert _create(api, 'a100', 'two-a100')['gpus'] == {'alias:a100': 2}
     assert _create(api, 'cpu', 'cpu-only')['gpus'] == {}
-    # Nova does not know it: unknown, and the catalogue's slots stand.
-    assert _create(api, 'gone', 'no-such-flavor')['gpus'] is None
-    assert _availability(api, 'gone') == (8, 8, 8)
     assert _availability(api, 'cpu') == (8, 8, 8)
+    # Nova does not know it: refused, naming it.
+    response = api.post_json(URL, {'name': 'gone',
+                                   'nova_flavor_id': 'no-such-flavor',
+                                   'slots': 8}, headers=ADMIN,
+                             expect_errors=True)
+    assert_error(response, 400, detail_has='no-such-flavor')
+
+
+def test_an_entry_no_host_can_hold_is_refused(api, nova_flavors):
+    make_host('cpu1.example.org')
+    response = api.post_json(URL, {'name': 'vgpu', 'nova_flavor_id': 'vgpu',
+                                   'slots': 8}, headers=ADMIN,
+                             expect_errors=True)
+    assert_error(response, 409, detail_has=['vgpu', 'fits on no enrolled',
+                                            'GPUs 1 x VGPU'])
 
 
 def test_update_reads_the_gpus_again(api, nova_flavors):
+    _gpu_hosts()
     _create(api, 'later', 'cpu-only')
     nova_flavors.flavors['cpu-only'].set_keys({'resources1:VGPU': '2'})
     resp = api.patch_json(URL + '/later', {'slots': 4}, headers=ADMIN)
@@ -81,15 +101,9 @@ def test_update_reads_the_gpus_again(api, nova_flavors):
 
 
 def test_hosts_gpus_cap_the_calendar(api, casts, nova_flavors):  # noqa
-    make_host('gpu1.example.org', gpus={'VGPU': 2})
-    # placement said nothing of this one: its capabilities are read, in
+    # gpu2: placement said nothing of it: its capabilities are read, in
     # the aggregate metadata form
-    make_host('gpu2.example.org', gpus={})
-    db_api.host_update(admin_context(),
-                       db_api.host_get(admin_context(),
-                                       'gpu2.example.org').id,
-                       {}, {'gpu': 'True', 'gpu_count': '2',
-                            'gpu_type': 'a100'})
+    _gpu_hosts()
     make_host('cpu1.example.org')
     make_host('off.example.org', gpus={'VGPU': 8}, reservable=False)
 

@@ -31,6 +31,7 @@ from reserve.worker import worker
 from tests.fakes import nova as fake_nova
 from tests.fixtures import database
 from tests.fixtures import placement as placement_fixture
+from reserve.booking import sizing
 
 CONF = cfg.CONF
 PROJECT = 'project-a'
@@ -70,6 +71,8 @@ def cloud(tmp_path, placement_server):
     CONF.set_override('server_delete_timeout', 2, group='nova')
     CONF.set_override('minutes_before_end_lease', 0, group='manager')
     CONF.set_override('event_retry_interval', 1, group='manager')
+    # Leases of seconds, back to back: no hand-over time between them.
+    CONF.set_override('guard_seconds', 0, group='booking')
     notify.reset()
     fake = fake_nova.FakeCloud()
     nova_client = nova.NovaClient(client=fake.nova)
@@ -102,7 +105,9 @@ def cloud(tmp_path, placement_server):
     # flavor.
     fake.catalogue = desk.flavor_create(
         reserve_context.get_admin_context(),
-        {'name': 'gpu.large', 'nova_flavor_id': 'src-flavor', 'slots': 8})
+        {'name': 'gpu.large', 'nova_flavor_id': 'src-flavor', 'slots': 8,
+         'nova_flavor': sizing.read('src-flavor',
+                                    nova.NovaClient(client=fake.nova))})
     yield fake
     fake.loop.stop()
     plugins._PLUGINS.clear()
@@ -162,10 +167,11 @@ def test_booking_lifecycle_builds_and_removes_the_fence(cloud):
     assert flavor.get_keys() == {
         'aggregate_instance_extra_specs:reservation': rsv_id,
         'resources:%s' % rc: '1',
-        'pci_passthrough:alias': 'a100:1'}
+        'pci_passthrough:alias': 'a100:1',
+        'trait:CUSTOM_RESERVE_FENCED': 'required'}
     assert (flavor.vcpus, flavor.ram, flavor.disk) == (2, 4096, 20)
     assert cloud.access.get(rsv_id, set()) == set()
-    aggregate = cloud.nova.aggregates.list()[0]
+    aggregate = cloud.nova.aggregates.list()[1]  # after the fence's
     assert aggregate.name == rsv_id
     assert aggregate.metadata['reservation'] == rsv_id
     assert aggregate.metadata['filter_tenant_id'] == PROJECT
@@ -190,7 +196,8 @@ def test_booking_lifecycle_builds_and_removes_the_fence(cloud):
     lease = _run_events_until(cloud, lease.id, states.Lease.TERMINATED)
     assert server.id not in cloud.servers
     assert rsv_id not in cloud.flavors
-    assert cloud.nova.aggregates.list() == []
+    assert [a.name for a in cloud.nova.aggregates.list()] == [
+        'reserve-fenced-hosts']
     assert not cloud.placement.resource_class_exists(rc)
     for host in by_host:
         child = cloud.placement.provider_by_name('reserve_' + host)

@@ -7,6 +7,7 @@ from reserve.common import states
 from reserve.common import timeutils
 from tests.functional.api_fixtures import ADMIN
 from tests.functional.api_fixtures import api  # noqa: F401
+from tests.functional.api_fixtures import roomy  # noqa: F401
 from tests.functional.api_fixtures import assert_error
 from tests.functional.api_fixtures import iso
 from tests.functional.api_fixtures import make_booking
@@ -16,6 +17,8 @@ from tests.functional.api_fixtures import MEMBER_A
 URL = '/v1/maintenance-windows'
 HOUR = datetime.timedelta(hours=1)
 GUARD = datetime.timedelta(seconds=60)
+
+pytestmark = pytest.mark.usefixtures('roomy')
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import pytest
 
 from tests.functional.api_fixtures import ADMIN
 from tests.functional.api_fixtures import api  # noqa: F401
+from tests.functional.api_fixtures import roomy  # noqa: F401
 from tests.functional.api_fixtures import assert_error
 from tests.functional.api_fixtures import make_flavor
 
@@ -21,7 +22,7 @@ def _post(api, content_type, body, status):
     'application/json', 'application/json; charset=utf-8',
     # what curl -d sends unless told otherwise
     'application/x-www-form-urlencoded'])
-def test_json_body_is_read_whatever_json_ish_type(api, content_type):
+def test_json_body_is_read_whatever_json_ish_type(api, roomy, content_type):
     response = _post(api, content_type, json.dumps(FLAVOR), 201)
     assert response.json['flavor']['name'] == 'gpu.a100'
 

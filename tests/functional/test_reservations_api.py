@@ -12,6 +12,7 @@ from reserve.db import models
 from tests.functional.api_fixtures import ADMIN
 from tests.functional.api_fixtures import admin_context
 from tests.functional.api_fixtures import api  # noqa: F401
+from tests.functional.api_fixtures import roomy  # noqa: F401
 from tests.functional.api_fixtures import assert_error
 from tests.functional.api_fixtures import casts  # noqa: F401
 from tests.functional.api_fixtures import future
@@ -24,6 +25,8 @@ from tests.functional.api_fixtures import READER_A
 
 CONF = cfg.CONF
 URL = '/v1/reservations'
+
+pytestmark = pytest.mark.usefixtures('roomy')
 
 
 @pytest.fixture(autouse=True)

@@ -21,8 +21,16 @@ SCRIPT = textwrap.dedent('''
     assert api.init_application() is api.application
     models.Base.metadata.create_all(db_api.get_engine())
     app = webtest.TestApp(api.application)
-    app.post_json('/v1/flavors', {'name': 'gpu.a100',
-                                  'nova_flavor_id': 'a100', 'slots': 2})
+    # No nova here: a host and a catalogue entry as the API records them.
+    from reserve.common import context
+    from reserve.db import desk
+    ctx = context.get_admin_context()
+    db_api.host_create(ctx, {'name': 'h1', 'kind': 'nova', 'vcpus': 8,
+                             'memory_mb': 8192, 'local_gb': 100})
+    desk.flavor_create(ctx, {
+        'name': 'gpu.a100', 'nova_flavor_id': 'a100', 'slots': 2,
+        'nova_flavor': {'id': 'a100', 'vcpus': 1, 'memory_mb': 1024,
+                        'disk_gb': 10}})
     print('RESULT', app.get('/').json['versions'][0]['id'])
     print('RESULT', app.get('/healthcheck').status_int)
     created = app.post_json('/v1/reservations', {

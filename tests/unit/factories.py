@@ -45,7 +45,10 @@ def make_lease(events=(), name=None, status=states.Lease.PENDING,
 def make_flavor(name='gpu.a100', **values):
     """A catalogue flavor (public, active, 10 slots, no length limit)."""
     row = dict(name=name, nova_flavor_id=name, slots=10, active=True,
-               is_public=True, max_length_hours=None)
+               is_public=True, max_length_hours=None,
+               nova_flavor={'id': name, 'name': name, 'vcpus': 1,
+                            'memory_mb': 1024, 'disk_gb': 10,
+                            'extra_specs': {}})
     row.update(values)
     return desk.flavor_create(reserve_context.get_admin_context(), row)
 

@@ -20,7 +20,8 @@ def booking(**values):
                user_id='u-alice', project_id='p-physics',
                flavor_id='gpu.a100', instance_count=2, lease_id='lease-1',
                compute_flavor='9f2a6c1d-1111-4222-8333-444455556666',
-               status='ACTIVE', start_date=START, end_date=END)
+               status='ACTIVE', status_reason=None, start_date=START,
+               end_date=END)
     row.update(values)
     return types.SimpleNamespace(**row)
 
@@ -76,13 +77,22 @@ def test_every_mail_is_complete_and_in_utc(event):
     assert '$' not in text and '$' not in msg['Subject']
     assert text.startswith('Hello Alice,')
     assert re.search(r'Reservation:\s+%s' % booking().id, text)
-    assert re.search(r'Boot flavor:\s+9f2a6c1d-1111-4222-8333-444455556666',
-                     text)
+    if event != 'cancelled':  # nothing to boot on a cancelled one
+        assert re.search(
+            r'Boot flavor:\s+9f2a6c1d-1111-4222-8333-444455556666', text)
     assert 'p-physics' in text
     # Times are UTC, as ISO 8601 with Z and for humans.
     assert '2026-08-13T14:00:00Z' in text
     assert 'Thursday 13 August 2026, 14:00 UTC' in text
     assert 'All times are UTC.' in text
+
+
+def test_cancelled_tells_why():
+    reason = ('cancelled by the operators: host gpu7 is in maintenance '
+              'from 2026-08-12T00:00:00Z to 2026-08-14T00:00:00Z')
+    msg = mail('cancelled', booking(status='ERROR', status_reason=reason))
+    assert subject(msg).startswith('[reserve] Reservation cancelled: 2 x')
+    assert reason in ' '.join(body(msg).split())
 
 
 def test_allocated_tells_the_window_and_the_flavor_to_boot_with():

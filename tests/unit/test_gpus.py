@@ -3,8 +3,8 @@ import datetime
 
 import pytest
 
+from reserve.capacity import maths
 from reserve.common import exception
-from reserve.plugins import capacity
 from reserve.plugins import gpus
 
 A100 = '{"name": "a100", "vendor_id": "10de", "product_id": "20b0", ' \
@@ -153,20 +153,26 @@ def _at(minute):
     return T0 + datetime.timedelta(minutes=minute)
 
 
+def _slots(capacity, claims, need, start, end):
+    return maths.least(maths.steps(capacity, claims, need, _at(start),
+                                   _at(end)))
+
+
 def test_host_slots_stop_at_the_gpus_when_cpus_are_plenty():
     host = {'vcpus': 1000, 'memory_mb': 10 ** 6, 'disk_gb': 10 ** 5,
             'gpus': {'VGPU': 2}}
     need = {'vcpus': 1, 'memory_mb': 512, 'disk_gb': 1,
             'gpus': {'VGPU': 1}}
-    assert capacity.host_slots(host, [], need, _at(0), _at(60)) == 2
-    used = [dict(start=_at(30), end=_at(90), count=1, vcpus=1,
-                 memory_mb=512, disk_gb=1, gpus={'VGPU': 1})]
-    assert capacity.host_slots(host, used, need, _at(0), _at(60)) == 1
-    assert capacity.host_slots(host, used, need, _at(90), _at(120)) == 2
+    assert _slots(host, [], need, 0, 60) == 2
+    assert maths.empty_fit(host, need) == 2
+    used = [maths.Claim(_at(30), _at(90), 1, need)]
+    assert _slots(host, used, need, 0, 60) == 1
+    assert _slots(host, used, need, 90, 120) == 2
     # an instance without GPUs is not held back by them
     cpu_only = dict(need, gpus={})
-    assert capacity.host_slots(host, used * 2, cpu_only, _at(0),
-                               _at(60)) == 998
+    assert _slots(host, used * 2, cpu_only, 0, 60) == 998
+    # nor is one asking for none of them
+    assert _slots(host, used * 2, dict(need, gpus={'VGPU': 0}), 0,
+                  60) == 998
     # a host without GPUs takes no GPU instance
-    assert capacity.host_slots(dict(host, gpus={}), [], need, _at(0),
-                               _at(60)) == 0
+    assert _slots(dict(host, gpus={}), [], need, 0, 60) == 0

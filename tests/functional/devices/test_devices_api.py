@@ -95,11 +95,13 @@ def test_refresh_reports_what_changed(gpu_api):
     assert missing['pci_address'] == '0000:b1:00.0'
 
 
-def test_refresh_of_a_nova_host_is_400(gpu_api):
+def test_refresh_of_a_nova_host_reads_its_capacity(gpu_api):
+    # Without a placement provider there is nothing to read: unchanged.
     host = make_host('compute-1.example.org')
     response = gpu_api.app.post('/v1/hosts/%s/refresh' % host.id,
-                                headers=ADMIN, expect_errors=True)
-    assert_error(response, 400, 'reserve.host_not_libvirt')
+                                headers=ADMIN)
+    assert response.json['refresh'] == {'capacity_changed': False}
+    assert response.json['host']['name'] == 'compute-1.example.org'
 
 
 def test_domains_and_their_xml(gpu_api):

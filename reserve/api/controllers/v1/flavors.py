@@ -18,7 +18,7 @@ from reserve.api.schemas import flavors as schema
 from reserve.api import validation
 from reserve.booking import admission
 from reserve.booking import catalogue
-from reserve.booking import gpu_slots
+from reserve.booking import sizing
 from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import desk
@@ -72,8 +72,17 @@ def _detail(ctx, flavor, with_projects):
     """flavor_view of one flavor, with how many of its instances the
     enrolled hosts' GPUs hold at once (gpu_slots; null without GPUs)."""
     view = flavor_view(flavor, with_projects)
-    view['gpu_slots'] = gpu_slots.view(ctx, flavor)['gpu_slots']
+    view['gpu_slots'] = sizing.gpu_slots(ctx, flavor)
     return view
+
+
+def _read_nova_flavor(ctx, values):
+    """Record the entry's nova flavor in ``values``, refused (4xx) when
+    nova has no such flavor or no enrolled host can hold one of it."""
+    record = sizing.read(values['nova_flavor_id'])
+    sizing.check_fits(ctx, record)
+    values['nova_flavor'] = record
+    values['gpus'] = sizing.demand(record)
 
 
 def _sees_hidden(ctx):
@@ -231,9 +240,9 @@ def availability():
     filters = {k: params[k] for k in ('category', 'availability_zone')
                if k in params}
     flavors = catalogue.visible_list(ctx, _sees_hidden(ctx), filters)
-    # total: the slots the calendar offers, the catalogue's slots capped
-    # by what the enrolled hosts' GPUs hold at once (gpu_slots).
-    offered = gpu_slots.slots_of(ctx, flavors)
+    # total: the most the flavor offers at once, its slots capped by
+    # what the reservable hosts hold of its nova flavor when empty.
+    offered = admission.offered(ctx, flavors)
     free = admission.availability(ctx, flavors, start, end, offered)
     return {
         'start': utils.format_date(start),
@@ -302,7 +311,7 @@ class FlavorsController(rest.RestController):
         _check_window(values.get('start_date'), values.get('end_date'))
         values.setdefault('max_length_hours',
                           CONF.booking.default_max_length_hours)
-        values['gpus'] = gpu_slots.read_demand(values['nova_flavor_id'])
+        _read_nova_flavor(ctx, values)
         flavor = desk.flavor_create(ctx, values, body.get('projects', ()))
         utils.set_created('%s/%s' % (PATH, flavor.id))
         return {'flavor': _detail(ctx, desk.flavor_get(ctx, flavor.id),
@@ -321,10 +330,10 @@ class FlavorsController(rest.RestController):
         values = _columns(body)
         _check_window(values.get('start_date', flavor.start_date),
                       values.get('end_date', flavor.end_date))
-        # Every update reads the nova flavor's GPUs again: the way to
-        # refresh them after its extra specs changed.
-        values['gpus'] = gpu_slots.read_demand(
-            values.get('nova_flavor_id', flavor.nova_flavor_id))
+        # Every update reads the nova flavor again: the way to refresh
+        # the entry after the nova flavor changed.
+        values.setdefault('nova_flavor_id', flavor.nova_flavor_id)
+        _read_nova_flavor(ctx, values)
         desk.flavor_update(ctx, flavor.id, values)
         return {'flavor': _detail(ctx, desk.flavor_get(ctx, flavor.id),
                                   True)}

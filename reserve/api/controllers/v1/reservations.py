@@ -14,6 +14,7 @@ from reserve.api.schemas import reservations as schema
 from reserve.api import validation
 from reserve.booking import admission
 from reserve.booking import catalogue
+from reserve.capacity import store as capacity_store
 from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
@@ -145,6 +146,8 @@ class ReservationsController(rest.RestController):
                     what='Reservation %s' % booking.id,
                     status=current.status,
                     reason='it changed while being cancelled; try again')
+            # Claims no lease took yet go now; a lease's go at teardown.
+            capacity_store.claims_release_unadopted(ctx, booking.id)
             utils.cast('reservation', 'delete_lease', ctx, booking.id,
                        lease_id=updated.lease_id)
         else:

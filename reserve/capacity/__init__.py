@@ -1,0 +1,1 @@
+"""The one capacity model: hosts, claims and their maths."""

@@ -1,0 +1,102 @@
+"""A nova host's capacity record, read from placement outside any lock.
+
+What the capacity model counts on a host is recorded on its row, so no
+decision ever waits on placement:
+
+* what can be allocated of VCPU, MEMORY_MB and DISK_GB on its compute
+  node provider ((total - reserved) x allocation_ratio) and of the GPU
+  classes anywhere in its provider tree;
+* what consumers other than reserve's reserved servers use of it
+  (foreign_usage): instances that were on the host before it was
+  enrolled, or that landed there while it was not fenced. A reserved
+  server is a consumer that also holds a CUSTOM_RESERVATION_* class:
+  its usage is already counted by the claims.
+
+The record is read at enrollment, by the manager every
+[manager]capacity_refresh_interval seconds, and on demand (POST
+/v1/hosts/{id}/refresh); it is written only when it changed.
+"""
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from reserve.common import exception
+from reserve.common import timeutils
+from reserve.db import api as db_api
+from reserve.plugins import gpus
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+RESERVATION_CLASS_PREFIX = 'CUSTOM_RESERVATION_'
+_ROOT_CLASSES = {'VCPU': 'vcpus', 'MEMORY_MB': 'memory_mb',
+                 'DISK_GB': 'disk_gb'}
+
+
+def _usable(inventory):
+    return max(0, int((inventory['total'] - inventory.get('reserved', 0)) *
+                      inventory.get('allocation_ratio', 1.0)))
+
+
+def read(placement, provider_uuid):
+    """The capacity record of the host whose compute node provider is
+    ``provider_uuid``: {vcpus, memory_mb, local_gb, gpus,
+    foreign_usage}. CloudError when placement does not answer."""
+    classes = gpus.configured_classes(CONF)
+    tree = placement.get_tree(provider_uuid)
+    inventories = {p['uuid']: placement.get_inventories(p['uuid'])
+                   for p in tree}
+    allocations = {p['uuid']: placement.get_provider_allocations(p['uuid'])
+                   for p in tree}
+    root = inventories.get(provider_uuid, {})
+    record = {column: _usable(root[rc]) if rc in root else 0
+              for rc, column in _ROOT_CLASSES.items()}
+    record['local_gb'] = record.pop('disk_gb')
+    record['gpus'] = gpus.from_inventories(list(inventories.values()),
+                                           classes)
+    # Who is reserve's: a consumer holding a reservation class anywhere.
+    reserved = {consumer for found in allocations.values()
+                for consumer, resources in found.items()
+                if any(rc.startswith(RESERVATION_CLASS_PREFIX)
+                       for rc in resources)}
+    foreign = {'vcpus': 0, 'memory_mb': 0, 'disk_gb': 0, 'gpus': {}}
+    for uuid, found in allocations.items():
+        for consumer, resources in found.items():
+            if consumer in reserved:
+                continue
+            for rc, amount in resources.items():
+                if uuid == provider_uuid and rc in _ROOT_CLASSES:
+                    foreign[_ROOT_CLASSES[rc]] += amount
+                elif gpus.is_gpu_class(rc, classes):
+                    foreign['gpus'][rc] = foreign['gpus'].get(rc, 0) + amount
+    record['foreign_usage'] = foreign
+    return record
+
+
+def refresh(context, host, placement):
+    """Read ``host``'s record and write it if it changed; returns True if
+    it did. Placement failing leaves the last record (logged)."""
+    if host.kind != 'nova' or not host.provider_uuid:
+        return False
+    try:
+        record = read(placement, host.provider_uuid)
+    except exception.CloudError as exc:
+        LOG.warning('Capacity of host %s not read, the last record stands:'
+                    ' %s', host.name, exc)
+        return False
+    current = {key: getattr(host, key) for key in record}
+    if current == record:
+        return False
+    record['capacity_read_at'] = timeutils.utcnow()
+    db_api.host_update(context, host.id, record)
+    if current['foreign_usage'] != record['foreign_usage']:
+        LOG.info('Host %s: other consumers use %s', host.name,
+                 record['foreign_usage'])
+    return True
+
+
+def refresh_all(context, placement):
+    """Refresh every enrolled nova host; returns how many changed."""
+    changed = 0
+    for host in db_api.host_list(context):
+        changed += refresh(context, host, placement)
+    return changed

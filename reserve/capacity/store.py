@@ -1,0 +1,314 @@
+"""The capacity model's database reads and writes.
+
+Every decision (admission, a moved end, a host maintenance window, a
+lease the manager places itself) runs in one writer transaction that
+first locks the single capacity_state row (lock()): decisions run one
+after the other, and each sees the claims of the ones before it. On
+SQLite, which has no row locks, the lock is a write to that row, which
+takes the database's write lock.
+
+Reads stay flat in the size of the tables: the hosts are cached per
+process while capacity_state's generation is unchanged (every write to a
+host bumps it), and the claims of a window are found through the index
+on (end_date, start_date), bounded on both sides by the longest claim.
+"""
+import collections
+import datetime
+import threading
+
+import sqlalchemy as sa
+
+from reserve.capacity import maths
+from reserve.common import states
+from reserve.db import api as db_api
+from reserve.db import models
+
+A = models.Allocation
+State = collections.namedtuple('State', 'generation longest_claim')
+# What the model knows of an enrolled nova host.
+HostRecord = collections.namedtuple(
+    'HostRecord', 'id name capacity capabilities reservable')
+
+# SQLite has no row locks: the decisions of one process queue here (the
+# database's write lock serialises processes). Held around the capacity
+# transaction by the booking desk and the manager alike.
+PROCESS_LOCK = threading.Lock()
+
+_cache_lock = threading.Lock()
+_cache = {}
+
+
+def _session(context):
+    return db_api.writer.using(context)
+
+
+def _ensure_row(session):
+    if session.get(models.CapacityState, 1) is None:
+        # A database made by create_all (tests) has no row yet; the
+        # migration writes it. Racing creators: the loser's insert fails
+        # on the primary key and its transaction retries.
+        session.add(models.CapacityState(id=1, generation=0,
+                                         longest_claim=0))
+        session.flush()
+
+
+def lock(context):
+    """Take the capacity lock until the caller's transaction ends; returns
+    the State read under it. Call first in a writer transaction."""
+    with _session(context) as session:
+        table = models.CapacityState.__table__
+        if session.bind.dialect.name == 'sqlite':
+            session.execute(table.update().where(table.c.id == 1)
+                            .values(generation=table.c.generation))
+        row = session.execute(
+            sa.select(table.c.generation, table.c.longest_claim)
+            .where(table.c.id == 1).with_for_update()).first()
+        if row is None:
+            _ensure_row(session)
+            return State(0, 0)
+        return State(*row)
+
+
+def read_state(context):
+    """The State, without locking (the readers of the calendar)."""
+    with db_api.reader.using(context) as session:
+        table = models.CapacityState.__table__
+        row = session.execute(
+            sa.select(table.c.generation, table.c.longest_claim)
+            .where(table.c.id == 1)).first()
+        return State(*row) if row else State(0, 0)
+
+
+def stretch(session, seconds):
+    """Keep longest_claim an upper bound of the claims' lengths."""
+    table = models.CapacityState.__table__
+    result = session.execute(
+        table.update().where(table.c.id == 1)
+        .where(table.c.longest_claim < seconds)
+        .values(longest_claim=seconds))
+    if not result.rowcount and session.get(models.CapacityState,
+                                           1) is None:
+        _ensure_row(session)
+        stretch(session, seconds)
+
+
+# Hosts ---------------------------------------------------------------------
+
+def _usable(host, gpus):
+    """The capacity of a host less what other consumers use of it."""
+    foreign = host.foreign_usage or {}
+    capacity = {'vcpus': (host.vcpus or 0) - foreign.get('vcpus', 0),
+                'memory_mb': (host.memory_mb or 0) -
+                foreign.get('memory_mb', 0),
+                'disk_gb': (host.local_gb or 0) - foreign.get('disk_gb', 0)}
+    used_gpus = foreign.get('gpus') or {}
+    capacity['gpus'] = {key: n - used_gpus.get(key, 0)
+                        for key, n in (gpus or {}).items()}
+    return capacity
+
+
+def _load_hosts(context):
+    # Imported here: host_gpus reads the devices of libvirt hosts, which
+    # only hosts without placement GPUs need.
+    from reserve.db import devices as devices_db
+    from reserve.plugins import host_gpus
+    with db_api.reader.using(context):
+        hosts = [h for h in db_api.host_list(context) if h.kind == 'nova']
+        libvirt_hosts = None
+        records = []
+        for host in hosts:
+            gpus = host.gpus
+            if not gpus:
+                if libvirt_hosts is None:
+                    libvirt_hosts = devices_db.libvirt_hosts(context)
+                gpus = host_gpus.of_host(context, host,
+                                         libvirt_hosts=libvirt_hosts)[0]
+            records.append(HostRecord(
+                host.id, host.name, _usable(host, gpus),
+                {c.key: c.value for c in host.capabilities},
+                bool(host.reservable)))
+    return records
+
+
+def hosts(context, state):
+    """The nova hosts' records as of ``state`` (read under the lock, or
+    by read_state), from this process's cache when they are unchanged."""
+    key = (str(db_api.get_engine().url), state.generation)
+    with _cache_lock:
+        found = _cache.get(key)
+    if found is not None:
+        return found
+    records = _load_hosts(context)
+    with _cache_lock:
+        _cache.clear()
+        _cache[key] = records
+    return records
+
+
+# Claims --------------------------------------------------------------------
+
+def _size(row):
+    return {'vcpus': row.vcpus, 'memory_mb': row.memory_mb,
+            'disk_gb': row.disk_gb, 'gpus': row.gpus or {}}
+
+
+def claims_in_window(context, state, start, until, guard,
+                     exclude_booking=None, exclude_reservation=None,
+                     exclude_claim=None):
+    """{host_id: [maths.Claim]} of the claims holding a host at some
+    instant of [start, until); each holds until its end + ``guard``."""
+    longest = datetime.timedelta(seconds=state.longest_claim)
+    query = (sa.select(A.host_id, A.start_date, A.end_date, A.count,
+                       A.vcpus, A.memory_mb, A.disk_gb, A.gpus)
+             .where(A.end_date > start - guard)
+             .where(A.end_date <= until + longest)
+             .where(A.start_date < until))
+    if exclude_booking is not None:
+        query = query.where(sa.or_(A.booking_id.is_(None),
+                                   A.booking_id != exclude_booking))
+    if exclude_reservation is not None:
+        query = query.where(sa.or_(A.reservation_id.is_(None),
+                                   A.reservation_id != exclude_reservation))
+    if exclude_claim is not None:
+        query = query.where(A.id != exclude_claim)
+    found = collections.defaultdict(list)
+    with db_api.reader.using(context) as session:
+        for row in session.execute(query):
+            found[row.host_id].append(maths.Claim(
+                row.start_date, row.end_date + guard, row.count,
+                _size(row)))
+    return found
+
+
+def host_windows_in(context, start, until, guard):
+    """{host_id: [maths.Claim]}: host maintenance windows meeting
+    [start, until), each a claim that takes the whole host until its end
+    + ``guard``."""
+    W = models.HostMaintenanceWindow
+    query = (sa.select(W.host_id, W.start_date, W.end_date)
+             .where(W.end_date > start - guard)
+             .where(W.start_date < until))
+    found = collections.defaultdict(list)
+    with db_api.reader.using(context) as session:
+        for host_id, w_start, w_end in session.execute(query):
+            found[host_id].append(maths.Claim(w_start, w_end + guard, 1,
+                                              WHOLE_HOST))
+    return found
+
+
+# A claim that leaves nothing free.
+WHOLE_HOST = {'vcpus': 2 ** 62}
+
+
+def claims_create(context, placed, start, end, size, booking_id=None,
+                  reservation_id=None):
+    """Write the claims of ``placed`` ({host_id: count})."""
+    with _session(context) as session:
+        for host_id, count in sorted(placed.items()):
+            session.add(A(host_id=host_id, count=count, start_date=start,
+                          end_date=end, booking_id=booking_id,
+                          reservation_id=reservation_id,
+                          vcpus=size.get('vcpus', 0),
+                          memory_mb=size.get('memory_mb', 0),
+                          disk_gb=size.get('disk_gb', 0),
+                          gpus=size.get('gpus') or None))
+        session.flush()
+        stretch(session, int((end - start).total_seconds()))
+
+
+def note_claims(context, start, end):
+    """Claims of [start, end) were written some other way (a lease's own
+    allocations): keep longest_claim above their length."""
+    with _session(context) as session:
+        stretch(session, int((end - start).total_seconds()))
+
+
+def claims_on_host(context, host_id, start, until, guard):
+    """The claims (rows) holding ``host_id`` at some instant of [start,
+    until), each until its end + ``guard``, by start."""
+    with db_api.reader.using(context) as session:
+        return (session.query(A).filter(A.host_id == host_id)
+                .filter(A.end_date > start - guard)
+                .filter(A.start_date < until)
+                .order_by(A.start_date, A.id).all())
+
+
+def claim_move(context, claim, placed):
+    """Move ``claim``'s instances to the hosts of ``placed`` ({host_id:
+    count}), joining the claims its owner has there already."""
+    with _session(context) as session:
+        row = session.get(A, claim.id)
+        owner = (A.booking_id == row.booking_id if row.booking_id else
+                 A.reservation_id == row.reservation_id)
+        for host_id, count in sorted(placed.items()):
+            there = session.query(A).filter(owner).filter(
+                A.host_id == host_id).first()
+            if there is not None:
+                there.count += count
+                there.end_date = max(there.end_date, row.end_date)
+                continue
+            session.add(A(host_id=host_id, count=count,
+                          start_date=row.start_date, end_date=row.end_date,
+                          booking_id=row.booking_id,
+                          reservation_id=row.reservation_id,
+                          vcpus=row.vcpus, memory_mb=row.memory_mb,
+                          disk_gb=row.disk_gb, gpus=row.gpus))
+        session.delete(row)
+        session.flush()
+
+
+def claims_of_booking(context, booking_id):
+    with db_api.reader.using(context) as session:
+        return (session.query(A).filter(A.booking_id == booking_id)
+                .order_by(A.host_id).all())
+
+
+def claims_set_end(context, end, booking_id=None, reservation_id=None):
+    """Move the end of a booking's (or lease reservation's) claims."""
+    with _session(context) as session:
+        query = session.query(A)
+        if booking_id is not None:
+            query = query.filter(A.booking_id == booking_id)
+        else:
+            query = query.filter(A.reservation_id == reservation_id)
+        longest = 0
+        for claim in query:
+            claim.end_date = end
+            longest = max(longest, int((end - claim.start_date)
+                                       .total_seconds()))
+        session.flush()
+        if longest:
+            stretch(session, longest)
+
+
+def claims_adopt(context, booking_id, reservation_id):
+    """Hand a booking's claims to the lease reservation made for it;
+    returns how many there were."""
+    with _session(context) as session:
+        return (session.query(A)
+                .filter(A.booking_id == booking_id)
+                .update({'reservation_id': reservation_id},
+                        synchronize_session=False))
+
+
+def claims_release_stale(context):
+    """Drop the claims no lease took of bookings that are over (a
+    cancellation or a failure whose own release was lost); returns how
+    many went."""
+    over = (sa.select(models.Booking.id)
+            .where(models.Booking.status.notin_(states.Booking.LIVE)))
+    with _session(context) as session:
+        return (session.query(A)
+                .filter(A.reservation_id.is_(None))
+                .filter(A.booking_id.in_(over))
+                .delete(synchronize_session=False))
+
+
+def claims_release_unadopted(context, booking_id):
+    """Drop the claims of a booking no lease took (it failed or was
+    cancelled before one was made)."""
+    with _session(context) as session:
+        return (session.query(A)
+                .filter(A.booking_id == booking_id)
+                .filter(A.reservation_id.is_(None))
+                .delete(synchronize_session=False))

@@ -1,0 +1,63 @@
+"""The manager's periodic capacity task.
+
+Every [manager]capacity_refresh_interval seconds (and once at start):
+
+* each nova host's capacity record is read again from placement
+  (capacity.refresh), so that instances other projects had on a host
+  when it was enrolled stop counting once they are gone;
+* the fence is repaired (plugins.fence.sync): a reservable host taken
+  out of the fence aggregate, or stripped of its trait, by hand is put
+  back;
+* every active lease's cloud objects are made to match its allocations
+  (LeaseManager.sync_lease): a reserved flavor, grant, aggregate member
+  or inventory removed by hand comes back.
+
+Each step is idempotent and only logs what it cannot do now; the next
+run tries again.
+"""
+import threading
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from reserve.common import context as reserve_context
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+
+class CapacityLoop:
+    def __init__(self, lease_manager):
+        self._manager = lease_manager
+        self._stop = threading.Event()
+        self._thread = None
+
+    def start(self):
+        if not CONF.manager.capacity_refresh_interval:
+            return
+        self._thread = threading.Thread(target=self._loop,
+                                        name='reserve-capacity',
+                                        daemon=True)
+        self._thread.start()
+
+    def run_once(self):
+        context = reserve_context.get_admin_context()
+        steps = (('capacity refresh', self._manager.refresh_capacity),
+                 ('fence repair', self._manager.sync_fence),
+                 ('lease repair', self._manager.sync_active_leases))
+        for name, step in steps:
+            try:
+                step(context)
+            except Exception as exc:  # next run tries again
+                LOG.warning('Periodic %s failed: %s: %s', name,
+                            type(exc).__name__, exc)
+
+    def _loop(self):
+        self.run_once()
+        while not self._stop.wait(CONF.manager.capacity_refresh_interval):
+            self.run_once()
+
+    def stop(self, timeout=30):
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
