@@ -58,6 +58,11 @@ EXCEPTION_CODES = {
     exception.OutsideFlavorWindow: 'reserve.outside_flavor_window',
     exception.MaintenanceConflict: 'reserve.maintenance',
     exception.NoCapacity: 'reserve.no_capacity',
+    # the capacity model
+    exception.HostHoldsReservations: 'reserve.host_holds_reservations',
+    exception.FlavorNotSized: 'reserve.flavor_not_sized',
+    exception.NovaFlavorFitsNoHost: 'reserve.nova_flavor_fits_no_host',
+    exception.NovaFlavorNotFound: 'reserve.nova_flavor_not_found',
     # GPU devices
     exception.LibvirtHostUnreachable: 'reserve.libvirt_unreachable',
     exception.HostNotLibvirt: 'reserve.host_not_libvirt',

@@ -157,6 +157,19 @@ SCHEMAS = {
         'created_at': DATE, 'updated_at': DATE,
     }),
     'HostRefresh': obj({'host': ref('Host'), 'refresh': OBJECT}),
+    'HostMaintenanceWindow': obj({
+        'id': STR, 'host_id': STR, 'start': DATE, 'end': DATE,
+        'note': STR_OR_NULL, 'created_at': DATE,
+    }),
+    'MovedReservations': obj({
+        'moved': array_of(obj({
+            'reservation_id': STR, 'instances': INT,
+            'to_hosts': STR_LIST})),
+        'cancelled': dict(STR_LIST, description='Reservations no other '
+                                                'host had room for: ERROR, '
+                                                'with the reason'),
+    }, description='What taking a host away did to the reservations it '
+                   'held (with force)'),
     'Hostdev': obj({'kind': enum(('pci', 'mdev')), 'id': STR, 'live': BOOL,
                     'config': BOOL}),
     'Domain': obj({
@@ -287,6 +300,7 @@ REQUEST_BODIES = {
     'ReservationUpdate': booking_schema.update,
     'HostCreate': host_schema.create,
     'HostUpdate': host_schema.update,
+    'HostMaintenanceWindowCreate': host_schema.maintenance_create,
     'FlavorCreate': flavor_schema.create,
     'FlavorUpdate': flavor_schema.update,
     'GrantCreate': flavor_schema.grant,
@@ -471,15 +485,44 @@ def _paths():
                        errors_=(400, 403, 404)),
             'patch': _op('updateHost', 'hosts',
                          "Change a host's capabilities or reservability",
-                         one('host', 'Host'), [host], body='HostUpdate',
-                         errors_=(400, 403, 404)),
+                         obj({'host': ref('Host'),
+                              'reservations': ref('MovedReservations')},
+                             optional=('reservations',)),
+                         [host], body='HostUpdate',
+                         errors_=(400, 403, 404, 409)),
             'delete': _op('deleteHost', 'hosts',
                           'Remove a host that holds no allocation', None,
                           [host], status=204, errors_=(403, 404, 409)),
         },
+        '/v1/hosts/{host_ref}/maintenance-windows': {
+            'get': _op('listHostMaintenanceWindows', 'hosts',
+                       "A nova host's maintenance windows",
+                       obj({'maintenance_windows': array_of(
+                           ref('HostMaintenanceWindow'))}), [host],
+                       errors_=(400, 403, 404)),
+            'post': _op('createHostMaintenanceWindow', 'hosts',
+                        'Take a nova host out of service for a window',
+                        obj({'maintenance_window':
+                             ref('HostMaintenanceWindow'),
+                             'reservations': ref('MovedReservations')}),
+                        [host], body='HostMaintenanceWindowCreate',
+                        status=201, errors_=(400, 403, 404, 409),
+                        description='The reservations the host holds then'
+                                    ' are named in a 409, or with force '
+                                    'moved to hosts with room for their '
+                                    'whole window; those no host has room'
+                                    ' for are cancelled with the reason.'),
+        },
+        '/v1/hosts/{host_ref}/maintenance-windows/{window_id}': {
+            'delete': _op('deleteHostMaintenanceWindow', 'hosts',
+                          "Remove a host's maintenance window", None,
+                          [host, window], status=204,
+                          errors_=(400, 403, 404)),
+        },
         '/v1/hosts/{host_ref}/refresh': {
             'post': _op('refreshHost', 'hosts',
-                        'Rediscover the GPUs of a libvirt host now',
+                        "Read a nova host's capacity from placement, or "
+                        'rediscover the GPUs of a libvirt host, now',
                         ref('HostRefresh'), [host],
                         errors_=(400, 403, 404, 503)),
         },

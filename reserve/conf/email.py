@@ -19,6 +19,9 @@ EVENTS = (
                    'end, [manager]minutes_before_end_lease before it (not '
                    'sent when that is 0: a warning at the end is no use).'),
     ('end', 'The reservation is over.'),
+    ('cancelled', 'The operator took the hosts away (maintenance, '
+                  'draining) and no other host had room: the reservation '
+                  'is cancelled, with the reason.'),
 )
 
 email_group = cfg.OptGroup(
@@ -42,7 +45,9 @@ email_opts = [
                      '("your reservation is ready"), before_end (the '
                      'instances will be DELETED at the end; sent '
                      '[manager]minutes_before_end_lease before it, not at '
-                     'all when that is 0), end (it is over). Empty: no mail '
+                     'all when that is 0), end (it is over), cancelled (the '
+                     'operator took its hosts away and no other host had '
+                     'room). Empty: no mail '
                      'at all (and no keystone look-up).'),
     cfg.StrOpt('from_address', default='reserve@localhost',
                help='Sender of the mails (the From header and the SMTP '

@@ -29,6 +29,7 @@ from reserve.db import devices as devices_db
 from tests.functional.api_fixtures import ADMIN
 from tests.functional.api_fixtures import admin_context
 from tests.functional.api_fixtures import api  # noqa: F401
+from tests.functional.api_fixtures import roomy  # noqa: F401
 from tests.functional.api_fixtures import assert_error
 from tests.functional.api_fixtures import casts  # noqa: F401
 from tests.functional.api_fixtures import future
@@ -41,6 +42,8 @@ from tests.functional.test_api_basics import keystone_api  # noqa: F401
 
 DOC = openapi_check.DOC
 PROBE_ID = 'probe-missing'
+
+pytestmark = pytest.mark.usefixtures('roomy')
 
 
 @pytest.fixture
@@ -283,6 +286,14 @@ def test_real_answers_match_the_description(gpu_api, casts):  # noqa: F811
                                   {'status': 'needs-review'})
     app.post(item + '/affirm', headers=ADMIN)
     app.delete(item, headers=MEMBER_A)
+    windows = '/v1/hosts/%s/maintenance-windows' % nova_host.id
+    window = app.post_json(windows, {
+        'start': _iso_in(300), 'end': _iso_in(301), 'note': 'firmware'},
+        headers=ADMIN).json['maintenance_window']
+    app.get(windows, headers=ADMIN)
+    app.delete('%s/%s' % (windows, window['id']), headers=ADMIN)
+    app.patch_json('/v1/hosts/%s' % nova_host.id,
+                   {'reservable': False, 'force': True}, headers=ADMIN)
     app.delete('/v1/hosts/%s' % nova_host.id, headers=ADMIN,
                expect_errors=True)
     lease_free = make_host('gpu10.example.org')

@@ -19,12 +19,23 @@ rules = [
     _rule('list', 'GET', '/v1/hosts', 'List enrolled hosts.'),
     _rule('get', 'GET', '/v1/hosts/{id}', 'Show an enrolled host.'),
     _rule('update', 'PATCH', '/v1/hosts/{id}',
-          "Change a host's capabilities or reservability."),
+          "Change a host's capabilities or reservability (making it "
+          "non-reservable moves the reservations it holds, with force)."),
     _rule('delete', 'DELETE', '/v1/hosts/{id}',
           'Remove a host that holds no allocation.'),
-    # libvirt hosts
+    _rule('maintenance:list', 'GET', '/v1/hosts/{id}/maintenance-windows',
+          "List a host's maintenance windows."),
+    _rule('maintenance:create', 'POST',
+          '/v1/hosts/{id}/maintenance-windows',
+          'Take a host out of service for a window (force moves the '
+          'reservations it holds then).'),
+    _rule('maintenance:delete', 'DELETE',
+          '/v1/hosts/{id}/maintenance-windows/{window_id}',
+          "Delete a host's maintenance window."),
     _rule('refresh', 'POST', '/v1/hosts/{id}/refresh',
-          'Rediscover the GPUs of a libvirt host now.'),
+          'Read the capacity of a nova host from placement, or '
+          'rediscover the GPUs of a libvirt host, now.'),
+    # libvirt hosts
     _rule('domain:list', 'GET', '/v1/hosts/{id}/domains',
           'List the domains of a libvirt host with their hostdevs.'),
     _rule('domain:get', 'GET', '/v1/hosts/{id}/domains/{name}',

@@ -37,7 +37,26 @@ update = {
                 'maxLength': 1024},
         },
         'reservable': {'type': 'boolean'},
+        # With reservable false: move the reservations the host holds
+        # (cancelling those no other host has room for) instead of 409.
+        'force': {'type': 'boolean'},
     },
     'minProperties': 1,
+    'additionalProperties': False,
+}
+
+_date = {'type': 'string', 'minLength': 1, 'maxLength': 64}
+
+# /v1/hosts/{id}/maintenance-windows: the host holds nothing then; force
+# moves the reservations it holds then instead of a 409.
+maintenance_create = {
+    'type': 'object',
+    'properties': {
+        'start': _date,
+        'end': _date,
+        'note': {'type': ['string', 'null'], 'maxLength': 2048},
+        'force': {'type': 'boolean'},
+    },
+    'required': ['start', 'end'],
     'additionalProperties': False,
 }

@@ -30,6 +30,7 @@ _STILL_TRUE = {
     'start': ((B.ACTIVE,), True),
     'before_end': ((B.ALLOCATED, B.ACTIVE), True),
     'end': ((B.COMPLETE,), False),
+    'cancelled': ((B.ERROR,), False),
 }
 
 

@@ -21,7 +21,7 @@ from reserve.common import timeutils
 
 CONF = cfg.CONF
 
-EVENTS = ('allocated', 'start', 'before_end', 'end')
+EVENTS = ('allocated', 'start', 'before_end', 'end', 'cancelled')
 PACKAGE = 'reserve.notification'
 TEMPLATE_DIR = 'templates'
 
@@ -75,6 +75,7 @@ def template_values(booking, user_name=None, flavor_name=None, now=None):
         'instance_count': booking.instance_count,
         'lease_id': booking.lease_id or '',
         'status': booking.status,
+        'status_reason': booking.status_reason or '',
         'start_iso': timeutils.isoformat(booking.start_date),
         'end_iso': timeutils.isoformat(booking.end_date),
         'start_human': human(booking.start_date),

@@ -5,21 +5,27 @@ without nova (enrolled with its ``uri``; kind 'libvirt'), whose GPUs the
 manager discovers as /v1/devices. Below a libvirt host: ``POST
 /refresh`` (rediscover now), ``GET /domains`` and ``GET
 /domains/{name}`` (its domains, their hostdevs and XML, as libvirt shows
-them to the manager that owns the connection).
+them to the manager that owns the connection). Below a nova host: ``POST
+/refresh`` (read its capacity from placement now) and
+``/maintenance-windows`` (times it holds nothing; see booking.drain).
 """
 import json
 
+from oslo_log import log as logging
 import pecan
 from pecan import rest
 
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import hosts as schema
 from reserve.api import validation
+from reserve.booking import drain
 from reserve.common import exception
+from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
 from reserve.plugins import host_gpus
 
+LOG = logging.getLogger(__name__)
 POLICY = 'reserve:host:%s'
 PATH = '/v1/hosts'
 
@@ -70,7 +76,8 @@ def _capabilities(body):
 
 
 class _RefreshController(rest.RestController):
-    """POST /v1/hosts/{id}/refresh: rediscover a libvirt host now."""
+    """POST /v1/hosts/{id}/refresh: rediscover a libvirt host, or read a
+    nova host's capacity from placement, now."""
 
     def __init__(self, host_ref):
         self.host_ref = host_ref
@@ -82,7 +89,7 @@ class _RefreshController(rest.RestController):
         ctx = utils.context()
         utils.authorize(ctx, POLICY % 'refresh')
         utils.query_params(())
-        host = _libvirt_host(ctx, self.host_ref)
+        host = db_api.host_get(ctx, self.host_ref)
         report = utils.rpc_call(
             'refresh host %s' % host.name,
             pecan.request.manager_api.refresh_host, ctx, host.id)
@@ -124,8 +131,85 @@ def _libvirt_host(ctx, ref):
     return host
 
 
+def window_view(window):
+    return {'id': window.id, 'host_id': window.host_id,
+            'start': utils.format_date(window.start_date),
+            'end': utils.format_date(window.end_date),
+            'note': window.note,
+            'created_at': utils.format_date(window.created_at)}
+
+
+class _MaintenanceController(rest.RestController):
+    """/v1/hosts/{id}/maintenance-windows: times a host holds nothing."""
+
+    def __init__(self, host_ref):
+        self.host_ref = host_ref
+
+    def _host(self, ctx, action):
+        utils.authorize(ctx, POLICY % ('maintenance:%s' % action))
+        host = db_api.host_get(ctx, self.host_ref)
+        if host.kind != 'nova':
+            raise exception.Invalid(
+                reason='host %s is a libvirt host; maintenance windows are'
+                       ' for nova hosts' % host.name)
+        return host
+
+    @pecan.expose('json')
+    def get_all(self):
+        ctx = utils.context()
+        utils.query_params(())
+        host = self._host(ctx, 'list')
+        return {'maintenance_windows': [
+            window_view(w) for w in db_api.host_windows(ctx, host.id)]}
+
+    @pecan.expose('json')
+    def post(self, *args):
+        if args:
+            utils.method_not_allowed('DELETE')
+        ctx = utils.context()
+        host = self._host(ctx, 'create')
+        body = validation.load_and_validate(pecan.request,
+                                            schema.maintenance_create)
+        start = utils.parse_date(body['start'], 'start')
+        end = utils.parse_date(body['end'], 'end')
+        if end <= start or end <= timeutils.utcnow():
+            raise exception.Invalid(
+                reason='end %s must be after start %s and in the future' %
+                (timeutils.isoformat(end), timeutils.isoformat(start)))
+        window, outcome = drain.create_window(
+            ctx, host, start, end, body.get('note'),
+            body.get('force', False))
+        _follow_up(ctx, outcome)
+        utils.set_created('%s/%s/maintenance-windows/%s' % (
+            PATH, host.id, window.id))
+        return {'maintenance_window': window_view(window),
+                'reservations': drain.outcome_view(outcome)}
+
+    @pecan.expose('json')
+    def delete(self, window_id=None):
+        if window_id is None:
+            utils.method_not_allowed('GET, POST')
+        ctx = utils.context()
+        host = self._host(ctx, 'delete')
+        db_api.host_window_destroy(ctx, host.id, window_id)
+        return utils.no_content()
+
+
+def _follow_up(ctx, outcome):
+    """What the cloud does after hosts changed under reservations; a lost
+    message is repaired by the manager's periodic lease sync and the
+    worker's reconciler."""
+    try:
+        drain.follow_up(ctx, outcome, pecan.request.worker_api,
+                        pecan.request.manager_api)
+    except Exception as exc:  # noqa: BLE001 - any transport failure
+        LOG.warning('Follow-up of moved reservations not sent (%s); the '
+                    'periodic tasks take it up', exc)
+
+
 _SUBRESOURCES = {'refresh': _RefreshController,
-                 'domains': _DomainsController}
+                 'domains': _DomainsController,
+                 'maintenance-windows': _MaintenanceController}
 
 
 class HostsController(rest.RestController):
@@ -190,11 +274,21 @@ class HostsController(rest.RestController):
         utils.authorize(ctx, POLICY % 'update')
         host = db_api.host_get(ctx, host_ref)
         body = validation.load_and_validate(pecan.request, schema.update)
+        answer = {}
+        if (body.get('reservable') is False and host.reservable and
+                host.kind == 'nova'):
+            # Withdrawn: what it holds moves elsewhere, or 409.
+            outcome = drain.withdraw(ctx, host, body.get('force', False))
+            _follow_up(ctx, outcome)
+            answer['reservations'] = drain.outcome_view(outcome)
         values = {}
         if 'reservable' in body:
             values['reservable'] = body['reservable']
         db_api.host_update(ctx, host.id, values, _capabilities(body))
-        return {'host': host_view(ctx, db_api.host_get(ctx, host.id))}
+        if 'reservable' in body and host.kind == 'nova':
+            _sync_fence(ctx)
+        answer['host'] = host_view(ctx, db_api.host_get(ctx, host.id))
+        return answer
 
     @pecan.expose('json')
     def delete(self, host_ref=None):
@@ -204,4 +298,16 @@ class HostsController(rest.RestController):
         utils.authorize(ctx, POLICY % 'delete')
         host = db_api.host_get(ctx, host_ref)
         db_api.host_destroy(ctx, host.id)
+        if host.kind == 'nova':
+            _sync_fence(ctx)
         return utils.no_content()
+
+
+def _sync_fence(ctx):
+    """Fence or unfence after a host's reservability changed; the
+    manager's periodic fence repair does it if this fails."""
+    try:
+        pecan.request.manager_api.sync_fence(ctx)
+    except Exception as exc:  # noqa: BLE001 - any transport failure
+        LOG.warning('Fence not synced now (%s); the manager repairs it '
+                    'within [manager]capacity_refresh_interval', exc)

@@ -1,0 +1,193 @@
+"""Taking a host out of service: host maintenance windows and draining.
+
+A host maintenance window takes the whole host from its start to its end
+(and the hand-over guard after it); setting a host non-reservable takes
+it from now on. The reservations holding the host then are named in a
+409, by the ids their users hold, unless the operator forces it. Forced,
+each is moved to other hosts that have room for its whole window (what
+is left of it, if it has started), in the same transaction and by the
+same capacity model as admission; only where no host has room is it
+cancelled (ERROR, with the reason), and its user is told by mail.
+
+The cloud follows after the commit: a moved reservation that is already
+running gets its new hosts from the manager at once (sync_lease); one
+yet to start simply starts on them; a cancelled one's lease is torn
+down.
+"""
+import collections
+import datetime
+
+from oslo_log import log as logging
+
+from reserve.booking import admission
+from reserve.capacity import maths
+from reserve.capacity import model
+from reserve.capacity import store
+from reserve.common import exception
+from reserve.common import states
+from reserve.common import timeutils
+from reserve.db import api as db_api
+from reserve.db import desk
+from reserve.notification import sync
+
+LOG = logging.getLogger(__name__)
+
+# Claims named in a 409; the count says how many more.
+LISTED = 20
+FOREVER = datetime.datetime(9999, 1, 1)
+
+# moved: [Moved]; cancelled: [bookings], as they were once cancelled.
+Outcome = collections.namedtuple('Outcome', 'moved cancelled')
+# What moved, read inside the transaction: reservation_id is the id its
+# user holds (the booking's), lease_id its lease if it has one.
+Moved = collections.namedtuple('Moved',
+                               'reservation_id instances to_hosts lease_id')
+
+
+def _holder(context, claim):
+    """The booking behind a claim, or None (a lease of its own)."""
+    if claim.booking_id:
+        return db_api.booking_get(context, claim.booking_id)
+    lease_id = db_api.reservation_lease_id(context, claim.reservation_id)
+    found = db_api.booking_list_by_lease(context, lease_id) if lease_id \
+        else []
+    return found[0] if found else None
+
+
+def _describe(context, claims):
+    shown = []
+    for claim in claims[:LISTED]:
+        booking = _holder(context, claim)
+        shown.append('%s (project %s, %s to %s, %d instance(s) here)' % (
+            booking.id if booking else claim.reservation_id,
+            booking.project_id if booking else '?',
+            timeutils.isoformat(claim.start_date),
+            timeutils.isoformat(claim.end_date), claim.count))
+    if len(claims) > LISTED:
+        shown.append('and %d more' % (len(claims) - LISTED))
+    return ', '.join(shown)
+
+
+def _host_filter(context, booking):
+    if booking is None:
+        return None
+    flavor = desk.flavor_get(context, booking.flavor_id)
+    return model.host_filter_of(flavor.nova_flavor or {})
+
+
+def _evict(context, host, claims, reason):
+    """Move each claim off ``host`` where the others have room; cancel
+    the bookings of the rest. Runs in the caller's capacity transaction,
+    after the change that takes the host away."""
+    state = store.lock(context)  # read again: the host just changed
+    now = timeutils.utcnow()
+    guard = admission.guard()
+    moved, cancelled = [], []
+    for claim in claims:
+        booking = _holder(context, claim)
+        start = max(claim.start_date, now)
+        board = model.Board(context, state, start, claim.end_date + guard,
+                            guard, exclude_claim=claim.id)
+        need = {'vcpus': claim.vcpus, 'memory_mb': claim.memory_mb,
+                'disk_gb': claim.disk_gb, 'gpus': claim.gpus or {}}
+        fits = board.offer(need, _host_filter(context, booking)).fits
+        fits.pop(host.id, None)
+        placed = maths.place(fits, claim.count)
+        if placed is not None:
+            lease_id = (booking.lease_id if booking else
+                        db_api.reservation_lease_id(context,
+                                                    claim.reservation_id))
+            moved.append(Moved(booking.id if booking else
+                               claim.reservation_id, claim.count,
+                               sorted(placed), lease_id))
+            store.claim_move(context, claim, placed)
+            LOG.info('Moved %d instance(s) of reservation %s from host %s '
+                     'to %s', claim.count,
+                     booking.id if booking else claim.reservation_id,
+                     host.name, placed)
+            continue
+        if booking is None:
+            LOG.error('Lease reservation %s keeps %d instance(s) on host %s:'
+                      ' no other host has room', claim.reservation_id,
+                      claim.count, host.name)
+            continue
+        updated = db_api.booking_update(
+            context, booking.id,
+            {'status': states.Booking.ERROR, 'status_reason': reason},
+            expected_status=states.Booking.LIVE)
+        if updated is not None:
+            store.claims_release_unadopted(context, booking.id)
+            cancelled.append(updated)
+            LOG.warning('Reservation %s cancelled: %s', booking.id, reason)
+    return Outcome(moved, cancelled)
+
+
+def _refuse_or_log(context, host, claims, force, what):
+    if not claims:
+        return
+    if not force:
+        raise exception.HostHoldsReservations(
+            host=host.name, what=what, count=len(claims),
+            reservations=_describe(context, claims))
+    LOG.warning('%s of host %s forced over %d reservation(s)', what,
+                host.name, len(claims))
+
+
+def create_window(context, host, start, end, note, force):
+    """A maintenance window on ``host``; returns (window, Outcome)."""
+    guard = admission.guard()
+    with admission.capacity_transaction(context):
+        claims = store.claims_on_host(context, host.id, start, end, guard)
+        _refuse_or_log(context, host, claims, force, 'Maintenance')
+        window_id = db_api.host_window_create(context, {
+            'host_id': host.id, 'start_date': start, 'end_date': end,
+            'note': note}).id
+        reason = ('cancelled by the operators: host %s is in maintenance '
+                  'from %s to %s and no other host had room for this '
+                  'reservation' % (host.name, timeutils.isoformat(start),
+                                   timeutils.isoformat(end)))
+        outcome = _evict(context, host, claims, reason)
+    LOG.info('Host %s in maintenance from %s to %s (%s): %d reservation(s)'
+             ' moved, %d cancelled', host.name, start, end, window_id,
+             len(outcome.moved), len(outcome.cancelled))
+    return db_api.host_window_get(context, window_id), outcome
+
+
+def withdraw(context, host, force):
+    """Make ``host`` non-reservable; returns the Outcome."""
+    guard = admission.guard()
+    with admission.capacity_transaction(context):
+        claims = store.claims_on_host(context, host.id, timeutils.utcnow(),
+                                      FOREVER, guard)
+        _refuse_or_log(context, host, claims, force, 'Withdrawal')
+        db_api.host_update(context, host.id, {'reservable': False})
+        reason = ('cancelled by the operators: host %s was withdrawn from '
+                  'reservations and no other host had room for this '
+                  'reservation' % host.name)
+        outcome = _evict(context, host, claims, reason)
+    LOG.info('Host %s withdrawn from reservations: %d reservation(s) moved,'
+             ' %d cancelled', host.name, len(outcome.moved),
+             len(outcome.cancelled))
+    return outcome
+
+
+def follow_up(context, outcome, worker_api, manager_api):
+    """After the commit: running reservations that moved get their new
+    hosts; cancelled ones lose their lease, and their users are told."""
+    for lease_id in sorted({m.lease_id for m in outcome.moved
+                            if m.lease_id}):
+        manager_api.sync_lease(context, lease_id)
+    for booking in outcome.cancelled:
+        sync.emit(context, 'cancelled', booking)
+        if booking.lease_id:
+            worker_api.delete_lease(context, booking.id,
+                                    lease_id=booking.lease_id)
+
+
+def outcome_view(outcome):
+    return {
+        'moved': [{'reservation_id': m.reservation_id,
+                   'instances': m.instances, 'to_hosts': m.to_hosts}
+                  for m in outcome.moved],
+        'cancelled': [b.id for b in outcome.cancelled],
+    }
