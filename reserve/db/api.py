@@ -4,6 +4,8 @@ Functions that take ``project_id`` return only that project's rows when it
 is set; the API passes None only for callers allowed to see all projects,
 so a project never learns that another project's row exists (404).
 """
+import secrets
+
 from oslo_db import api as oslo_db_api
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
@@ -421,13 +423,18 @@ def allocation_get(context, allocation_id, project_id=None):
 # Hosts --------------------------------------------------------------------
 
 def capacity_changed(session):
-    """Bump the capacity generation in the caller's transaction: the
-    processes that cached the hosts' records read them again."""
+    """Give the capacity generation a new value in the caller's
+    transaction: the processes that cached the hosts' records read them
+    again. The value is random, not the next number: a transaction that
+    read the hosts after its change and then rolled back must not leave
+    a cache entry under a value a later change would take."""
+    # From the system's source: nothing reseeds it (tests seed random).
+    generation = secrets.randbelow(2 ** 31 - 1) + 1
     table = models.CapacityState.__table__
     result = session.execute(table.update().where(table.c.id == 1)
-                             .values(generation=table.c.generation + 1))
+                             .values(generation=generation))
     if not result.rowcount:
-        session.add(models.CapacityState(id=1, generation=1,
+        session.add(models.CapacityState(id=1, generation=generation,
                                          longest_claim=0))
         session.flush()
 

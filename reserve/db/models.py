@@ -237,8 +237,9 @@ class HostMaintenanceWindow(Base):
 class CapacityState(Base):
     """The single row (id 1) every capacity decision locks first.
 
-    generation: bumped whenever a host's capacity record changes, so a
-    process may keep the hosts it read while it is unchanged.
+    generation: a new (random) value whenever a host's capacity record
+    changes, so a process may keep the hosts it read while it is
+    unchanged.
     longest_claim: seconds, never less than the longest claim written;
     the claims overlapping a window end before its end plus this, which
     keeps the read bounded on both sides.

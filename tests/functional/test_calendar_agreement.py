@@ -113,3 +113,84 @@ def test_admission_is_what_free_slots_say(calendar_db, slots, bookings,
             assert not any(a < e and s < b for a, b in after) or \
                 count * 2 <= slots
             assert booking.flavor_id == flavor.id
+
+
+def _reset_hosts(capacities):
+    """Hosts of ``capacities`` vCPUs (nothing else binds) and two
+    catalogue entries of 1-vCPU instances sharing them, with slots to
+    spare: the hosts are what bind."""
+    with db_api.get_engine().begin() as conn:
+        for table in ('allocations', 'maintenance_window_flavors',
+                      'maintenance_windows', 'bookings', 'flavor_projects',
+                      'flavors', 'host_capabilities', 'hosts'):
+            conn.execute(models.Base.metadata.tables[table].delete())
+    admin = reserve_context.get_admin_context()
+    hosts = [db_api.host_create(admin, {
+        'name': 'h%d' % i, 'kind': 'nova', 'vcpus': vcpus,
+        'memory_mb': 10 ** 6, 'local_gb': 10 ** 4})
+        for i, vcpus in enumerate(capacities)]
+    record = dict(api_fixtures.SMALL_RECORD, id='n', name='n')
+    return hosts, [api_fixtures.make_flavor(name, nova_flavor_id='n',
+                                            slots=100, nova_flavor=record)
+                   for name in ('gpu.one', 'gpu.other')]
+
+
+def _overbooked(hosts, base):
+    """Some host holding more instances than it has vCPUs at a minute."""
+    admin = reserve_context.get_admin_context()
+    guard = admission.guard()
+    claims = []
+    with db_api.reader.using(admin) as session:
+        claims = session.query(models.Allocation).all()
+    for host in hosts:
+        for minute in range(0, 200):
+            t = base + minute * MINUTE
+            held = sum(c.count for c in claims if c.host_id == host.id and
+                       c.start_date <= t < c.end_date + guard)
+            if held > host.vcpus:
+                return host.name, t
+    return None
+
+
+@settings(max_examples=50, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(capacities=st.lists(st.integers(1, 3), min_size=1, max_size=3),
+       others=st.lists(st.tuples(st.integers(0, 80), st.integers(1, 40),
+                                 st.integers(1, 3)), max_size=6),
+       count=st.integers(1, 4),
+       tries=st.lists(st.tuples(st.integers(0, 60), st.integers(1, 30)),
+                      min_size=1, max_size=4))
+def test_hosts_shared_by_two_entries_are_offered_exactly(
+        calendar_db, capacities, others, count, tries):
+    """Two catalogue entries share the hosts: what the other entry holds
+    is never offered again, a booking is admitted exactly when a
+    free-slots window covers it, availability is what the hosts hold
+    throughout, and no host is ever overbooked."""
+    hosts, (one, other) = _reset_hosts(capacities)
+    ctx = _ctx()
+    base = timeutils.utcnow() + datetime.timedelta(hours=1)
+    for start, length, n in others:
+        try:
+            admission.book(ctx, other, base + start * MINUTE,
+                           base + (start + length) * MINUTE, n)
+        except exception.NoCapacity:
+            pass
+    q_start, q_end = base, base + 100 * MINUTE
+    for start, length in tries:
+        s = base + start * MINUTE
+        e = s + length * MINUTE
+        windows = admission.free_slots(ctx, one, q_start, q_end, count,
+                                       bypass_maintenance=False)
+        offered = any(a <= s and e <= b for a, b in windows)
+        # Availability over [s, e): what the hosts hold throughout.
+        free = admission.availability(ctx, [one], s, e)[one.id]
+        try:
+            admission.book(ctx, one, s, e, count)
+        except exception.NoCapacity:
+            admitted = False
+        else:
+            admitted = True
+        assert admitted == offered, (s, e, windows)
+        if admitted:
+            assert free >= count
+        assert _overbooked(hosts, base) is None
