@@ -32,6 +32,7 @@ from tests.fakes import nova as fake_nova
 from tests.fixtures import database
 from tests.fixtures import placement as placement_fixture
 from reserve.booking import sizing
+from reserve.capacity import store as capacity_store
 
 CONF = cfg.CONF
 PROJECT = 'project-a'
@@ -327,3 +328,66 @@ def test_gpus_run_out_before_cpus(cloud):
         cloud.lease_manager.update_lease(ctx, lease.id, {
             'end_date': timeutils.isoformat(
                 lease.start_date + datetime.timedelta(seconds=15))})
+
+
+def test_drift_made_by_hand_is_repaired(cloud):
+    """An operator removes pieces of an active lease's fence by hand (a
+    host from its aggregate, an inventory, the project's access, a host
+    from the fence aggregate): the manager's periodic repair puts each
+    back."""
+    ctx = reserve_context.get_admin_context()
+    booking = _book(count=3, start_in=1, length=600)
+    cloud.worker.create_lease(ctx, booking.id)
+    lease_id = db_api.booking_get(ctx, booking.id).lease_id
+    lease = _run_events_until(cloud, lease_id, states.Lease.ACTIVE)
+    rsv_id = lease.reservations[0].id
+    rc = placement.reservation_resource_class(rsv_id)
+    by_host = {a.host.name: a.count
+               for a in lease.reservations[0].allocations}
+    host = sorted(by_host)[0]
+    child = cloud.placement.provider_by_name('reserve_' + host)
+
+    aggregate = [a for a in cloud.nova.aggregates.list()
+                 if a.name == rsv_id][0]
+    cloud.nova.aggregates.remove_host(aggregate, host)
+    cloud.placement.request(
+        'DELETE', '/resource_providers/%s/inventories/%s' % (
+            child['uuid'], rc))
+    cloud.nova.flavor_access.remove_tenant_access(rsv_id, PROJECT)
+    fenced = [a for a in cloud.nova.aggregates.list()
+              if a.name == 'reserve-fenced-hosts'][0]
+    cloud.nova.aggregates.remove_host(fenced, host)
+
+    assert cloud.lease_manager.sync_active_leases(ctx) == 0
+    cloud.lease_manager.sync_fence(ctx)
+    assert host in aggregate.hosts
+    assert cloud.placement.inventories(child['uuid'])[rc]['total'] == \
+        by_host[host]
+    assert cloud.access[rsv_id] == {PROJECT}
+    assert host in fenced.hosts
+
+
+def test_a_running_lease_follows_its_moved_allocations(cloud):
+    """Draining moved a running lease's instances to another host: the
+    new host joins its aggregate with the inventory, the old one leaves
+    both."""
+    ctx = reserve_context.get_admin_context()
+    booking = _book(count=1, start_in=1, length=600)
+    cloud.worker.create_lease(ctx, booking.id)
+    lease_id = db_api.booking_get(ctx, booking.id).lease_id
+    lease = _run_events_until(cloud, lease_id, states.Lease.ACTIVE)
+    rsv = lease.reservations[0]
+    rc = placement.reservation_resource_class(rsv.id)
+    (claim,) = rsv.allocations
+    old = claim.host
+    new = [h for h in cloud.hosts.values() if h['id'] != old.id][0]
+    capacity_store.claim_move(ctx, claim, {new['id']: 1})
+
+    cloud.lease_manager.sync_lease(ctx, lease_id)
+    aggregate = [a for a in cloud.nova.aggregates.list()
+                 if a.name == rsv.id][0]
+    assert aggregate.hosts == [new['name']]
+    old_child = cloud.placement.provider_by_name('reserve_' + old.name)
+    assert rc not in cloud.placement.inventories(old_child['uuid'])
+    new_child = cloud.placement.provider_by_name('reserve_' + new['name'])
+    assert cloud.placement.inventories(new_child['uuid'])[rc]['total'] == 1
