@@ -92,17 +92,20 @@ def sizing(flavor):
             model.host_filter_of(flavor.nova_flavor))
 
 
-def _place(context, state, flavor, start, end, count, maintenance,
-           exclude_booking=None):
+def _same_hosts_key(need, host_filter):
+    """Flavors with the same size and host filter get the same answer
+    from the hosts: computed once per request."""
+    return repr(sorted(need.items())), repr(host_filter)
+
+
+def _place(context, state, flavor, start, end, count, maintenance):
     """The hosts for ``count`` instances of ``flavor`` over [start, end):
     {host_id: count}, or NoCapacity naming what does fit."""
-    held = occupants(context, flavor, start, end, maintenance,
-                     exclude_booking)
+    held = occupants(context, flavor, start, end, maintenance)
     slots_free = calendar.max_count(flavor.slots, held, start, end,
                                     guard())
     need, host_filter = sizing(flavor)
-    board = model.Board(context, state, start, end + guard(), guard(),
-                        exclude_booking=exclude_booking)
+    board = model.Board(context, state, start, end + guard(), guard())
     fits = board.offer(need, host_filter).fits
     placed = maths.place(fits, count) if count <= slots_free else None
     if placed is None:
@@ -168,7 +171,7 @@ def offered(context, flavors):
             result[flavor.id] = 0
             continue
         need, host_filter = sizing(flavor)
-        key = (repr(sorted(need.items())), repr(host_filter))
+        key = _same_hosts_key(need, host_filter)
         if key not in totals:
             totals[key] = model.total(context, need, host_filter)
         result[flavor.id] = min(flavor.slots, totals[key])
@@ -194,7 +197,7 @@ def availability(context, flavors, start=None, end=None, offers=None):
     if end <= start:
         return dict(slots)
     ids = [f.id for f in flavors]
-    hosts_hold = {}
+    hosts_hold, by_key = {}, {}
     with db_api.reader.using(context):
         peaks = desk.peak_loads(context, flavors, start, end, guard())
         closed = desk.maintenance_in_window(context, ids, start, end,
@@ -207,11 +210,11 @@ def availability(context, flavors, start=None, end=None, offers=None):
                 board = model.Board(context, store.read_state(context),
                                     start, end, guard())
             need, host_filter = sizing(flavor)
-            key = (repr(sorted(need.items())), repr(host_filter))
-            if key not in hosts_hold:
-                offer = board.offer(need, host_filter)
-                hosts_hold[key] = sum(offer.fits.values())
-            hosts_hold[flavor.id] = hosts_hold[key]
+            key = _same_hosts_key(need, host_filter)
+            if key not in by_key:
+                by_key[key] = sum(board.offer(need, host_filter)
+                                  .fits.values())
+            hosts_hold[flavor.id] = by_key[key]
     shut = set()
     for _, flavor_ids in closed:
         shut.update(flavor_ids)
