@@ -5,6 +5,7 @@ is set; the API passes None only for callers allowed to see all projects,
 so a project never learns that another project's row exists (404).
 """
 import secrets
+import sqlite3
 
 from oslo_db import api as oslo_db_api
 from oslo_db import exception as db_exc
@@ -16,6 +17,21 @@ from sqlalchemy import orm
 from reserve.common import exception
 from reserve.common import states
 from reserve.db import models
+
+
+# SQLite, the embedded default, is shared by the all-in-one's threads and
+# by several processes: readers must not block the writer (WAL), and a
+# writer waits for the lock (busy_timeout) rather than failing at once
+# with "database is locked".
+SQLITE_BUSY_TIMEOUT_MS = 30000
+
+
+@sa.event.listens_for(sa.engine.Engine, 'connect')
+def _sqlite_pragmas(dbapi_connection, connection_record):
+    if isinstance(dbapi_connection, sqlite3.Connection):
+        dbapi_connection.execute('PRAGMA busy_timeout = %d' %
+                                 SQLITE_BUSY_TIMEOUT_MS)
+        dbapi_connection.execute('PRAGMA journal_mode = WAL')
 
 
 def _make_context_manager():
