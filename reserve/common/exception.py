@@ -201,8 +201,9 @@ class NoCapacity(Conflict):
                '(of its %(slots)d slots, %(slots_free)d are free throughout;'
                ' the enrolled hosts hold %(hosts_hold)d more throughout, '
                'beside every other reservation on them), counting a '
-               '%(guard)d s guard after each reservation. GET '
-               '/v1/flavors/%(id)s/free-slots lists the windows that fit.')
+               '%(guard)d s guard after each reservation. "openstack '
+               'reserve flavor free-slots %(name)s" (GET /v1/flavors/%(id)s/'
+               'free-slots) lists the windows that fit.')
 
 
 class FlavorNotSized(Conflict):
