@@ -85,12 +85,31 @@ def _message(error):
     return error.message
 
 
+def _wrapped(schema, body):
+    """The one key of a body that wraps the fields in an object, as other
+    OpenStack APIs do ({"reservation": {...}}), when the schema wants them
+    flat; else None."""
+    if (isinstance(body, dict) and len(body) == 1 and
+            isinstance(next(iter(body.values())), dict)):
+        key = next(iter(body))
+        if key not in schema.get('properties', {}):
+            return key
+    return None
+
+
 def validate(schema, body):
     """Raise Invalid naming the field when ``body`` breaks ``schema``."""
     validator = jsonschema.Draft202012Validator(schema)
     error = js_exc.best_match(validator.iter_errors(body))
     if error is not None:
-        raise exception.Invalid(reason=_message(error))
+        reason = _message(error)
+        wrapper = _wrapped(schema, body)
+        if wrapper:
+            reason += ('; the fields go at the top of the body, not inside '
+                       '"%s": send {%s} itself' % (
+                           wrapper, ', '.join('"%s": ...' % k for k in
+                                              sorted(body[wrapper])[:3])))
+        raise exception.Invalid(reason=reason)
     return body
 
 

@@ -9,6 +9,7 @@ from tests.functional.api_fixtures import api  # noqa: F401
 from tests.functional.api_fixtures import roomy  # noqa: F401
 from tests.functional.api_fixtures import assert_error
 from tests.functional.api_fixtures import make_flavor
+from tests.functional.api_fixtures import MEMBER_A
 
 FLAVOR = {'name': 'gpu.a100', 'nova_flavor_id': 'g1.a100', 'slots': 4}
 
@@ -87,3 +88,12 @@ def test_text_no_database_can_store_is_refused(api, project):
 def test_nul_in_the_url_is_400(api, url):
     assert_error(api.get(url, headers=ADMIN, status=400), 400,
                  detail_has='NUL')
+
+
+def test_a_body_wrapped_in_an_object_is_told_to_be_flat(api):
+    response = api.post_json('/v1/reservations', {'reservation': {
+        'flavor_id': 'gpu.a100', 'start': '2099-01-01T00:00:00Z',
+        'end': '2099-01-02T00:00:00Z'}}, headers=MEMBER_A,
+        expect_errors=True)
+    assert_error(response, 400, 'reserve.invalid',
+                 ['not inside "reservation"', '"end": ...'])
