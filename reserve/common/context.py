@@ -30,7 +30,10 @@ class RequestContext(context.RequestContext):
 
 
 def get_admin_context():
-    """The context of reserve's own background jobs."""
+    """The context of one run of reserve's own background jobs, with a
+    request id of its own: it becomes the calling thread's current
+    context, so the run's log lines carry its id, not one left by an
+    earlier request or notification on that thread."""
     return RequestContext(user_id=None, project_id=None, is_admin=True,
                           roles=['admin', 'service'], all_projects=True,
-                          overwrite=False)
+                          overwrite=True)

@@ -33,6 +33,9 @@ class EventRunner:
         handler = {states.Event.START: self._start_lease,
                    states.Event.BEFORE_END: self._before_end_lease,
                    states.Event.END: self._end_lease}[event.event_type]
+        # This thread's log lines carry this event's request id, not the
+        # last one the thread saw.
+        context.update_store()
         LOG.info('Running %s of lease %s (attempt %d)', event.event_type,
                  event.lease_id, event.attempts)
         try:

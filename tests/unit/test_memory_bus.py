@@ -1,8 +1,10 @@
 """The all-in-one's in-memory bus delivers without spinning."""
+import socket
 import threading
 import time
 
 import kombu
+import pytest
 from kombu.transport import memory
 
 from reserve.common import memory_bus
@@ -17,9 +19,10 @@ def test_memory_urls_use_the_patient_transport():
     with kombu.Connection('memory:///') as conn:
         conn.connect()
         assert isinstance(conn.transport, memory_bus.Transport)
-        # what oslo.messaging does to every memory:// connection
+        # what oslo.messaging does to every memory:// connection: ignored,
+        # the transport never polls
         conn.transport.polling_interval = 0.0
-        assert conn.transport.polling_interval == memory_bus.POLL_INTERVAL
+        assert conn.transport.polling_interval is None
 
 
 def test_waiting_for_a_message_sleeps_and_a_message_arrives():
@@ -46,4 +49,21 @@ def test_waiting_for_a_message_sleeps_and_a_message_arrives():
     assert waited < 1.0
     # a spinning poll would have burnt about as much CPU as it waited
     assert cpu < waited / 3, (cpu, waited)
-    assert memory_bus.Transport.Channel is memory.Transport.Channel
+    # Its channels are the memory transport's, with a signal on put.
+    assert issubclass(memory_bus.Transport.Channel,
+                      memory.Transport.Channel)
+
+
+def test_an_idle_wait_burns_no_cpu_and_times_out():
+    memory_bus.install()
+    with kombu.Connection('memory:///') as conn:
+        queue = kombu.Queue('bus-idle', kombu.Exchange('bus-idle'), 'k')
+        with conn.Consumer(queue, callbacks=[lambda body, msg: None]):
+            cpu = _cpu_of_this_thread()
+            start = time.monotonic()
+            with pytest.raises(socket.timeout):
+                conn.drain_events(timeout=1)
+            waited = time.monotonic() - start
+            cpu = _cpu_of_this_thread() - cpu
+    assert 0.9 <= waited < 2
+    assert cpu < 0.05, cpu
