@@ -1,7 +1,9 @@
 #!/bin/bash
 # Run every test of reserve: unit, functional and integration (the last
 # brings up placement and nova on loopback, see tools/cloud/).
-#   tools/run-tests.sh                 everything
+#   tools/run-tests.sh                 everything, then a check that the
+#                                      loopback cloud (if running) holds
+#                                      nothing the tests left
 #   tools/run-tests.sh tests/unit      a part (any pytest arguments)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +13,21 @@ export RESERVE_TEST_REQUIRE_BACKENDS=1
 if [ $# -gt 0 ]; then
     exec .venv/bin/python -m pytest -p no:cacheprovider -q "$@"
 fi
-# The service, then the CLI plugin (its own distribution and settings).
-.venv/bin/python -m pytest -p no:cacheprovider -q tests
-cd client && exec ../.venv/bin/python -m pytest -p no:cacheprovider -q reserveclient/tests
+# The service, then the CLI plugin (its own distribution and settings),
+# then the cloud's hygiene (tools/cloud/check_clean.py: no reservation
+# flavor, aggregate, reservation class or inventory, or fence left; it
+# passes when the cloud is not running). The first failure sets the
+# exit status; every step runs.
+# The cloud is kept up until the check has looked at it, then stopped
+# again if this run started it.
+cloud_was_up=0
+(exec 3<>/dev/tcp/127.0.0.1/8774) 2>/dev/null && cloud_was_up=1
+export RESERVE_CLOUD_KEEP=1
+status=0
+.venv/bin/python -m pytest -p no:cacheprovider -q tests || status=$?
+(cd client && exec ../.venv/bin/python -m pytest -p no:cacheprovider -q \
+    reserveclient/tests) || { rc=$?; [ $status != 0 ] || status=$rc; }
+.venv/bin/python tools/cloud/check_clean.py || {
+    rc=$?; [ $status != 0 ] || status=$rc; }
+[ $cloud_was_up = 1 ] || tools/cloud/down.sh >/dev/null 2>&1 || true
+exit $status

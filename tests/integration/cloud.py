@@ -1,8 +1,15 @@
 """Access to the loopback OpenStack (placement + nova) of tools/cloud/.
 
 ``ensure_up()`` brings it up when it is not already answering
-(tools/cloud/install.sh, then tools/cloud/up.sh); ``down()`` stops it
-(tools/cloud/down.sh).
+(tools/cloud/install.sh, then tools/cloud/up.sh), or answers with a
+configuration older than tools/cloud/etc (``stale_config()``); ``down()``
+stops it (tools/cloud/down.sh).
+
+Admin calls without a client library (``nova_request``,
+``placement_request``) back the hygiene helpers: ``unfence()`` undoes
+reserve's fence of the computes, ``remove_reservation_artefacts()`` what a
+lease reservation made, and ``leftovers()`` lists what reserve or a test
+left in the cloud (tools/cloud/check_clean.py).
 
 There is no keystone in this cloud:
 
@@ -144,17 +151,72 @@ class _Lock(object):
         os.close(self._fd)
 
 
-def ensure_up(install=True, log=None):
-    """Make sure the cloud answers; bring it up (from scratch) if it does not.
+# The configuration files up.sh renders (tools/cloud/etc/<template> ->
+# state/etc/<file>; compute.conf once per host).
+_CONFIGS = (('placement.conf', 'placement.conf', ''),
+            ('my.cnf', 'my.cnf', ''),
+            ('nova.conf', 'nova/nova.conf', ''),
+            ('nova-db.conf', 'nova/nova-db.conf', ''),
+            ('nova-api.conf', 'nova/nova-api.conf', '')) + tuple(
+    ('compute.conf', 'nova/compute-%s.conf' % host, host)
+    for host in COMPUTE_HOSTS)
 
-    Runs tools/cloud/install.sh (unless ``install`` is false; it returns at
-    once when the venvs exist) and tools/cloud/up.sh. Returns ``endpoints()``
-    plus ``started``: True if this call brought the cloud up. ``log`` is an
-    optional callable that receives the scripts' output.
+
+def _render(text, debug, host):
+    # as up.sh's render(): @STATE@, @DEBUG@ (True with
+    # RESERVE_CLOUD_DEBUG=1, else False) and @HOST@ (empty but for the
+    # computes)
+    state = os.path.join(CLOUD_DIR, 'state')
+    return (text.replace('@STATE@', state).replace('@DEBUG@', debug)
+            .replace('@HOST@', host))
+
+
+def stale_config():
+    """The configuration files of the running cloud that differ from what
+    tools/cloud/up.sh would write now (tools/cloud/etc changed since the
+    cloud came up: a new nova option, say); empty when it is current."""
+    etc = os.path.join(CLOUD_DIR, 'state', 'etc')
+    stale = []
+    for template, name, host in _CONFIGS:
+        with open(os.path.join(TOOLS_DIR, 'etc', template)) as f:
+            text = f.read()
+        try:
+            with open(os.path.join(etc, name)) as f:
+                running = f.read()
+        except OSError:
+            stale.append('%s (missing)' % name)
+            continue
+        if running not in (_render(text, 'False', host),
+                           _render(text, 'True', host)):
+            stale.append(name)
+    return stale
+
+
+def ensure_up(install=True, log=None):
+    """Make sure the cloud answers, with the configuration of tools/cloud.
+
+    Brings it up (from scratch) if it does not answer, and again if it
+    answers but came up with other configuration files than tools/cloud
+    renders now (``stale_config()``: e.g. a nova option added since,
+    which the running services would never see). Runs
+    tools/cloud/install.sh (unless ``install`` is false; it returns at
+    once when the venvs exist) and tools/cloud/up.sh (which tears down
+    what runs first). Returns ``endpoints()`` plus ``started``: True if
+    this call brought up a cloud that was not running (the caller may
+    stop it again), and ``restarted``: the stale files, if this call
+    brought up again one that was running (it is left running). ``log``
+    is an optional callable that receives the scripts' output.
     """
     with _Lock():
+        restarted = []
         if is_up():
-            return dict(endpoints(), started=False)
+            restarted = stale_config()
+            if not restarted:
+                return dict(endpoints(), started=False, restarted=[])
+            if log:
+                log('reserve-cloud: the running cloud predates its '
+                    'configuration (%s differ from tools/cloud/etc): '
+                    'bringing it up again\n' % ', '.join(restarted))
         if install:
             out = _run('install.sh', timeout=1800)
             if log:
@@ -168,7 +230,7 @@ def ensure_up(install=True, log=None):
             log(out)
         if not is_up():
             raise CloudError('up.sh finished but the cloud does not answer')
-        return dict(endpoints(), started=True)
+        return dict(endpoints(), started=not restarted, restarted=restarted)
 
 
 def down():
@@ -280,3 +342,224 @@ def wait_for_deleted(client, server_ids, timeout=60):
                 timeout, sorted(pending)))
         if pending:
             time.sleep(0.2)
+
+
+# Direct admin calls to nova, and what reserve leaves in the cloud --------
+
+# reserve's fence of the reservable hosts ([fence] aggregate and trait,
+# their defaults; reserve/plugins/fence.py).
+FENCE_AGGREGATE = 'reserve-fenced-hosts'
+FENCE_TRAIT = 'CUSTOM_RESERVE_FENCED'
+# What reserve names after a lease reservation RSV
+# (reserve/plugins/flavor_instance.py): flavor reservation:RSV (flavorid
+# RSV), aggregate RSV, resource class CUSTOM_RESERVATION_<RSV> with
+# inventory on the child providers reserve_<host>.
+RESERVATION_FLAVOR_PREFIX = 'reservation:'
+RESERVATION_CLASS_PREFIX = 'CUSTOM_RESERVATION_'
+RESERVATION_CHILD_PREFIX = 'reserve_'
+
+
+def nova_request(method, path, body=None, project_id='admin',
+                 user_id='admin', roles='admin',
+                 microversion=NOVA_MICROVERSION):
+    """One nova-api call (``path`` below /v2.1), by default as an admin;
+    returns the ``requests.Response`` (no raising)."""
+    import requests
+    headers = dict(_identity_headers(project_id, user_id, roles),
+                   **{'Accept': 'application/json',
+                      'OpenStack-API-Version': 'compute %s' % microversion})
+    return requests.request(method, NOVA_URL + path, json=body,
+                            headers=headers, timeout=30)
+
+
+def nova_get(path):
+    """GET ``path`` from nova as admin; returns the decoded JSON body."""
+    resp = nova_request('GET', path)
+    if resp.status_code != 200:
+        raise CloudError('nova GET %s: %d %s' % (path, resp.status_code,
+                                                 resp.text))
+    return resp.json()
+
+
+def _ok(resp, what, also=(404,)):
+    if resp.status_code >= 400 and resp.status_code not in also:
+        raise CloudError('%s: %d %s' % (what, resp.status_code, resp.text))
+    return resp
+
+
+def _aggregates():
+    return nova_get('/os-aggregates')['aggregates']
+
+
+def _remove_aggregate_hosts(aggregate, hosts):
+    done = []
+    for host in hosts:
+        if host in (aggregate.get('hosts') or []):
+            _ok(nova_request('POST', '/os-aggregates/%s/action' %
+                             aggregate['id'],
+                             {'remove_host': {'host': host}}),
+                'remove %s from aggregate %s' % (host, aggregate['name']),
+                also=(404, 409))
+            done.append('%s taken out of aggregate %s' % (
+                host, aggregate['name']))
+    return done
+
+
+def _delete_aggregate(aggregate):
+    done = _remove_aggregate_hosts(aggregate, aggregate.get('hosts') or [])
+    _ok(nova_request('DELETE', '/os-aggregates/%s' % aggregate['id']),
+        'delete aggregate %s' % aggregate['name'])
+    return done + ['aggregate %s deleted' % aggregate['name']]
+
+
+def _set_traits(rp_uuid, change):
+    """Apply ``change`` (traits -> traits) to the provider's traits,
+    again on a generation conflict (nova-compute updates its providers);
+    True if they changed."""
+    for _ in range(20):
+        resp = placement_request('GET', '/resource_providers/%s/traits' %
+                                 rp_uuid)
+        if resp.status_code == 404:
+            return False
+        _ok(resp, 'traits of provider %s' % rp_uuid, also=())
+        current = resp.json()
+        wanted = sorted(change(set(current['traits'])))
+        if wanted == sorted(current['traits']):
+            return False
+        resp = placement_request(
+            'PUT', '/resource_providers/%s/traits' % rp_uuid, {
+                'traits': wanted, 'resource_provider_generation':
+                current['resource_provider_generation']})
+        if resp.status_code != 409:
+            _ok(resp, 'set the traits of provider %s' % rp_uuid, also=())
+            return True
+        time.sleep(0.1)
+    raise CloudError('traits of provider %s: generation conflicts' %
+                     rp_uuid)
+
+
+def unfence(hosts=COMPUTE_HOSTS, aggregate=FENCE_AGGREGATE,
+            trait=FENCE_TRAIT):
+    """Undo reserve's fence of ``hosts`` by hand: out of the aggregate
+    (deleted once empty), the trait off their compute node providers
+    (and the trait itself once no provider has it). For after the reserve
+    daemons stopped: they would fence the hosts again. Returns what it
+    changed, one line each."""
+    done = []
+    for found in _aggregates():
+        if found['name'] != aggregate:
+            continue
+        done += _remove_aggregate_hosts(found, hosts)
+        left = [h for h in found.get('hosts') or [] if h not in hosts]
+        if not left:
+            _ok(nova_request('DELETE', '/os-aggregates/%s' % found['id']),
+                'delete aggregate %s' % aggregate)
+            done.append('aggregate %s deleted' % aggregate)
+    for host in hosts:
+        rps = placement_get('/resource_providers?name=%s' %
+                            host)['resource_providers']
+        for rp in rps:
+            if _set_traits(rp['uuid'], lambda t: t - {trait}):
+                done.append('trait %s removed from %s' % (trait, host))
+    if (placement_request('GET', '/traits/%s' % trait).status_code == 204
+            and not placement_get('/resource_providers?required=%s' %
+                                  trait)['resource_providers'] and
+            placement_request('DELETE', '/traits/%s' %
+                              trait).status_code == 204):
+        done.append('trait %s deleted' % trait)
+    return done
+
+
+def reservation_class(reservation_id):
+    """CUSTOM_RESERVATION_<ID>, as reserve names it."""
+    return RESERVATION_CLASS_PREFIX + reservation_id.upper().replace(
+        '-', '_')
+
+
+def _reserve_children():
+    return [rp for rp in placement_get('/resource_providers')[
+        'resource_providers']
+        if rp['name'].startswith(RESERVATION_CHILD_PREFIX)]
+
+
+def remove_reservation_artefacts(reservation_id, timeout=60):
+    """Remove by hand what reserve made in the cloud for lease reservation
+    ``reservation_id`` (when its lease was not torn down): the servers of
+    its flavor, the flavor, the aggregate, the inventory of its resource
+    class and the class. Returns what it removed, one line each."""
+    done = []
+    servers = nova_get('/servers/detail?all_tenants=1&flavor=%s' %
+                       reservation_id)['servers']
+    for server in servers:
+        _ok(nova_request('DELETE', '/servers/%s' % server['id']),
+            'delete server %s' % server['id'])
+        done.append('server %s deleted' % server['id'])
+    deadline = time.monotonic() + timeout
+    for server in servers:
+        while nova_request('GET', '/servers/%s' %
+                           server['id']).status_code != 404:
+            if time.monotonic() > deadline:
+                raise CloudError('server %s not deleted after %d s' % (
+                    server['id'], timeout))
+            time.sleep(0.2)
+    if nova_request('DELETE', '/flavors/%s' %
+                    reservation_id).status_code == 202:
+        done.append('flavor %s deleted' % reservation_id)
+    for aggregate in _aggregates():
+        if aggregate['name'] == reservation_id:
+            done += _delete_aggregate(aggregate)
+    rc = reservation_class(reservation_id)
+    for child in _reserve_children():
+        path = '/resource_providers/%s/inventories/%s' % (child['uuid'], rc)
+        if placement_request('GET', path).status_code != 200:
+            continue
+        while True:  # the allocations of deleted servers go shortly after
+            resp = placement_request('DELETE', path)
+            if resp.status_code in (204, 404):
+                break
+            if time.monotonic() > deadline:
+                raise CloudError('inventory %s of %s not deleted: %s' % (
+                    rc, child['name'], resp.text))
+            time.sleep(0.2)
+        done.append('inventory %s of %s deleted' % (rc, child['name']))
+    if placement_request('DELETE', '/resource_classes/%s' %
+                         rc).status_code == 204:
+        done.append('resource class %s deleted' % rc)
+    return done
+
+
+def leftovers():
+    """What reserve (or a test) left in the loopback cloud, one line
+    each: reservation:* flavors, aggregates (tools/cloud makes none),
+    CUSTOM_RESERVATION_* resource classes, inventory on reserve_* child
+    providers, and the fence's trait (CUSTOM_RESERVE_FENCED*) on
+    providers or defined. Empty when the cloud is clean."""
+    found = []
+    for flavor in nova_get('/flavors/detail?is_public=none')['flavors']:
+        if flavor['name'].startswith(RESERVATION_FLAVOR_PREFIX):
+            found.append('nova flavor %s (%s)' % (flavor['name'],
+                                                  flavor['id']))
+    for aggregate in _aggregates():
+        found.append('nova aggregate %s (hosts: %s; metadata: %s)' % (
+            aggregate['name'], ', '.join(aggregate.get('hosts') or []) or
+            'none', json.dumps(aggregate.get('metadata') or {},
+                               sort_keys=True)))
+    for rc in placement_get('/resource_classes')['resource_classes']:
+        if rc['name'].startswith(RESERVATION_CLASS_PREFIX):
+            found.append('placement resource class %s' % rc['name'])
+    for child in _reserve_children():
+        inventories = placement_get('/resource_providers/%s/inventories' %
+                                    child['uuid'])['inventories']
+        for rc, inventory in sorted(inventories.items()):
+            found.append('placement inventory %s (total %d) on provider %s'
+                         % (rc, inventory['total'], child['name']))
+    traits = placement_get('/traits?name=startswith:%s' %
+                           FENCE_TRAIT)['traits']
+    for trait in sorted(traits):
+        holders = placement_get('/resource_providers?required=%s' %
+                                trait)['resource_providers']
+        found.append('placement trait %s%s' % (trait, (
+            ' on providers %s' % ', '.join(sorted(
+                rp['name'] for rp in holders))) if holders else
+            ' (defined, on no provider)'))
+    return found

@@ -22,9 +22,12 @@ def pytest_configure(config):
 def openstack_cloud():
     """Endpoints of the loopback cloud (cloud.endpoints()) for the session.
 
-    Reuses a cloud that already answers. One brought up here is stopped at
-    the end of the session unless RESERVE_CLOUD_KEEP is set (then
-    tools/cloud/down.sh stops it).
+    Reuses a cloud that already answers, unless it came up with other
+    configuration files than tools/cloud/etc renders now (e.g. before
+    nova's enable_isolated_aggregate_filtering, which the fence needs):
+    then it is brought up again, and left running at the end. One brought
+    up here is stopped at the end of the session unless RESERVE_CLOUD_KEEP
+    is set (then tools/cloud/down.sh stops it).
     """
     info = cloud.ensure_up()
     yield info

@@ -3,6 +3,12 @@
 Each run gets its own database (MariaDB or PostgreSQL) and its own
 RabbitMQ virtual host, so nothing leaks between runs. The API is served by
 gunicorn from reserve.wsgi.api:application, as in production.
+
+In the loopback cloud (tests/integration/cloud.py) the manager fences the
+hosts it enrolls, and a lease not torn down keeps its flavor, aggregate and
+inventory: once the daemons are stopped, ``stop()`` takes the leases'
+leftovers away (with a warning) and unfences the hosts, so that what runs
+next (on-demand boots, the quick start) finds the cloud as it was.
 """
 import os
 import shutil
@@ -13,8 +19,12 @@ import sys
 import tempfile
 import time
 import uuid
+import warnings
 
 import requests
+import sqlalchemy as sa
+
+from tests.integration import cloud
 
 DAEMONS = ('manager', 'worker', 'notification', 'api')
 
@@ -67,6 +77,11 @@ def _free_port():
         return sock.getsockname()[1]
 
 
+class LeftoverWarning(UserWarning):
+    """A lease's cloud objects outlived the daemons: its test ended before
+    the lease was torn down."""
+
+
 def _rabbitmqctl(*args):
     subprocess.run(['rabbitmqctl', '-q'] + list(args), check=True,
                    capture_output=True, timeout=60)
@@ -77,6 +92,8 @@ class ReserveDaemons:
                  reconcile_interval=60, pending_create_timeout=120,
                  before_end=0, api_workers=2):
         self.api_workers = api_workers
+        self.db_url = db_url
+        self.nova_url = nova_url
         self.workdir = tempfile.mkdtemp(prefix='reserve-daemons-')
         self.vhost = 'reserve-%s' % uuid.uuid4().hex[:8]
         self.port = _free_port()
@@ -91,6 +108,7 @@ class ReserveDaemons:
                 pending_create_timeout=pending_create_timeout,
                 before_end=before_end))
         self.procs = {}
+        self.started = set()
 
     def start(self, daemons=DAEMONS):
         """Start ``daemons`` (all four by default; the API alone needs no
@@ -115,11 +133,13 @@ class ReserveDaemons:
         return [_bin('reserve-%s' % name), '--config-file', self.conf]
 
     def start_daemon(self, name):
-        log = open(os.path.join(self.workdir, '%s.out' % name), 'a')
         env = dict(os.environ, RESERVE_CONFIG_FILE=self.conf)
-        self.procs[name] = subprocess.Popen(
-            self._command(name), stdout=log, stderr=subprocess.STDOUT,
-            env=env, cwd=self.workdir, start_new_session=True)
+        self.started.add(name)
+        # the child keeps its own descriptor of the log
+        with open(os.path.join(self.workdir, '%s.out' % name), 'a') as log:
+            self.procs[name] = subprocess.Popen(
+                self._command(name), stdout=log, stderr=subprocess.STDOUT,
+                env=env, cwd=self.workdir, start_new_session=True)
 
     def kill_daemon(self, name, sig=signal.SIGKILL):
         """Kill a daemon and all its processes (cotyledon forks)."""
@@ -147,14 +167,75 @@ class ReserveDaemons:
             return f.read()
 
     def stop(self):
-        for name in list(self.procs):
-            self.kill_daemon(name, signal.SIGTERM)
+        """Stop the daemons, then give the loopback cloud back as it was
+        (see the module's docstring); raises CloudError at the end if
+        that failed."""
+        # All at once: each takes seconds to shut down gracefully.
+        procs, self.procs = self.procs, {}
+        for proc in procs.values():
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for proc in procs.values():
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.wait(30)
+        error = None
+        if 'manager' in self.started and \
+                self.nova_url.rstrip('/') == cloud.NOVA_URL:
+            try:
+                self.clean_cloud()
+            except Exception as exc:  # noqa: BLE001 - finish the cleanup
+                error = exc
         try:
             _rabbitmqctl('delete_vhost', self.vhost)
         except subprocess.SubprocessError:
             pass
         if not os.environ.get('RESERVE_KEEP_LOGS'):
             shutil.rmtree(self.workdir, ignore_errors=True)
+        if error is not None:
+            raise cloud.CloudError('the loopback cloud was not cleaned up '
+                                   'after the reserve daemons: %r' % error)
+
+    def _untorn_reservations(self):
+        """Lease reservations (flavor:instance) whose lease was not torn
+        down: ended leases are TERMINATED, deleted ones are gone."""
+        engine = sa.create_engine(self.db_url)
+        try:
+            with engine.connect() as conn:
+                return [row[0] for row in conn.execute(sa.text(
+                    "SELECT r.id FROM lease_reservations r JOIN leases l "
+                    "ON l.id = r.lease_id WHERE r.resource_type = "
+                    "'flavor:instance' AND l.status <> 'TERMINATED'"))]
+        except sa.exc.SQLAlchemyError:
+            return []  # no schema (db sync failed): nothing was made
+        finally:
+            engine.dispose()
+
+    def clean_cloud(self):
+        """After the daemons stopped: remove what leases not torn down
+        left in the cloud (warning about it), and unfence the compute
+        hosts (the manager fenced them when they were enrolled), even if
+        the test failed. Returns what changed, one line each."""
+        done = []
+        try:
+            for rsv_id in self._untorn_reservations():
+                removed = cloud.remove_reservation_artefacts(rsv_id)
+                if removed:
+                    warnings.warn(LeftoverWarning(
+                        'reserve daemons stopped with lease reservation %s'
+                        ' not torn down; removed by hand: %s' % (
+                            rsv_id, '; '.join(removed))))
+                done += removed
+        finally:
+            done += cloud.unfence()  # whatever happened above
+        return done
 
     # the REST API, as a project or as admin -------------------------------
 
