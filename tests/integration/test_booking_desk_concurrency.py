@@ -1,21 +1,29 @@
-"""Concurrent POST /v1/reservations for the last slot accept exactly one.
+"""Concurrent POST /v1/reservations for the last room accept exactly one.
 
 reserve-api as in production: gunicorn, several worker processes with
 threads each, on MariaDB and on PostgreSQL. Twenty clients released
-together ask for the last slot of a flavor; the row lock on the catalogue
-flavor serialises their admissions across processes. Only the API runs:
-admission needs no nova (the casts wait in RabbitMQ).
+together ask for the last room of the hosts; the capacity lock serialises
+their admissions across processes. Only the API runs: admission needs no
+nova (the hosts and the catalogue entry are written to the database as
+enrollment and the catalogue record them; the casts wait in RabbitMQ).
 """
 import datetime
 import random
 import threading
 import uuid
 
+from oslo_config import cfg
 import pytest
 import requests
 
+from reserve.common import context as reserve_context
+from reserve.db import api as db_api
+from reserve.db import desk
 from tests.fixtures import backends
+from tests.fixtures import database
 from tests.integration import reserve_daemons
+
+CONF = cfg.CONF
 
 pytestmark = pytest.mark.integration
 
@@ -29,10 +37,33 @@ def api(request, tmp_path):
         service = reserve_daemons.ReserveDaemons(url, UNUSED, UNUSED,
                                                  api_workers=4)
         service.start(daemons=('api',))
+        service.database_url = url
         try:
             yield service
         finally:
             service.stop()
+            db_api.reset_engine()
+            CONF.clear_override('connection', group='database')
+
+
+def _catalogue(api, instances):
+    """Two hosts holding ``instances`` 2-vCPU instances between them (the
+    first one more), and a catalogue entry of such instances whose own
+    slots are as many: hosts and slots bind alike."""
+    database.use_database(api.database_url)
+    admin = reserve_context.get_admin_context()
+    tag = uuid.uuid4().hex[:6]
+    for i, held in enumerate((instances - instances // 2,
+                              instances // 2)):
+        db_api.host_create(admin, {
+            'name': 'desk-%s-%d' % (tag, i), 'kind': 'nova',
+            'vcpus': 2 * held, 'memory_mb': 65536, 'local_gb': 1000})
+    flavor = desk.flavor_create(admin, {
+        'name': 'desk-%s' % tag, 'nova_flavor_id': 'nova-%s' % tag,
+        'slots': instances, 'nova_flavor': {
+            'id': 'nova-%s' % tag, 'name': 'nova-%s' % tag, 'vcpus': 2,
+            'memory_mb': 4096, 'disk_gb': 20}})
+    return {'id': flavor.id, 'name': flavor.name}
 
 
 def _iso(when):
@@ -74,8 +105,7 @@ def _live(api, flavor_id):
 
 
 def test_concurrent_posts_for_the_last_slot_accept_exactly_one(api):
-    flavor = api.catalogue_flavor('nova-%s' % uuid.uuid4().hex[:6],
-                                  slots=3)
+    flavor = _catalogue(api, 3)
     now = datetime.datetime.utcnow()
     for round_ in range(3):
         start = now + datetime.timedelta(days=round_ + 1)
@@ -98,8 +128,7 @@ def test_concurrent_posts_for_the_last_slot_accept_exactly_one(api):
 
 
 def test_concurrent_random_bookings_never_overbook(api):
-    flavor = api.catalogue_flavor('nova-%s' % uuid.uuid4().hex[:6],
-                                  slots=4)
+    flavor = _catalogue(api, 4)
     rnd = random.Random(7)
     base = datetime.datetime.utcnow() + datetime.timedelta(hours=1)
     bodies = []

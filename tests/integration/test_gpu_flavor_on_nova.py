@@ -136,20 +136,17 @@ def _run(daemons, admin_nova, source, vgpus):
                   lease['reservations'][0]['allocations']) == \
         [('host1', 1), ('host2', 1)]
 
-    # Another entry of the same nova flavor: its own calendar admits it,
-    # host selection finds every GPU of the window taken (CPUs are
-    # plenty) and the booking fails.
+    # Another entry of the same nova flavor: its own slots are free, but
+    # the hosts' GPUs of the window are taken (CPUs are plenty): refused
+    # at once, never a 201 that fails later.
     other = daemons.catalogue_flavor(source.id, slots=4,
                                      name='gpu-other-%s' % source.id)
     resp = daemons.request('POST', '/v1/reservations', project=PROJECT,
                            json=dict(window, flavor_id=other['name'],
                                      instance_count=1))
-    assert resp.status_code == 201, resp.text
-    refused = _wait('ERROR', lambda: _status(
-        daemons, resp.json()['reservation']['id'], 'ERROR'), 30)
-    assert 'Not enough hosts available' in refused['status_reason']
-    assert 'GPUs per instance: 1 x %s' % GPU_CLASS in \
-        refused['status_reason']
+    assert resp.status_code == 409, resp.text
+    detail = resp.json()['errors'][0]['detail']
+    assert 'the enrolled hosts hold 0 more' in detail, detail
 
     # The reserved flavor keeps the GPU extra spec, so nova attaches it.
     flavor = admin_nova.flavors.get(rsv_id)
