@@ -4,6 +4,7 @@ import oslo_messaging as messaging
 from oslo_messaging.rpc import dispatcher
 
 from reserve.common import context as reserve_context
+from reserve.common import exception
 from reserve.common import memory_bus
 
 CONF = cfg.CONF
@@ -76,7 +77,8 @@ def get_client(topic, version, timeout=None):
 def get_server(topic, version, endpoints):
     target = messaging.Target(topic=topic, server=CONF.host, version=version)
     return messaging.get_rpc_server(
-        get_transport(), target, endpoints, executor='threading',
+        get_transport(), target, [_AnswersErrors(e) for e in endpoints],
+        executor='threading',
         serializer=RequestContextSerializer(),
         access_policy=dispatcher.DefaultRPCAccessPolicy)
 
@@ -98,3 +100,26 @@ def get_notification_listener(endpoints, pool=None):
         get_notification_transport(), targets, endpoints,
         executor='threading', serializer=RequestContextSerializer(),
         pool=pool)
+
+
+# reserve's own errors (the caller's bad input, no capacity, a cloud that
+# failed) are answers, not crashes: declared expected, oslo.messaging
+# logs them in one line instead of "Exception during message handling"
+# and a traceback. The caller gets them the same way.
+_expected = messaging.expected_exceptions(exception.ReserveException)
+
+
+class _AnswersErrors:
+    """An endpoint as the RPC server sees it: each public method declares
+    reserve's errors expected. The endpoint itself is unchanged for
+    in-process callers."""
+
+    def __init__(self, endpoint):
+        self._endpoint = endpoint
+        self.target = getattr(endpoint, 'target', None)
+
+    def __getattr__(self, name):
+        found = getattr(self._endpoint, name)
+        if name.startswith('_') or not callable(found):
+            return found
+        return _expected(found)

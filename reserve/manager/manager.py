@@ -267,7 +267,7 @@ class LeaseManager:
                 context, lease, reservation)
         LOG.info('Lease %s synced with its allocations', lease_id)
 
-    def sync_active_leases(self, context):
+    def _sync_active_leases(self, context):
         """sync_lease for every active lease: the drift repair of the
         periodic capacity task. Returns how many failed."""
         failed = 0
@@ -280,7 +280,7 @@ class LeaseManager:
                 LOG.warning('Lease %s not synced: %s', lease.id, exc)
         return failed
 
-    def refresh_capacity(self, context):
+    def _refresh_capacity(self, context):
         """Read every nova host's capacity record again (the periodic
         task); returns how many changed."""
         return capacity_refresh.refresh_all(context, self._placement)

@@ -42,9 +42,9 @@ class CapacityLoop:
 
     def run_once(self):
         context = reserve_context.get_admin_context()
-        steps = (('capacity refresh', self._manager.refresh_capacity),
+        steps = (('capacity refresh', self._manager._refresh_capacity),
                  ('fence repair', self._manager.sync_fence),
-                 ('lease repair', self._manager.sync_active_leases))
+                 ('lease repair', self._manager._sync_active_leases))
         for name, step in steps:
             try:
                 step(context)

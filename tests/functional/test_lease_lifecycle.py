@@ -358,7 +358,7 @@ def test_drift_made_by_hand_is_repaired(cloud):
               if a.name == 'reserve-fenced-hosts'][0]
     cloud.nova.aggregates.remove_host(fenced, host)
 
-    assert cloud.lease_manager.sync_active_leases(ctx) == 0
+    assert cloud.lease_manager._sync_active_leases(ctx) == 0
     cloud.lease_manager.sync_fence(ctx)
     assert host in aggregate.hosts
     assert cloud.placement.inventories(child['uuid'])[rc]['total'] == \
