@@ -10,8 +10,13 @@ The version documents (``/`` and ``/v1``) and the OpenAPI description
 other OpenStack APIs do, so clients can discover the API before they
 authenticate.
 """
+import ipaddress
+
 from keystonemiddleware import auth_token
 from oslo_config import cfg
+from oslo_middleware import request_id
+
+from reserve.api import errors
 
 PUBLIC_PATHS = ('/', '/v1', '/v1/openapi.json')
 
@@ -31,13 +36,38 @@ _IDENTITY_HEADERS = (
 )
 
 
-class NoAuthMiddleware:
-    """Trusts the identity headers; fills in development defaults."""
+def is_loopback(address):
+    """Whether a listen or peer address is on loopback; an empty one is
+    a caller in the same process (tests, the WSGI server's own)."""
+    if not address:
+        return True
+    if address == 'localhost':
+        return True
+    try:
+        return ipaddress.ip_address(address.split('%')[0]).is_loopback
+    except ValueError:
+        return False
 
-    def __init__(self, application):
+
+class NoAuthMiddleware:
+    """Trusts the identity headers; fills in development defaults.
+
+    Since every caller may then act as an administrator, callers that are
+    not on loopback get 403 unless allow_remote."""
+
+    def __init__(self, application, allow_remote=False):
         self.application = application
+        self.allow_remote = allow_remote
 
     def __call__(self, environ, start_response):
+        if not (self.allow_remote or
+                is_loopback(environ.get('REMOTE_ADDR'))):
+            response = errors.error_response(
+                403, 'This API runs without authentication ([api] '
+                     'auth_strategy = noauth) and answers only on loopback '
+                     '(set [api] noauth_allow_remote = true to change that)',
+                request_id=environ.get(request_id.ENV_REQUEST_ID))
+            return response(environ, start_response)
         environ.setdefault('HTTP_X_USER_ID', NOAUTH_USER_ID)
         if not any(environ.get(h) for h in ('HTTP_X_PROJECT_ID',
                                             'HTTP_X_TENANT_ID')):
@@ -75,7 +105,8 @@ def wrap(application, conf=None):
     conf = conf or cfg.CONF
     strategy = conf.api.auth_strategy
     if strategy == 'noauth':
-        authenticated = NoAuthMiddleware(application)
+        authenticated = NoAuthMiddleware(
+            application, allow_remote=conf.api.noauth_allow_remote)
         # Nothing to protect the version documents from in noauth mode.
         return authenticated
     authenticated = auth_token.AuthProtocol(

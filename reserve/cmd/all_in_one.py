@@ -61,13 +61,12 @@ class _ApiThread:
 
     def start(self):
         self._server = api_cmd.make_server()
-        self._thread = threading.Thread(target=self._server.serve_forever,
+        self._thread = threading.Thread(target=self._server.serve,
                                         name='reserve-api', daemon=True)
         self._thread.start()
 
     def stop(self):
-        self._server.shutdown()
-        self._server.server_close()
+        self._server.stop()
 
 
 def _cloud_line():
@@ -83,6 +82,11 @@ def main():
     CONF.register_cli_opts(cli_opts)
     service.prepare()
     set_embedded_defaults(os.path.abspath(CONF.state_dir))
+    try:
+        api_cmd.check_exposure()
+    except api_cmd.NoAuthExposed as exc:
+        LOG.error('%s', exc)
+        raise SystemExit(2)
     migration.upgrade()
     gpu_hosts = embedded.enroll_hosts(reserve_context.get_admin_context())
     api = _ApiThread()

@@ -14,6 +14,18 @@ api_opts = [
                        help='Address the development server listens on.'),
     cfg.PortOpt('port', default=8785,
                 help='Port the development server listens on.'),
+    cfg.IntOpt('server_threads', default=16, min=1,
+               help='Threads of the built-in server (reserve-api and the '
+                    'all-in-one) that answer requests.'),
+    cfg.IntOpt('listen_backlog', default=128, min=5,
+               help='Connections the built-in server lets wait before it '
+                    'accepts them (the socket listen backlog).'),
+    cfg.BoolOpt('noauth_allow_remote', default=False,
+                help='With auth_strategy noauth every caller may act as an '
+                     'administrator, so the API refuses to listen on an '
+                     'address other than loopback, and answers 403 to '
+                     'callers that are not on loopback, unless this is '
+                     'true.'),
     cfg.IntOpt('max_limit', default=1000, min=1,
                help='Largest number of items a list call returns.'),
     cfg.IntOpt('rpc_timeout', default=30, min=1,
