@@ -17,7 +17,12 @@ stray arguments. This middleware settles the type before pecan sees it:
 * ``application/x-www-form-urlencoded``: what ``curl -d`` sends by
   default; the body is read as JSON like the rest, never as a form;
 * anything else: 415 with a message saying what to send.
+
+A JSON body larger than [api]max_body_bytes, or nesting deeper than
+MAX_DEPTH, is a 400 before anything decodes it.
 """
+from oslo_config import cfg
+import webob
 import webob.exc
 
 JSON = 'application/json'
@@ -48,6 +53,50 @@ def _holds_nul(environ):
             or '%00' in environ.get('QUERY_STRING', ''))
 
 
+# Deeper than any body of the API: a deeper one is refused before anything
+# decodes it (it would exhaust the JSON decoder's stack).
+MAX_DEPTH = 32
+
+
+def _depth(text):
+    """How deep the brackets of a JSON text nest, strings skipped."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == '\\':
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in '[{':
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in ']}':
+            depth -= 1
+    return deepest
+
+
+def _body_problem(environ):
+    """Why the JSON body cannot be taken (too large, too deep), or None.
+    The body is read here and put back for the application."""
+    request = webob.Request(environ)
+    limit = cfg.CONF.api.max_body_bytes
+    if (request.content_length or 0) > limit:
+        return 'The request body has %d bytes; at most %d are taken.' % (
+            request.content_length, limit)
+    body = request.body
+    if len(body) > limit:
+        return 'The request body has %d bytes; at most %d are taken.' % (
+            len(body), limit)
+    if _depth(body.decode('utf-8', 'replace')) > MAX_DEPTH:
+        return 'The request body nests deeper than %d levels.' % MAX_DEPTH
+    return None
+
+
 class RequestGuard:
     """Only JSON bodies, and no NUL characters, reach the application
     (see the module docstring)."""
@@ -70,4 +119,9 @@ class RequestGuard:
             return webob.exc.HTTPUnsupportedMediaType(
                 detail='The request body must be JSON (Content-Type: %s), '
                        'not %s.' % (JSON, declared))(environ, start_response)
+        if _has_body(environ):
+            problem = _body_problem(environ)
+            if problem:
+                return webob.exc.HTTPBadRequest(detail=problem)(
+                    environ, start_response)
         return self.application(environ, start_response)

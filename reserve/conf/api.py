@@ -31,6 +31,12 @@ api_opts = [
     cfg.IntOpt('rpc_timeout', default=30, min=1,
                help='Seconds the API waits for the manager to answer a '
                     'call (host enrollment) before answering 503.'),
+    cfg.IntOpt('max_body_bytes', default=1024 * 1024, min=1024,
+               help='Largest request body taken, in bytes (400 above).'),
+    cfg.IntOpt('max_years_ahead', default=100, min=1,
+               help='Dates more than this many years from now (and before '
+                    '1970) are refused with 400: a window that far is a '
+                    'mistake, and an open-ended one omits its end.'),
     cfg.IntOpt('past_tolerance', default=300, min=0,
                help='Seconds a booking may start in the past (clock skew, '
                     'slow clients) before it is refused.'),

@@ -97,3 +97,44 @@ def test_a_body_wrapped_in_an_object_is_told_to_be_flat(api):
         expect_errors=True)
     assert_error(response, 400, 'reserve.invalid',
                  ['not inside "reservation"', '"end": ...'])
+
+
+def test_a_body_nested_a_thousand_deep_is_400(api):
+    deep = '[' * 1000 + ']' * 1000
+    response = api.post('/v1/reservations', '{"flavor_id": %s}' % deep,
+                        headers=dict(MEMBER_A,
+                                     **{'Content-Type': 'application/json'}),
+                        expect_errors=True)
+    assert_error(response, 400, 'reserve.invalid', 'nests deeper')
+
+
+def test_a_huge_body_is_400(api):
+    response = api.post_json('/v1/reservations', {
+        'flavor_id': 'x' * (2 * 1024 * 1024)}, headers=MEMBER_A,
+        expect_errors=True)
+    assert_error(response, 400, 'reserve.invalid', 'bytes')
+
+
+@pytest.mark.parametrize('date', ['9999-12-31T23:00:00Z',
+                                  '0001-01-01T00:00:00Z',
+                                  '1969-12-31T23:59:59Z'])
+@pytest.mark.parametrize('method,path,body', [
+    ('post', '/v1/reservations', {'flavor_id': 'gpu.a100',
+                                  'start': '{d}', 'end': '{d}'}),
+    ('get', '/v1/flavors/gpu.a100/free-slots?start={d}&end={d}', None),
+    ('get', '/v1/flavors/availability?start={d}&end={d}', None),
+    ('post', '/v1/maintenance-windows', {'start': '{d}', 'end': '{d}',
+                                         'all_flavors': True}),
+    ('post', '/v1/device-reservations', {'count': 1, 'end': '{d}'}),
+])
+def test_dates_out_of_range_are_400(api, roomy, date, method, path, body):
+    make_flavor('gpu.a100')
+    path = path.replace('{d}', date)
+    if body is not None:
+        body = {k: v.replace('{d}', date) if isinstance(v, str) else v
+                for k, v in body.items()}
+        response = api.post_json(path, body, headers=ADMIN,
+                                 expect_errors=True)
+    else:
+        response = api.get(path, headers=ADMIN, expect_errors=True)
+    assert_error(response, 400, 'reserve.invalid', 'out of range')

@@ -1,5 +1,6 @@
 """Helpers shared by the v1 controllers: query filters, paging, scoping,
 dates and RPC error handling."""
+import datetime
 import urllib.parse
 
 from oslo_config import cfg
@@ -31,9 +32,24 @@ def format_date(value):
     return timeutils.isoformat(value)
 
 
+EARLIEST = datetime.datetime(1970, 1, 1)
+
+
 def parse_date(value, field):
-    """A client's ISO 8601 date (timezone required) → naive UTC."""
-    return timeutils.parse(value, field=field)
+    """A client's ISO 8601 date (timezone required) → naive UTC, within
+    1970 and [api]max_years_ahead from now."""
+    parsed = timeutils.parse(value, field=field)
+    latest = timeutils.utcnow() + datetime.timedelta(
+        days=366 * CONF.api.max_years_ahead)
+    if not EARLIEST <= parsed <= latest:
+        raise exception.Invalid(
+            reason="field or parameter '%s': %s is out of range: dates go "
+                   "from %s to %s ([api] max_years_ahead); an open-ended "
+                   "window omits its end" % (
+                       field, timeutils.isoformat(parsed),
+                       timeutils.isoformat(EARLIEST),
+                       timeutils.isoformat(latest)))
+    return parsed
 
 
 def parse_bool(name, value):
