@@ -563,3 +563,17 @@ def leftovers():
                 rp['name'] for rp in holders))) if holders else
             ' (defined, on no provider)'))
     return found
+
+
+def wait_for(what, check, timeout=60, interval=0.5):
+    """check()'s first true answer, polled every ``interval`` seconds;
+    AssertionError naming ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError('timed out (%d s) waiting for %s' % (
+                timeout, what))
+        time.sleep(interval)

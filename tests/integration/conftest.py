@@ -33,3 +33,18 @@ def openstack_cloud():
     yield info
     if info['started'] and not os.environ.get('RESERVE_CLOUD_KEEP'):
         cloud.down()
+
+
+@pytest.fixture
+def cleanup():
+    """Register callables to run in reverse order at the end of the test,
+    even after a failure; what fails among them is reported at the end."""
+    actions = []
+    yield actions.append
+    errors = []
+    for action in reversed(actions):
+        try:
+            action()
+        except Exception as exc:  # keep cleaning up
+            errors.append(repr(exc))
+    assert not errors, errors

@@ -8,7 +8,6 @@ with "No valid host", and another project cannot use the flavor; after
 the end every artefact is gone.
 """
 import datetime
-import time
 import uuid
 
 from novaclient import exceptions as nova_exc
@@ -28,15 +27,7 @@ def _iso(dt):
     return dt.replace(microsecond=0).isoformat() + 'Z'
 
 
-def _wait(what, check, timeout=60, interval=0.5):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError('timed out waiting for %s' % what)
-        time.sleep(interval)
+_wait = cloud_mod.wait_for
 
 
 @pytest.fixture(params=['mysql', 'postgresql'])

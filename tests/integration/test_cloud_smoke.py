@@ -23,20 +23,6 @@ except ImportError:  # tests/integration is not a package
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture
-def cleanup():
-    """Run the registered callables in reverse order, even after a failure."""
-    actions = []
-    yield actions.append
-    errors = []
-    for action in reversed(actions):
-        try:
-            action()
-        except Exception as exc:  # keep cleaning up, report at the end
-            errors.append(repr(exc))
-    assert not errors, errors
-
-
 def test_both_computes_registered(openstack_cloud):
     admin = cloud.nova_client(uuid.uuid4().hex, user_id='admin',
                               roles='admin')

@@ -87,14 +87,7 @@ def _iso(seconds):
     return when.replace(microsecond=0).isoformat() + 'Z'
 
 
-def _wait(what, check, timeout, interval=0.2):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError('timed out waiting for %s' % what)
+_wait = cloud_mod.wait_for
 
 
 def _by_event(mails):

@@ -59,21 +59,6 @@ def isolating_cloud(openstack_cloud):
 
 
 @pytest.fixture
-def cleanup():
-    """Run the registered callables in reverse order, even after a
-    failure; report what failed at the end."""
-    actions = []
-    yield actions.append
-    errors = []
-    for action in reversed(actions):
-        try:
-            action()
-        except Exception as exc:  # keep cleaning up
-            errors.append(repr(exc))
-    assert not errors, errors
-
-
-@pytest.fixture
 def fence_conf(cleanup):
     CONF.set_override('aggregate', 'reserve-fence-itest-' + TAG,
                       group='fence')

@@ -25,7 +25,6 @@ the daemons leave anyway (a lease not torn down, the fence of the hosts)
 goes when they stop (ReserveDaemons.stop).
 """
 import datetime
-import time
 import types
 import uuid
 
@@ -56,31 +55,7 @@ def _now():
     return datetime.datetime.utcnow()
 
 
-def _wait(what, check, timeout=60, interval=0.5):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError('timed out (%d s) waiting for %s' % (
-                timeout, what))
-        time.sleep(interval)
-
-
-@pytest.fixture
-def cleanup():
-    """Run the registered callables in reverse order, even after a
-    failure; report what failed at the end."""
-    actions = []
-    yield actions.append
-    errors = []
-    for action in reversed(actions):
-        try:
-            action()
-        except Exception as exc:  # keep cleaning up
-            errors.append(repr(exc))
-    assert not errors, errors
+_wait = cloud_mod.wait_for
 
 
 @pytest.fixture(scope='module')

@@ -26,14 +26,7 @@ def _iso(seconds):
     return when.replace(microsecond=0).isoformat() + 'Z'
 
 
-def _wait(what, check, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError('timed out waiting for %s' % what)
+_wait = cloud_mod.wait_for
 
 
 @pytest.fixture
