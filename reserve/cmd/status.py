@@ -27,6 +27,14 @@ MIGRATED_NOTE_START = ('Created by migration 0002 for the reservations '
 LISTED = 10
 
 
+def _listed(names):
+    """The first LISTED names, and how many more there are."""
+    listed = ', '.join(names[:LISTED])
+    if len(names) > LISTED:
+        listed += ' and %d more' % (len(names) - LISTED)
+    return listed
+
+
 class Checks(upgradecheck.UpgradeCommands):
     def _check_schema(self):
         try:
@@ -68,9 +76,7 @@ class Checks(upgradecheck.UpgradeCommands):
                            MIGRATED_NOTE_START))
         if not names:
             return upgradecheck.Result(upgradecheck.Code.SUCCESS)
-        listed = ', '.join(names[:LISTED])
-        if len(names) > LISTED:
-            listed += ' and %d more' % (len(names) - LISTED)
+        listed = _listed(names)
         return upgradecheck.Result(
             upgradecheck.Code.WARNING,
             '%d catalogue flavor(s) made by migration 0002 for reservations '
@@ -95,9 +101,7 @@ class Checks(upgradecheck.UpgradeCommands):
         names = sorted(f.name for f in flavors if not f.nova_flavor)
         if not names:
             return upgradecheck.Result(upgradecheck.Code.SUCCESS)
-        listed = ', '.join(names[:LISTED])
-        if len(names) > LISTED:
-            listed += ' and %d more' % (len(names) - LISTED)
+        listed = _listed(names)
         return upgradecheck.Result(
             upgradecheck.Code.WARNING,
             '%d catalogue flavor(s) have no record of their nova flavor: '
