@@ -8,6 +8,7 @@ enrolled GPUs hold.
 """
 import datetime
 
+from novaclient import exceptions as nova_exc
 import pytest
 
 from reserve.db import api as db_api
@@ -199,3 +200,19 @@ def _device(name, address):
     return {'name': name, 'pci_address': address, 'pci_class': '0x030200',
             'vendor_id': '0x10de', 'product_id': '0x20b0',
             'state': 'present'}
+
+
+def test_an_update_keeps_the_record_when_nova_cannot_answer(
+        api, nova_flavors):
+    _gpu_hosts()
+    _create(api, 'steady', 'cpu-only')
+
+    def down(*args, **kwargs):
+        raise nova_exc.ClientException(503, 'nova is down')
+    nova_flavors.nova.flavors.get = down
+    resp = api.patch_json(URL + '/steady', {'slots': 2}, headers=ADMIN)
+    assert resp.json['flavor']['slots'] == 2
+    # Another nova flavor must be read: refused while nova is down.
+    resp = api.patch_json(URL + '/steady', {'nova_flavor_id': 'vgpu'},
+                          headers=ADMIN, expect_errors=True)
+    assert_error(resp, 502)

@@ -9,6 +9,7 @@ many instances of each flavor are free.
 import datetime
 
 from oslo_config import cfg
+from oslo_log import log as logging
 from oslo_utils import uuidutils
 import pecan
 from pecan import rest
@@ -24,6 +25,7 @@ from reserve.common import timeutils
 from reserve.db import desk
 
 CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
 
 POLICY = 'reserve:flavor:%s'
 HIDDEN = POLICY % 'list:hidden'
@@ -76,10 +78,23 @@ def _detail(ctx, flavor, with_projects):
     return view
 
 
-def _read_nova_flavor(ctx, values):
+def _read_nova_flavor(ctx, values, current=None):
     """Record the entry's nova flavor in ``values``, refused (4xx) when
-    nova has no such flavor or no enrolled host can hold one of it."""
-    record = sizing.read(values['nova_flavor_id'])
+    nova has no such flavor or no enrolled host can hold one of it.
+
+    current: the entry being updated. When its nova flavor stays the same
+    and nova cannot be asked now, its record stands (an operator changing
+    slots or a description does not need nova)."""
+    try:
+        record = sizing.read(values['nova_flavor_id'])
+    except exception.CloudError as exc:
+        if (current is not None and current.nova_flavor and
+                current.nova_flavor_id == values['nova_flavor_id']):
+            LOG.warning('Flavor %s: nova flavor %s not read again, the '
+                        'record stands: %s', current.name,
+                        current.nova_flavor_id, exc)
+            return
+        raise
     sizing.check_fits(ctx, record)
     values['nova_flavor'] = record
     values['gpus'] = sizing.demand(record)
@@ -333,7 +348,7 @@ class FlavorsController(rest.RestController):
         # Every update reads the nova flavor again: the way to refresh
         # the entry after the nova flavor changed.
         values.setdefault('nova_flavor_id', flavor.nova_flavor_id)
-        _read_nova_flavor(ctx, values)
+        _read_nova_flavor(ctx, values, current=flavor)
         desk.flavor_update(ctx, flavor.id, values)
         return {'flavor': _detail(ctx, desk.flavor_get(ctx, flavor.id),
                                   True)}
