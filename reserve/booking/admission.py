@@ -281,7 +281,8 @@ def book(context, flavor, start, end, count, bypass_maintenance=False):
             'status': states.Booking.PENDING_CREATE,
         })
         store.claims_create(context, placed, start, end,
-                            sizing(flavor)[0], booking_id=booking.id)
+                            sizing(flavor)[0], booking_id=booking.id,
+                            state=locked.state)
     _withdraw_if_over_quota(context, booking, project_id, deltas)
     LOG.info('Reservation %s admitted: %d x %s from %s to %s for project '
              '%s', booking.id, count, flavor.name, start, end, project_id)

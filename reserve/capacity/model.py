@@ -66,6 +66,8 @@ class Board:
             self.claims[host_id].extend(windows)
 
     def candidates(self, host_filter=None, host_ids=None):
+        if host_filter is None and host_ids is None:
+            return self.hosts
         return [h for h in self.hosts
                 if (host_ids is None or h.id in host_ids) and
                 filters.matches(host_filter, h.capabilities)]
@@ -88,17 +90,11 @@ class Board:
                 fits[host.id] = maths.least(host_steps)
                 busy.append(host_steps)
             else:
-                key = _key(host.capacity)
-                if key not in empty:
-                    empty[key] = maths.empty_fit(host.capacity, need)
-                fits[host.id] = empty[key]
-                idle += empty[key]
+                if host.key not in empty:
+                    empty[host.key] = maths.empty_fit(host.capacity, need)
+                fits[host.id] = empty[host.key]
+                idle += empty[host.key]
         return Offer(fits, busy, idle)
-
-
-def _key(capacity):
-    return (capacity['vcpus'], capacity['memory_mb'], capacity['disk_gb'],
-            tuple(sorted((capacity.get('gpus') or {}).items())))
 
 
 def total(context, need, host_filter=None):

@@ -25,9 +25,16 @@ from reserve.db import models
 
 A = models.Allocation
 State = collections.namedtuple('State', 'generation longest_claim')
-# What the model knows of an enrolled nova host.
+# What the model knows of an enrolled nova host; hosts of the same
+# capacity share a key (an empty one offers the same).
 HostRecord = collections.namedtuple(
-    'HostRecord', 'id name capacity capabilities reservable')
+    'HostRecord', 'id name capacity capabilities reservable key')
+
+
+def _key(capacity):
+    return (capacity['vcpus'], capacity['memory_mb'], capacity['disk_gb'],
+            tuple(sorted((capacity.get('gpus') or {}).items())))
+
 
 # SQLite has no row locks: the decisions of one process queue here (the
 # database's write lock serialises processes). Held around the capacity
@@ -123,10 +130,11 @@ def _load_hosts(context):
                     libvirt_hosts = devices_db.libvirt_hosts(context)
                 gpus = host_gpus.of_host(context, host,
                                          libvirt_hosts=libvirt_hosts)[0]
+            capacity = _usable(host, gpus)
             records.append(HostRecord(
-                host.id, host.name, _usable(host, gpus),
+                host.id, host.name, capacity,
                 {c.key: c.value for c in host.capabilities},
-                bool(host.reservable)))
+                bool(host.reservable), _key(capacity)))
     return records
 
 
@@ -201,8 +209,10 @@ WHOLE_HOST = {'vcpus': 2 ** 62}
 
 
 def claims_create(context, placed, start, end, size, booking_id=None,
-                  reservation_id=None):
-    """Write the claims of ``placed`` ({host_id: count})."""
+                  reservation_id=None, state=None):
+    """Write the claims of ``placed`` ({host_id: count}); ``state``, the
+    State read under the lock, spares a write when the claims are no
+    longer than the longest one already."""
     with _session(context) as session:
         for host_id, count in sorted(placed.items()):
             session.add(A(host_id=host_id, count=count, start_date=start,
@@ -213,7 +223,9 @@ def claims_create(context, placed, start, end, size, booking_id=None,
                           disk_gb=size.get('disk_gb', 0),
                           gpus=size.get('gpus') or None))
         session.flush()
-        stretch(session, int((end - start).total_seconds()))
+        seconds = int((end - start).total_seconds())
+        if state is None or seconds > state.longest_claim:
+            stretch(session, seconds)
 
 
 def note_claims(context, start, end):

@@ -100,10 +100,16 @@ class Shape:
                 if b['start'] < end and start < b['end']]
 
 
-def make_shape(hosts, bookings, seed=0, max_hours=MAX_HOURS):
-    """``bookings`` bookings spread evenly over ``hosts`` hosts."""
+def make_shape(hosts, bookings, seed=0, max_hours=MAX_HOURS,
+               span_days=SPAN_DAYS):
+    """``bookings`` bookings spread evenly over ``hosts`` hosts.
+
+    span_days: how long the bookings spread over. Ten times the bookings
+    over ten times the span keep their density (and durations), so the
+    decisions' windows meet the same bookings and only those outside
+    grow: the shape that shows whether a decision is flat in them."""
     rnd = random.Random(seed)
-    span = SPAN_DAYS * 24 * 60                  # minutes
+    span = span_days * 24 * 60                  # minutes
     sizes = [size for size, _ in SIZES]
     weights = [weight for _, weight in SIZES]
     mean_load = ((1 + MAX_COUNT) / 2.0 *
