@@ -5,12 +5,16 @@ A unit is withheld over a window by every unreleased reservation whose
 window overlaps it (a needs-review one included: it grants nothing but
 keeps its units). While a reservation holds a unit now, the unit is
 invisible to every project outside its audience: it is not listed, not
-shown (404) and cannot be named in a reservation.
+shown (404) and cannot be named in a reservation. A unit that shares
+hardware with a held one (its SR-IOV physical function or one of its
+virtual functions, a member of its IOMMU group) is held with it: shown
+as reserved, and never selected over that window.
 
 ``check`` is the dry run: it reads and selects, and writes nothing.
 ``claim`` runs the same selection inside the caller's transaction, after
 locking the host, and writes the reservation rows.
 """
+import dataclasses
 import datetime
 
 from reserve.common import exception
@@ -23,7 +27,7 @@ from reserve.devices import states
 INSTANT = datetime.timedelta(seconds=1)
 
 
-def _can_see(reservation, viewer):
+def can_see(reservation, viewer):
     if viewer is None:
         return True
     return (reservation.project_id == viewer or
@@ -40,18 +44,36 @@ def held_now(context, host_ids=None, now=None):
 
 def hidden(device_id, holders, viewer):
     """Whether ``viewer`` (a project, None for admins) must not see it."""
-    holder = holders.get(device_id)
-    return holder is not None and not _can_see(holder, viewer)
+    found = holders.get(device_id)
+    return found is not None and not can_see(found, viewer)
 
 
-def unit_state(device, holders):
-    """The state the API shows: missing, reserved, in-use, available."""
+def holder(device, holders, by_address=None):
+    """The reservation holding the unit now (``holders``: held_now's),
+    itself or, given ``by_address`` ({(host_id, pci_address): device} of
+    its host), through a unit it shares hardware with; else None."""
+    found = holders.get(device.id)
+    if found is not None or by_address is None:
+        return found
+    for address in sorted(_related(device)):
+        other = by_address.get((device.host_id, address))
+        if other is not None and other.id in holders:
+            return holders[other.id]
+    return None
+
+
+def unit_state(device, holders, by_address=None):
+    """The state the API shows: missing, reserved, in-use, available.
+    With ``by_address`` (see ``holder``), a unit sharing hardware with
+    a unit held now is reserved too."""
     if device.state == states.Device.MISSING:
         return states.Unit.MISSING
     if device.id in holders:
         return states.Unit.RESERVED
     if device.in_use_by:
         return states.Unit.IN_USE
+    if holder(device, holders, by_address) is not None:
+        return states.Unit.RESERVED
     return states.Unit.AVAILABLE
 
 
@@ -63,7 +85,7 @@ def _window(reservation):
 
 def _claim_reason(reservation, viewer):
     text = 'reserved %s' % _window(reservation)
-    if _can_see(reservation, viewer):
+    if can_see(reservation, viewer):
         text += ' by reservation %s' % reservation.id
         if reservation.released_at is None and (
                 reservation.status == states.Reservation.CANCELLED):
@@ -112,9 +134,8 @@ def units(context, start, end, viewer=None, host_ids=None, exclude=None):
     by_address = {(d.host_id, d.pci_address): d for d in devices}
     found = []
     for device in devices:
-        holder = holders.get(device.id)
         if (hidden(device.id, holders, viewer) and
-                (exclude is None or holder.id != exclude)):
+                (exclude is None or holders[device.id].id != exclude)):
             continue
         host = hosts[device.host_id]
         found.append(selection.Unit(
@@ -132,10 +153,38 @@ def units(context, start, end, viewer=None, host_ids=None, exclude=None):
     return found
 
 
+def on_hosts_with_domains(context, request, start, end, domains,
+                          read_domains, viewer=None):
+    """A count request without a host, narrowed to the reservable hosts
+    with units of it that have every domain of ``domains`` (a request
+    naming units or a host is returned as it is: its host is checked
+    when claimed). ``read_domains(host)`` gives the names of a host's
+    domains; it is called once per host considered, before any claim,
+    by a caller that holds none of reserve's locks (a libvirt call per
+    host must not run under them). A host whose domains cannot be read
+    (CloudError: libvirt unreachable) is not chosen. Raises
+    DomainNotFound when no host has them all."""
+    if not domains or request.unit_ids or request.host_id:
+        return request
+    reservable = {h.id: h for h in
+                  devices_db.libvirt_hosts(context, reservable=True)}
+    considered = selection.hosts_of(
+        units(context, start, end, viewer=viewer,
+              host_ids=list(reservable)), request)
+    found = {}
+    for host_id in sorted(considered, key=considered.get):
+        try:
+            found[host_id] = frozenset(read_domains(reservable[host_id]))
+        except exception.CloudError as exc:
+            found[host_id] = exc.message
+    return selection.on_domain_hosts(request, domains, considered, found)
+
+
 def check(context, request, start, end, viewer=None, exclude=None):
     """The dry run: the Selection the request would get over [start,
     end), or the error a claim would raise. Writes nothing."""
-    host_ids = [request.host_id] if request.host_id else None
+    host_ids = [request.host_id] if request.host_id else (
+        list(request.host_ids) or None)
     return selection.select(
         units(context, start, end, viewer=viewer, host_ids=host_ids,
               exclude=exclude), request)
@@ -175,7 +224,4 @@ def claim(context, request, start, end, viewer, values, projects,
 
 
 def _on_host(request, host_id):
-    return selection.Request(
-        unit_ids=request.unit_ids, count=request.count, model=request.model,
-        host_id=host_id, numa_local=request.numa_local,
-        mdev_type=request.mdev_type)
+    return dataclasses.replace(request, host_id=host_id)

@@ -5,7 +5,9 @@
   (named ``device-reservation-<id>``, one ``device:gpu`` reservation of
   the same id, three events). A reservation starting now is attached in
   that same transaction: if an mdev creation or an attach fails, every
-  step is undone and nothing stays claimed, created or attached.
+  step is undone and nothing stays claimed, created or attached. A count
+  naming ``domains`` but no host is taken from a host that has them all
+  (their names read first, outside every lock).
 * ``start`` / ``end`` (the lease's start_lease / end_lease events, through
   the device:gpu plugin): attach the planned units (undone on failure,
   the event is retried), or take everything back (the domain keeps
@@ -68,6 +70,12 @@ def _projects(values):
     allowed = values.get('allowed_projects') or [values['project_id']]
     return {states.Role.ALLOWED: allowed,
             states.Role.MANAGING: values.get('managing_projects') or []}
+
+
+def _domain_names(host):
+    """The names of a host's domains (one libvirt call, no lock of
+    reserve's held)."""
+    return {d.name for d in hosts.connect(host.uri).domains()}
 
 
 def _check_domains(conn, host, domains):
@@ -133,7 +141,11 @@ def create(context, values, selection_lock, lease_events):
     if devices_db.reservation_find(context, values['id']) is not None:
         return values['id']
     start, end = window_of(values)
-    request = request_of(values)
+    # Domains named without a host or units steer the choice to the
+    # hosts that have them: read here, before any lock or transaction.
+    request = claims.on_hosts_with_domains(
+        context, request_of(values), start, end, values.get('domains'),
+        _domain_names, viewer=values.get('viewer'))
     # The dry run finds the host (and fails early); the claim runs it
     # again under the host's lock.
     chosen = claims.check(context, request, start, end,

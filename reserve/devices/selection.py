@@ -7,7 +7,9 @@ specific units or a count of a model, optionally on one host and on one
 NUMA node. A reservation's units are always on one host (the domains
 they are handed to live there), and never two functions that share
 hardware (an IOMMU group, an SR-IOV physical function and its virtual
-functions): libvirt could not give them to different guests.
+functions): libvirt could not give them to different guests. A count
+request naming domains without a host is narrowed to the hosts that
+have every one of them (``on_domain_hosts``).
 """
 import dataclasses
 import re
@@ -42,6 +44,10 @@ class Request:
     host_id: str = None
     numa_local: bool = False
     mdev_type: str = None
+    # A count request's candidate hosts (empty: any) and the domains
+    # that narrowed it to them (see on_domain_hosts).
+    host_ids: tuple = ()
+    domains: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -138,6 +144,8 @@ def wanted(unit, request):
     """Whether a unit is of what a count request asks for."""
     if request.host_id and unit.host_id != request.host_id:
         return False
+    if request.host_ids and unit.host_id not in request.host_ids:
+        return False
     if request.model and not model_matches(unit, request.model):
         return False
     if request.mdev_type and request.mdev_type not in unit.mdev_types:
@@ -186,6 +194,10 @@ def _counted(units, request):
             fitting.append((len(picked), key, picked))
     if not fitting:
         where = ' on the host asked for' if request.host_id else ''
+        if request.domains and not request.host_id:
+            where = ' on a host with %s %s' % (
+                _plural('domain', request.domains),
+                ', '.join(request.domains))
         raise exception.DevicesDoNotFit(
             reason='%s wanted%s; %s' % (
                 _describe(request), where,
@@ -197,6 +209,49 @@ def _counted(units, request):
         fitting, key=lambda item: (item[0], item[1][0],
                                    str(item[1][2])))
     return Selection(host_id, host, tuple(picked[:request.count]))
+
+
+def _plural(word, items):
+    return word + ('s' if len(items) > 1 else '')
+
+
+def hosts_of(units, request):
+    """{host_id: host name} of the hosts with units of what a count
+    request asks for (free or not): those it may be narrowed to."""
+    return {u.host_id: u.host for u in units if wanted(u, request)}
+
+
+def on_domain_hosts(request, domains, considered, found):
+    """A count request without a host, narrowed to the hosts that have
+    every domain of ``domains`` (the units are handed to them, on their
+    host). ``considered``: {host_id: name} of the hosts it may use;
+    ``found``: {host_id: the names of its domains, or why they could not
+    be read}. Raises DomainNotFound naming the domains and the hosts
+    considered when none has them all."""
+    domains = tuple(dict.fromkeys(domains or ()))
+    if not domains or request.unit_ids or request.host_id or not considered:
+        return request
+    having = sorted(h for h in considered
+                    if not isinstance(found.get(h), str) and
+                    set(domains) <= set(found.get(h) or ()))
+    if having:
+        return dataclasses.replace(request, host_ids=tuple(having),
+                                   domains=domains)
+    seen = []
+    for host_id in sorted(considered, key=lambda h: (considered[h], h)):
+        names = found.get(host_id)
+        if isinstance(names, str):
+            seen.append('%s (domains unreadable: %s)' % (
+                considered[host_id], names))
+            continue
+        some = [d for d in domains if d in (names or ())]
+        seen.append('%s (has %s)' % (considered[host_id], ', '.join(some))
+                    if some else considered[host_id])
+    raise exception.DomainNotFound(
+        message='No host has %s %s; hosts considered (the reservable hosts '
+                'with units of the request): %s.' % (
+                    'domain' if len(domains) == 1 else 'all of the domains',
+                    ', '.join(domains), ', '.join(seen)))
 
 
 def select(units, request):

@@ -334,7 +334,7 @@ class LeaseManager(Manager):
 
     def find(self, ref):
         """A lease by its id, the id of its booking (/v1/reservations),
-        its name ("Reservation <booking-id>") or the id of a reservation
+        its name ("reservation-<booking-id>") or the id of a reservation
         inside it (which is also the compute flavor's id)."""
         try:
             return self.get(ref)
@@ -344,14 +344,17 @@ class LeaseManager(Manager):
             booking = self.http.get('/v1/reservations/%s' % _quote(ref))
         except exceptions.NotFound:
             booking = None
-        lease_id = ((booking or {}).get('reservation') or {}).get('lease_id')
+        booking = (booking or {}).get('reservation') or None
+        lease_id = (booking or {}).get('lease_id')
         if lease_id:
             return self.get(lease_id)
         try:
             leases = self._list({'all_projects': 'true'})
         except exceptions.Forbidden:
             leases = self._list()
-        names = (ref, 'Reservation %s' % ref)
+        # A booking's lease is named reservation-<booking id> (older
+        # servers: "Reservation <booking id>").
+        names = (ref, 'reservation-%s' % ref, 'Reservation %s' % ref)
         matches = [lease for lease in leases
                    if lease.get('name') in names
                    or any(r.get('id') == ref
@@ -362,7 +365,22 @@ class LeaseManager(Manager):
             raise exceptions.ReserveClientError(
                 'More than one lease matches %r (%s); use the ID.' % (
                     ref, ', '.join(m['id'] for m in matches)))
+        if booking is not None:
+            raise exceptions.ReserveClientError(_no_lease_yet(booking))
         raise not_found
+
+
+def _no_lease_yet(booking):
+    """Why a booking shows no lease, in words."""
+    status = booking.get('status')
+    msg = 'Reservation %s has no lease' % booking.get('id')
+    if status == 'PENDING_CREATE':
+        return ('%s yet: it is PENDING_CREATE, and its lease_id appears '
+                'once it is ALLOCATED: openstack reserve reservation show '
+                '%s' % (msg, booking.get('id')))
+    reason = booking.get('status_reason')
+    return '%s (it is %s%s).' % (msg, status,
+                                 ': %s' % reason if reason else '')
 
 
 class HostManager(Manager):
@@ -505,7 +523,8 @@ class DeviceManager(Manager):
             return self.get(ref)
         except exceptions.NotFound as exc:
             not_found = exc
-        matches = [d for d in self.list(host=host)
+        # Virtual functions are listed only when asked for.
+        matches = [d for d in self.list(host=host, include_vfs='true')
                    if ref in (d.get('pci_address'), d.get('node_device'))]
         if len(matches) == 1:
             return matches[0]

@@ -45,7 +45,7 @@ class GpuApi:
                             headers=headers).json['devices']
 
     def unit(self, host, pci_address):
-        return next(d for d in self.devices(host)
+        return next(d for d in self.devices(host, include_vfs='true')
                     if d['pci_address'] == pci_address)['id']
 
     def domain(self, host, name):

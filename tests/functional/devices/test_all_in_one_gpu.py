@@ -118,8 +118,12 @@ def test_a_newcomer_reserves_gpus_with_no_cloud(aio):
     assert sorted(hosts) == ['gpu-a100-01', 'gpu-t4-01']
     assert {h['kind'] for h in hosts.values()} == {'libvirt'}
     a100 = hosts['gpu-a100-01']
+    # Four A100s; the virtual functions of 0000:31:00.0 are listed under
+    # it, as rows only when asked for.
     assert len(app.get('/v1/devices', {'host': 'gpu-a100-01'}).json[
-        'devices']) == 8
+        'devices']) == 4
+    assert len(app.get('/v1/devices', {
+        'host': 'gpu-a100-01', 'include_vfs': 'true'}).json['devices']) == 8
 
     # A whole A100 for gpu-vm-2, starting in a moment.
     rsv = app.post_json('/v1/device-reservations', {

@@ -128,7 +128,8 @@ def test_domains_and_their_xml(gpu_api):
 def test_list_and_show_devices(gpu_api):
     host = gpu_api.enroll('a100-host.xml')
     devices = gpu_api.devices(host, headers=READER_A)
-    assert len(devices) == 8
+    # Four A100s: the virtual functions are shown under their PF.
+    assert len(devices) == 4
     first = devices[0]
     assert set(first) == DEVICE_FIELDS
     assert first['pci_address'] == '0000:17:00.0'
@@ -158,14 +159,16 @@ def test_device_filters(gpu_api):
     t4 = gpu_api.enroll('t4-host.xml')
     app = gpu_api.app
     everything = app.get('/v1/devices', headers=ADMIN).json['devices']
-    assert len(everything) == 10
-    for model, count in (('A100 SXM4 80GB', 8), ('10de:1eb8', 2),
-                         ('tesla t4', 2), ('GA100 [A100 SXM4 80GB]', 8),
+    assert len(everything) == 6
+    for model, count in (('A100 SXM4 80GB', 4), ('10de:1eb8', 2),
+                         ('tesla t4', 2), ('GA100 [A100 SXM4 80GB]', 4),
                          ('A10', 0)):
         assert len(app.get('/v1/devices', {'model': model},
                            headers=ADMIN).json['devices']) == count, model
     assert len(gpu_api.devices(t4, state='in-use')) == 1
-    assert len(gpu_api.devices(a100, state='available')) == 7
+    assert len(gpu_api.devices(a100, state='available')) == 3
+    assert len(gpu_api.devices(a100, state='available',
+                               include_vfs='true')) == 7
     assert len(gpu_api.devices(a100, numa_node='1')) == 2
     assert app.get('/v1/devices', {'host': 'nowhere'},
                    headers=ADMIN).json['devices'] == []
@@ -177,10 +180,94 @@ def test_device_filters(gpu_api):
     assert nxt[0]['id'] == everything[3]['id']
 
 
+def test_virtual_functions_are_listed_under_their_physical_function(
+        gpu_api):
+    host = gpu_api.enroll('a100-host.xml')
+    vfs = ['0000:31:00.4', '0000:31:00.5', '0000:31:00.6', '0000:31:00.7']
+    listed = gpu_api.devices(host, headers=MEMBER_A)
+    assert [d['pci_address'] for d in listed] == [
+        '0000:17:00.0', '0000:31:00.0', '0000:b1:00.0', '0000:ca:00.0']
+    pf = listed[1]
+    assert pf['sriov']['physical_function'] is None
+    assert pf['sriov']['virtual_functions'] == vfs
+    assert gpu_api.devices(host, include_vfs='false') == gpu_api.devices(
+        host)
+    everything = gpu_api.devices(host, headers=MEMBER_A, include_vfs='true')
+    assert [d['pci_address'] for d in everything] == [
+        '0000:17:00.0', '0000:31:00.0'] + vfs + [
+        '0000:b1:00.0', '0000:ca:00.0']
+    vf = everything[2]
+    assert vf['sriov'] == {'physical_function': '0000:31:00.0',
+                           'virtual_functions': [],
+                           'max_virtual_functions': None}
+    assert (vf['state'], vf['reservation_id']) == ('available', None)
+    # Shown by id, as any unit.
+    assert gpu_api.app.get('/v1/devices/%s' % vf['id'],
+                           headers=MEMBER_A).json['device'] == vf
+    # Filters apply to them as to the other rows.
+    on_node_0 = gpu_api.devices(host, include_vfs='1', numa_node='0')
+    assert [d['pci_address'] for d in on_node_0] == [
+        '0000:17:00.0', '0000:31:00.0'] + vfs
+
+
+def _listed(gpu_api, host, headers):
+    return {d['pci_address']: (d['state'], d['reservation_id'])
+            for d in gpu_api.devices(host, headers=headers,
+                                     include_vfs='true')}
+
+
+def test_functions_sharing_hardware_with_a_held_unit_are_reserved(gpu_api):
+    host = gpu_api.enroll('a100-host.xml')
+    app = gpu_api.app
+    pf = gpu_api.unit(host, '0000:31:00.0')
+    rsv = app.post_json('/v1/device-reservations', {'unit_ids': [pf]},
+                        headers=MEMBER_A).json['device_reservation']
+    gpu_api.tick()
+    vfs = ['0000:31:00.4', '0000:31:00.5', '0000:31:00.6', '0000:31:00.7']
+    # The audience sees which reservation holds them...
+    mine = _listed(gpu_api, host, MEMBER_A)
+    assert mine['0000:31:00.0'] == ('reserved', rsv['id'])
+    assert {mine[vf] for vf in vfs} == {('reserved', rsv['id'])}
+    assert mine['0000:17:00.0'] == ('available', None)
+    # ...the others only that they are taken (the PF itself is hidden).
+    theirs = _listed(gpu_api, host, MEMBER_B)
+    assert '0000:31:00.0' not in theirs
+    assert {theirs[vf] for vf in vfs} == {('reserved', None)}
+    vf = gpu_api.unit(host, '0000:31:00.4')
+    shown = app.get('/v1/devices/%s' % vf, headers=MEMBER_B).json['device']
+    assert (shown['state'], shown['reservation_id']) == ('reserved', None)
+    assert [d['pci_address'] for d in gpu_api.devices(
+        host, headers=MEMBER_B, state='available', include_vfs='true')] == [
+        '0000:17:00.0', '0000:b1:00.0']
+    # Released, they are available again.
+    app.delete('/v1/device-reservations/%s' % rsv['id'], headers=MEMBER_A)
+    gpu_api.tick()
+    assert {s for s, _ in _listed(gpu_api, host, MEMBER_B).values()} == {
+        'available', 'in-use'}
+
+
+def test_a_held_virtual_function_makes_its_physical_function_reserved(
+        gpu_api):
+    host = gpu_api.enroll('a100-host.xml')
+    vf = gpu_api.unit(host, '0000:31:00.4')
+    rsv = gpu_api.app.post_json('/v1/device-reservations', {
+        'unit_ids': [vf]}, headers=MEMBER_A).json['device_reservation']
+    gpu_api.tick()
+    listed = _listed(gpu_api, host, MEMBER_A)
+    assert listed['0000:31:00.4'] == ('reserved', rsv['id'])
+    assert listed['0000:31:00.0'] == ('reserved', rsv['id'])
+    # Its sibling virtual functions share no hardware with it.
+    assert listed['0000:31:00.5'] == ('available', None)
+    shown = gpu_api.app.get('/v1/devices/%s' % gpu_api.unit(
+        host, '0000:31:00.0'), headers=MEMBER_B).json['device']
+    assert (shown['state'], shown['reservation_id']) == ('reserved', None)
+
+
 @pytest.mark.parametrize('params,detail', [
     ({'state': 'busy'}, "query parameter 'state'"),
     ({'numa_node': '-1'}, "query parameter 'numa_node'"),
     ({'numa_node': 'zero'}, "query parameter 'numa_node'"),
+    ({'include_vfs': 'maybe'}, "query parameter 'include_vfs'"),
     ({'colour': 'green'}, "unknown query parameter 'colour'"),
     ({'marker': 'nope'}, 'marker nope not found'),
 ])

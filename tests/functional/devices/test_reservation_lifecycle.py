@@ -2,6 +2,7 @@
 end (detach, the VM keeps running), cancel, overlap, domains named while
 active, a moved end, and the reconciliation of lost steps."""
 import datetime
+import pathlib
 import threading
 import time
 import types
@@ -15,12 +16,15 @@ from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
 from reserve.devices import claims
+from reserve.devices import hosts as device_hosts
 from reserve.devices import lifecycle
 from reserve.devices import selection
 from reserve.devices import states
+from reserve.manager import manager
 from reserve.manager import notify
 from reserve import plugins
 from reserve.plugins import device_gpu
+from tests.functional.devices import gpu_cloud
 from tests.functional.devices.gpu_cloud import A100_MODEL
 from tests.functional.devices.gpu_cloud import ahead
 from tests.functional.devices.gpu_cloud import iso
@@ -161,6 +165,47 @@ def test_functions_that_share_hardware_block_each_other(cloud):
     with pytest.raises(exception.UnitsUnavailable) as caught:
         cloud.reserve(unit_ids=[pf], start=iso(ahead(hours=2)))
     assert 'shares hardware with 0000:31:00.5' in caught.value.message
+
+
+def test_domains_are_read_outside_every_lock_and_steer_the_claim(
+        cloud, monkeypatch):
+    a100 = cloud.enroll('a100-host.xml', name='gpu-a100-01')
+    cloud.enroll('t4-host.xml', name='gpu-t4-01')
+    read, real = [], lifecycle._domain_names
+
+    def spy(host):
+        read.append((host.name, device_hosts.host_lock(host.id)._is_owned(),
+                     manager._SELECTION_LOCK.locked()))
+        return real(host)
+
+    monkeypatch.setattr(lifecycle, '_domain_names', spy)
+    rsv = cloud.reservation(cloud.reserve(count=1, domains=['gpu-vm-2']))
+    assert rsv.host_id == a100.id
+    assert [(a.domain, a.state) for a in rsv.attachments] == [
+        ('gpu-vm-2', 'attached')]
+    # Once per host with units of the request, before the claim.
+    assert sorted(read) == [('gpu-a100-01', False, False),
+                            ('gpu-t4-01', False, False)]
+    read.clear()
+    # A request naming its units or its host is not steered.
+    cloud.reserve(count=1, host_id=a100.id, domains=['gpu-vm-3'])
+    assert read == []
+
+
+def test_a_host_whose_domains_cannot_be_read_is_not_chosen(cloud):
+    a100 = cloud.enroll('a100-host.xml', name='gpu-a100-01')
+    t4 = cloud.enroll('t4-host.xml', name='gpu-t4-01')
+    pathlib.Path(t4.uri[len('test://'):]).unlink()
+    gpu_cloud._forget(t4.uri)
+    rsv = cloud.reservation(cloud.reserve(count=1, domains=['gpu-vm-2']))
+    assert rsv.host_id == a100.id
+    with pytest.raises(exception.DomainNotFound) as caught:
+        cloud.reserve(count=1, domains=['vgpu-vm-2'])
+    assert caught.value.message.startswith(
+        'No host has domain vgpu-vm-2; hosts considered (the reservable '
+        'hosts with units of the request): gpu-a100-01, gpu-t4-01 (domains '
+        'unreadable: libvirt at %s: ' % t4.uri)
+    assert len(devices_db.reservation_list(cloud.ctx)) == 1
 
 
 def test_units_in_use_outside_reserve_cannot_be_reserved(cloud):

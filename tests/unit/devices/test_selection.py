@@ -118,3 +118,73 @@ def test_pick_together_skips_related_functions():
     assert [u.id for u in selection.pick_together(A100S[:4])] == ['a', 'pf']
     assert [u.id for u in selection.pick_together(A100S[2:4])] == [
         'vf4', 'vf5']
+
+
+# domains named without a host -------------------------------------------
+
+HOSTS = {'h1': 'gpu-a100-01', 'h2': 'gpu-t4-01'}
+T4 = unit('t', '0000:d8:00.0', host='h2', model='TU104GL [Tesla T4]')
+
+
+def test_hosts_of_a_request_are_those_with_its_units_free_or_not():
+    units = A100S + [T4]
+    assert selection.hosts_of(units, selection.Request(count=1)) == {
+        'h1': 'h1', 'h2': 'h2'}
+    assert selection.hosts_of(units, selection.Request(
+        count=1, model='Tesla T4')) == {'h2': 'h2'}
+    assert selection.hosts_of([A100S[-1]], selection.Request(count=1)) == {
+        'h1': 'h1'}
+
+
+def test_domains_narrow_a_count_to_the_hosts_that_have_them():
+    found = {'h1': {'gpu-vm-1', 'gpu-vm-2'}, 'h2': {'vgpu-vm-2'}}
+    request = selection.on_domain_hosts(
+        selection.Request(count=1), ['gpu-vm-2', 'gpu-vm-2'], HOSTS, found)
+    assert (request.host_ids, request.domains) == (('h1',), ('gpu-vm-2',))
+    # The tightest fit would be h2's one T4; the domain keeps it on h1.
+    units = A100S + [T4]
+    assert ids(selection.select(units, selection.Request(count=1))) == ['t']
+    assert ids(selection.select(units, request)) == ['a']
+    with pytest.raises(exception.DevicesDoNotFit) as caught:
+        selection.select(units, selection.Request(
+            count=4, host_ids=('h1',), domains=('gpu-vm-2',)))
+    assert ('4 unit(s) wanted on a host with domain gpu-vm-2; at most 3 '
+            'fit') in caught.value.message
+
+
+@pytest.mark.parametrize('request_', [
+    selection.Request(unit_ids=('a',)),
+    selection.Request(count=1, host_id='h2'),
+])
+def test_units_or_a_host_named_are_not_narrowed(request_):
+    assert selection.on_domain_hosts(request_, ['gpu-vm-9'], HOSTS,
+                                     {}) is request_
+
+
+def test_no_domains_or_no_host_considered_leaves_the_request():
+    request = selection.Request(count=1)
+    assert selection.on_domain_hosts(request, [], HOSTS, {}) is request
+    assert selection.on_domain_hosts(request, ['gpu-vm-2'], {}, {}) is \
+        request
+
+
+@pytest.mark.parametrize('domains,found,detail', [
+    (['gpu-vm-9'], {'h1': {'gpu-vm-2'}, 'h2': set()},
+     'No host has domain gpu-vm-9; hosts considered (the reservable hosts '
+     'with units of the request): gpu-a100-01, gpu-t4-01.'),
+    (['gpu-vm-2', 'vgpu-vm-2'], {'h1': {'gpu-vm-2'}, 'h2': {'vgpu-vm-2'}},
+     'No host has all of the domains gpu-vm-2, vgpu-vm-2; hosts considered '
+     '(the reservable hosts with units of the request): gpu-a100-01 (has '
+     'gpu-vm-2), gpu-t4-01 (has vgpu-vm-2).'),
+    (['vgpu-vm-2'], {'h1': {'gpu-vm-2'}, 'h2': 'libvirt at x: down'},
+     'No host has domain vgpu-vm-2; hosts considered (the reservable hosts '
+     'with units of the request): gpu-a100-01, gpu-t4-01 (domains '
+     'unreadable: libvirt at x: down).'),
+])
+def test_domains_no_host_has_name_the_hosts_considered(domains, found,
+                                                       detail):
+    with pytest.raises(exception.DomainNotFound) as caught:
+        selection.on_domain_hosts(selection.Request(count=1), domains,
+                                  HOSTS, found)
+    assert caught.value.message == detail
+    assert caught.value.code == 400

@@ -346,7 +346,16 @@ class FakeReserveAPI:
     def _devices(self, method, rest, params, body):
         if method != 'GET':
             raise ApiError(405, 'read only', 'reserve.method_not_allowed')
-        return self._crud(self.devices, method, rest, params, body)
+        params = dict(params)
+        with_vfs = params.pop('include_vfs', 'false') == 'true'
+        answer = self._crud(self.devices, method, rest, params, body)
+        if not rest and not with_vfs:
+            # As the API does: virtual functions only when asked for.
+            body = answer.json()
+            body['devices'] = [d for d in body['devices']
+                               if not d.get('physical_function')]
+            answer = FakeResponse(answer.status_code, body)
+        return answer
 
     def _device_reservations(self, method, rest, params, body):
         if len(rest) == 2 and method == 'POST':

@@ -47,7 +47,8 @@ def test_device_show_by_id_pci_address_or_node_device(runner, api):
     shown = runner.json(device_cmds.ShowDevice, [
         'pci_0000_3b_00_0', '--host', 'gpu-a100-01'])
     assert shown['id'] == unit['id']
-    assert api.requests[-1].params == {'host': 'gpu-a100-01'}
+    assert api.requests[-1].params == {'host': 'gpu-a100-01',
+                                       'include_vfs': 'true'}
     with pytest.raises(Exception, match='give the host or use the ID'):
         runner.take(device_cmds.ShowDevice, ['0000:3b:00.0'])
     with pytest.raises(Exception, match='could not be found'):

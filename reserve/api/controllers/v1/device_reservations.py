@@ -12,7 +12,8 @@ reservation of the same units is refused (409).
 
 Only the projects of a reservation (its maker, audience, managers) see
 it: for the others it does not exist (404). ``domains`` get its units at
-its start (``PATCH {domains}`` or ``POST .../attach`` while it lives),
+its start (``PATCH {domains}`` or ``POST .../attach`` while it lives;
+a count naming domains but no host is taken from a host that has them),
 ``POST .../detach`` takes them back; ``DELETE`` cancels it (or removes
 one that is over); ``POST .../affirm`` (administrators) re-affirms one in
 needs-review.
@@ -188,16 +189,40 @@ def _projects(ctx, body):
     return allowed, managing
 
 
+def _domain_reader(ctx):
+    """read_domains(host) for a dry run: the names of a host's domains,
+    asked of the manager (which alone talks to libvirt) once per host."""
+    names = {}
+
+    def read_domains(host):
+        if host.id not in names:
+            names[host.id] = {d['name'] for d in utils.rpc_call(
+                'read the domains of host %s' % host.name,
+                _manager().host_domains, ctx, host.id)}
+        return names[host.id]
+    return read_domains
+
+
 def _dry_run(ctx, request, start, end, body):
     """Whether the request fits, and with which units: writes nothing."""
     answer = {'start': utils.format_date(start), 'end': _end_view(
         end or states.OPEN_END)}
     viewer = None if utils.can(ctx, SEES_ALL_DEVICES) else ctx.project_id
+    domains = body.get('domains') or []
+    read_domains = _domain_reader(ctx)
     try:
+        request = claims.on_hosts_with_domains(
+            ctx, request, start, end or states.OPEN_END, domains,
+            read_domains, viewer=viewer)
         chosen = claims.check(ctx, request, start, end or states.OPEN_END,
                               viewer=viewer)
-        rows = plan.for_domains('dry-run', chosen.units,
-                                body.get('domains') or [],
+        if domains:
+            host = db_api.host_get(ctx, chosen.host_id)
+            missing = [d for d in domains if d not in read_domains(host)]
+            if missing:
+                raise exception.DomainNotFound(name=missing[0],
+                                               host=host.name)
+        rows = plan.for_domains('dry-run', chosen.units, domains,
                                 request.mdev_type, ctx.project_id)
     except exception.Conflict as exc:
         answer.update(fits=False, reason=exc.message)

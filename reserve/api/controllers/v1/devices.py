@@ -2,9 +2,12 @@
 
 Everybody reads them, except that a unit held now by a device
 reservation is invisible to every project outside its audience (left out
-of lists and availability, 404 when shown). ``/v1/devices/availability``
-counts the units free now or over a window: a dry run that claims
-nothing.
+of lists and availability, 404 when shown). A unit sharing hardware with
+a held one (its SR-IOV physical function or virtual functions, its IOMMU
+group) is shown reserved. SR-IOV virtual functions are listed under
+their physical function (``sriov.virtual_functions``), as rows only with
+``?include_vfs=true``. ``/v1/devices/availability`` counts the units
+free now or over a window: a dry run that claims nothing.
 """
 import pecan
 from pecan import rest
@@ -23,7 +26,8 @@ SEES_ALL = POLICY % 'list:all'
 PATH = '/v1/devices'
 AVAILABILITY = 'availability'
 
-LIST_PARAMS = ('host', 'model', 'state', 'numa_node', 'limit', 'marker')
+LIST_PARAMS = ('host', 'model', 'state', 'numa_node', 'include_vfs',
+               'limit', 'marker')
 AVAILABILITY_PARAMS = ('host', 'model', 'mdev_type', 'numa_local', 'start',
                        'end')
 
@@ -107,15 +111,26 @@ def _int_param(params, name):
     return number
 
 
+def _state(device, holders, by_address, viewer):
+    """(state, the reservation holding it now when ``viewer`` may see
+    it): a unit sharing hardware with a held one is reserved too."""
+    holder = claims.holder(device, holders, by_address)
+    if holder is not None and not claims.can_see(holder, viewer):
+        holder = None
+    return claims.unit_state(device, holders, by_address), holder
+
+
 def visible_devices(ctx, viewer, host_ids=None):
     """[(device, state, holder or None)] of the units ``viewer`` sees."""
     holders = claims.held_now(ctx, host_ids=host_ids)
+    devices = devices_db.device_list(ctx, host_ids=host_ids)
+    by_address = {(d.host_id, d.pci_address): d for d in devices}
     found = []
-    for device in devices_db.device_list(ctx, host_ids=host_ids):
+    for device in devices:
         if claims.hidden(device.id, holders, viewer):
             continue
-        holder = holders.get(device.id)
-        found.append((device, claims.unit_state(device, holders), holder))
+        found.append((device,) + _state(device, holders, by_address,
+                                        viewer))
     return found
 
 
@@ -193,12 +208,16 @@ class DevicesController(rest.RestController):
         params = utils.query_params(LIST_PARAMS)
         state = utils.choice(params, 'state', states.Unit.ALL)
         numa_node = _int_param(params, 'numa_node')
+        include_vfs = utils.parse_bool('include_vfs',
+                                       params.get('include_vfs', 'false'))
         limit = utils.parse_limit(params)
         viewer = _viewer(ctx)
         request = selection.Request(model=params.get('model'))
         items = []
         for device, unit_state, holder in visible_devices(
                 ctx, viewer, host_filter(ctx, params.get('host'))):
+            if device.physical_function and not include_vfs:
+                continue
             if state is not None and unit_state != state:
                 continue
             if numa_node is not None and device.numa_node != numa_node:
@@ -223,9 +242,12 @@ class DevicesController(rest.RestController):
         holders = claims.held_now(ctx, host_ids=[device.host_id])
         if claims.hidden(device.id, holders, viewer):
             raise exception.DeviceNotFound(id=device_id)
-        return {'device': device_view(
-            device, claims.unit_state(device, holders),
-            holders.get(device.id), viewer is None)}
+        by_address = {(d.host_id, d.pci_address): d for d in
+                      devices_db.device_list(ctx,
+                                             host_ids=[device.host_id])}
+        state, holder = _state(device, holders, by_address, viewer)
+        return {'device': device_view(device, state, holder,
+                                      viewer is None)}
 
 
 def _as_unit(device):

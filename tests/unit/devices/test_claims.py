@@ -1,0 +1,102 @@
+"""A unit's state and why it is blocked (reserve.devices.claims), on
+stand-in device rows: functions that share hardware hold each other."""
+import datetime
+import types
+
+import pytest
+
+from reserve.devices import claims
+from reserve.devices import states
+
+PF = '0000:31:00.0'
+VFS = ('0000:31:00.4', '0000:31:00.5')
+
+
+def device(uid, address, pf=None, vfs=(), group=None, in_use_by=(),
+           state=states.Device.PRESENT):
+    return types.SimpleNamespace(
+        id=uid, host_id='h1', pci_address=address, physical_function=pf,
+        virtual_functions=list(vfs), iommu_group_members=list(group or ()),
+        in_use_by=list(in_use_by), state=state)
+
+
+def reservation(rid, project='project-a'):
+    return types.SimpleNamespace(
+        id=rid, project_id=project, projects=[], status='active',
+        released_at=None, start_date=datetime.datetime(2030, 1, 1),
+        end_date=states.OPEN_END)
+
+
+DEVICES = [
+    device('gpu', '0000:17:00.0'),
+    device('pf', PF, vfs=VFS),
+    device('vf4', VFS[0], pf=PF),
+    device('vf5', VFS[1], pf=PF),
+    # A GPU and a function sharing its IOMMU group.
+    device('g1', '0000:01:00.0', group=('0000:01:00.0', '0000:01:00.1')),
+    device('g2', '0000:01:00.1', group=('0000:01:00.0', '0000:01:00.1')),
+]
+BY_ID = {d.id: d for d in DEVICES}
+BY_ADDRESS = {(d.host_id, d.pci_address): d for d in DEVICES}
+HOST = types.SimpleNamespace(name='gpu-a100-01', reservable=True)
+
+
+def states_of(holders):
+    return {d.id: claims.unit_state(d, holders, BY_ADDRESS)
+            for d in DEVICES}
+
+
+@pytest.mark.parametrize('held,reserved', [
+    ('pf', {'pf', 'vf4', 'vf5'}),
+    ('vf4', {'vf4', 'pf'}),
+    ('g2', {'g1', 'g2'}),
+    ('gpu', {'gpu'}),
+])
+def test_units_sharing_hardware_with_a_held_one_are_reserved(held,
+                                                             reserved):
+    holders = {held: reservation('r1')}
+    found = states_of(holders)
+    assert {u for u, s in found.items() if s == 'reserved'} == reserved
+    assert {s for u, s in found.items() if u not in reserved} == {
+        'available'}
+    for unit in reserved:
+        assert claims.holder(BY_ID[unit], holders, BY_ADDRESS).id == 'r1'
+
+
+def test_without_its_host_s_devices_only_the_unit_itself_counts():
+    holders = {'pf': reservation('r1')}
+    assert claims.unit_state(BY_ID['vf4'], holders) == 'available'
+    assert claims.holder(BY_ID['vf4'], holders) is None
+    assert claims.unit_state(BY_ID['pf'], holders) == 'reserved'
+
+
+def test_missing_and_in_use_come_first():
+    holders = {'pf': reservation('r1')}
+    busy = device('vf4', VFS[0], pf=PF, in_use_by=['domain vm'])
+    gone = device('vf4', VFS[0], pf=PF, state=states.Device.MISSING)
+    assert claims.unit_state(busy, holders, BY_ADDRESS) == 'in-use'
+    assert claims.unit_state(gone, holders, BY_ADDRESS) == 'missing'
+
+
+@pytest.mark.parametrize('claimed,unit,shares', [
+    ('pf', 'vf4', PF), ('pf', 'vf5', PF), ('vf4', 'pf', VFS[0]),
+    ('vf5', 'pf', VFS[1]), ('g1', 'g2', '0000:01:00.0'),
+])
+def test_selection_is_blocked_by_a_claim_on_shared_hardware(claimed, unit,
+                                                            shares):
+    claims_ = {claimed: reservation('r1', project='project-b')}
+    reason = claims._blocked(BY_ID[unit], HOST, claims_, BY_ADDRESS,
+                             'project-a')
+    assert reason.startswith('it shares hardware with %s, reserved from '
+                             % shares)
+    assert 'r1' not in reason
+    assert 'by reservation r1' in claims._blocked(
+        BY_ID[unit], HOST, claims_, BY_ADDRESS, 'project-b')
+
+
+def test_virtual_functions_do_not_block_each_other():
+    claims_ = {'vf4': reservation('r1')}
+    assert claims._blocked(BY_ID['vf5'], HOST, claims_, BY_ADDRESS,
+                           None) is None
+    assert claims._blocked(BY_ID['gpu'], HOST, claims_, BY_ADDRESS,
+                           None) is None
