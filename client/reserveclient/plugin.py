@@ -6,9 +6,16 @@ catalog as service type ``reserve`` (interface and region from the usual
 ``OS_RESERVE_URL``) replaces the catalog: with ``OS_AUTH_TYPE=none`` it is
 all that is needed to reach a server running without authentication, such
 as ``reserve-all-in-one``.
+
+Neither set (no ``OS_AUTH_URL``, ``OS_CLOUD`` or ``OS_RESERVE_URL``), osc
+would stop with "Missing value auth-url required for auth plugin
+password"; :func:`check_environment` says instead how to point the CLI at
+a server.
 """
 import logging
 
+from keystoneauth1 import exceptions as ks_exceptions
+from keystoneauth1 import loading
 from osc_lib import exceptions
 from osc_lib import utils
 
@@ -39,6 +46,64 @@ def check_api_version(check_version):
             'versions: %s' % (check_version, ', '.join(API_VERSIONS)))
     # Skip osc's own check against API_VERSIONS: any 1.x is fine here.
     return True
+
+
+# How the quick start's all-in-one (no authentication) is reached.
+QUICK_START_ENV = ('export OS_AUTH_TYPE=none '
+                   'OS_RESERVE_URL=http://127.0.0.1:8785')
+
+
+def _needs_auth_url(auth_type):
+    """Whether the keystoneauth plugin ``auth_type`` requires auth_url."""
+    try:
+        loader = loading.get_plugin_loader(auth_type)
+    except ks_exceptions.NoMatchingPlugin:
+        return False  # osc says so itself
+    return any(opt.dest == 'auth_url' and opt.required
+               for opt in loader.get_options())
+
+
+def check_environment(config):
+    """Refuse, saying what to set, a configuration without a way to reach
+    the reserve API.
+
+    ``config`` is osc's cloud configuration (``CloudRegion.config``:
+    environment, ``clouds.yaml`` and the ``--os-*`` options merged). osc
+    validates it before any command of this plugin runs; when the auth
+    plugin (``password`` unless told otherwise) needs an auth URL and none
+    is given, it stops with "Missing value auth-url required for auth
+    plugin password", which does not tell a new user that the quick start
+    needs no keystone at all. Raised from the commands' ``auth_required``
+    (see :class:`reserveclient.osc.v1.base.ReserveCommand`), which osc
+    reads just before that validation.
+    """
+    config = config or {}
+    auth = config.get('auth') or {}
+    auth_type = config.get('auth_type') or 'password'
+    if config.get('auth_url') or auth.get('auth_url'):
+        return
+    if not _needs_auth_url(auth_type):
+        return
+    reserve_url = (config.get('reserve_url')
+                   or config.get('reserve_endpoint_override'))
+    if reserve_url:
+        raise exceptions.CommandError(
+            'The reserve API is at %s (OS_RESERVE_URL or --os-reserve-url) '
+            'but the auth plugin %r needs a keystone URL, and neither '
+            'OS_AUTH_URL nor --os-auth-url nor a cloud (OS_CLOUD, '
+            '--os-cloud) gives one. Against a server without '
+            'authentication, such as the quick start\'s '
+            'reserve-all-in-one, also set OS_AUTH_TYPE=none (or '
+            '--os-auth-type none); with keystone, set OS_AUTH_URL or '
+            'OS_CLOUD.' % (reserve_url, auth_type))
+    raise exceptions.CommandError(
+        'Nothing says where the reserve API is: neither OS_AUTH_URL (or '
+        '--os-auth-url, or a cloud from OS_CLOUD / --os-cloud) for '
+        'keystone, nor OS_RESERVE_URL (or --os-reserve-url) is set. For '
+        'the quick start\'s reserve-all-in-one, which runs without '
+        'authentication:\n    %s\nWith keystone, source your openrc '
+        'file or set OS_CLOUD to a cloud of your clouds.yaml.'
+        % QUICK_START_ENV)
 
 
 def _endpoint_override(instance):

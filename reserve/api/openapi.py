@@ -179,7 +179,11 @@ SCHEMAS = {
     }, optional=('xml',)),
     'Allocation': obj({
         'id': STR, 'host_id': STR, 'host': STR_OR_NULL,
-        'reservation_id': STR, 'resource_type': STR, 'lease_id': STR,
+        'reservation_id': STR,
+        'booking_id': dict(STR_OR_NULL, description=(
+            'The reservation (booking) the lease was made for, as '
+            '/v1/reservations knows it')),
+        'resource_type': STR, 'lease_id': STR,
         'project_id': STR, 'count': INT, 'start': DATE, 'end': DATE,
         'status': enum(states.Lease.ALL),
         'created_at': DATE, 'updated_at': DATE,
@@ -659,6 +663,11 @@ def _paths():
                                schema=enum(device_states.Unit.ALL)),
                         _param('numa_node',
                                schema={'type': 'integer', 'minimum': 0}),
+                        _param('include_vfs', schema=BOOL,
+                               description='List SR-IOV virtual functions '
+                                           'as units too (default: only '
+                                           'under their physical '
+                                           'function)'),
                         LIMIT, MARKER]),
         },
         '/v1/devices/availability': {

@@ -26,6 +26,8 @@ def test_allocation_shows_its_host_reservation_and_lease(api):
         'host_id': host.id,
         'host': 'gpu3.example.org',
         'reservation_id': rsv.id,
+        # The lease was made here without a booking.
+        'booking_id': None,
         'resource_type': 'flavor:instance',
         'lease_id': lease.id,
         'project_id': 'project-a',

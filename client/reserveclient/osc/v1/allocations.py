@@ -4,14 +4,18 @@ from osc_lib.command import command
 from reserveclient.osc import utils
 from reserveclient.osc.v1 import base
 
-# The columns shown; --long adds the rest, whatever the server returns.
-COLUMNS = ('host', 'reservation_id', 'lease_id', 'count', 'start', 'end',
+# The columns shown; --long adds the rest (the lease reservation's ID
+# among them), whatever the server returns.
+COLUMNS = ('host', 'booking_id', 'lease_id', 'count', 'start', 'end',
            'status')
 
 
-class ListAllocation(command.Lister):
+class ListAllocation(base.ReserveCommand, command.Lister):
     """List which hosts back which reservations.
 
+    Booking ID is the ID of the reservation as "openstack reserve
+    reservation create" gave it; with --long, Reservation ID is the
+    reservation inside its lease (also the compute flavor's ID).
     Administrators see the allocations of every project, others those of
     their own project's leases.
     """
@@ -30,8 +34,8 @@ class ListAllocation(command.Lister):
             help='Only allocations of this lease (ID)')
         parser.add_argument(
             '--long', action='store_true',
-            help='Every field (host and project IDs, resource type, '
-                 'times)')
+            help='Every field (host, lease reservation and project IDs, '
+                 'resource type, times)')
         utils.add_paging_arguments(parser, 'allocations')
         return parser
 

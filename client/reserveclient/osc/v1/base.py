@@ -3,7 +3,28 @@ import logging
 
 from osc_lib import exceptions
 
+from reserveclient import plugin
+
 LOG = logging.getLogger(__name__)
+
+
+class ReserveCommand:
+    """Mixed into every ``openstack reserve`` command, before osc's base.
+
+    osc reads ``auth_required`` of the command about to run, then checks
+    the auth options: with nothing configured that check fails with
+    "Missing value auth-url required for auth plugin password". Reading it
+    here first lets :func:`reserveclient.plugin.check_environment` refuse
+    with a message that says how to point the CLI at the service.
+    """
+
+    @property
+    def auth_required(self):
+        cloud = getattr(self.app, 'cloud', None)
+        config = getattr(cloud, 'config', None)
+        if isinstance(config, dict):
+            plugin.check_environment(config)
+        return True
 
 
 def reserve_client(command):

@@ -77,7 +77,7 @@ def _add_note_arguments(parser):
         '--reason', metavar='<text>', help='Why the units are reserved')
 
 
-class CreateDeviceReservation(command.ShowOne):
+class CreateDeviceReservation(base.ReserveCommand, command.ShowOne):
     """Reserve GPU units of a libvirt host for a set of projects.
 
     Name the units (--unit) or ask for a number of units of a model
@@ -159,7 +159,7 @@ class CreateDeviceReservation(command.ShowOne):
         return _show(client.device_reservations.create(**values))
 
 
-class ListDeviceReservation(command.Lister):
+class ListDeviceReservation(base.ReserveCommand, command.Lister):
     """List GPU unit reservations (those of your project unless told
     otherwise)."""
 
@@ -205,7 +205,7 @@ class ListDeviceReservation(command.Lister):
         return utils.list_rows(items, fields, formatters)
 
 
-class ShowDeviceReservation(command.ShowOne):
+class ShowDeviceReservation(base.ReserveCommand, command.ShowOne):
     """Show a GPU unit reservation."""
 
     def get_parser(self, prog_name):
@@ -219,7 +219,7 @@ class ShowDeviceReservation(command.ShowOne):
         return _show(client.device_reservations.get(parsed_args.reservation))
 
 
-class SetDeviceReservation(command.ShowOne):
+class SetDeviceReservation(base.ReserveCommand, command.ShowOne):
     """Change a GPU unit reservation: its end, projects, notes or the
     domains its units are attached to."""
 
@@ -283,7 +283,7 @@ class SetDeviceReservation(command.ShowOne):
         return _show(item)
 
 
-class AffirmDeviceReservation(command.ShowOne):
+class AffirmDeviceReservation(base.ReserveCommand, command.ShowOne):
     """Re-affirm a reservation left in needs-review after its host's GPU
     topology changed (admin)."""
 
@@ -299,7 +299,7 @@ class AffirmDeviceReservation(command.ShowOne):
             parsed_args.reservation))
 
 
-class CancelDeviceReservation(command.Command):
+class CancelDeviceReservation(base.ReserveCommand, command.Command):
     """Cancel GPU unit reservations: their units are detached and given
     back (one that is over is removed)."""
 

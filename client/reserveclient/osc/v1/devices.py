@@ -18,7 +18,7 @@ def add_host_argument(parser, help_text):
     parser.add_argument('--host', metavar='<host>', help=help_text)
 
 
-class ListDevice(command.Lister):
+class ListDevice(base.ReserveCommand, command.Lister):
     """List the GPU units of the libvirt hosts."""
 
     def get_parser(self, prog_name):
@@ -58,7 +58,7 @@ class ListDevice(command.Lister):
         return utils.list_rows(items, fields, formatters)
 
 
-class ShowDevice(command.ShowOne):
+class ShowDevice(base.ReserveCommand, command.ShowOne):
     """Show a GPU unit."""
 
     def get_parser(self, prog_name):

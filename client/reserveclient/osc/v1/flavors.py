@@ -107,7 +107,7 @@ def _body(parsed_args):
     return body
 
 
-class CreateFlavor(command.ShowOne):
+class CreateFlavor(base.ReserveCommand, command.ShowOne):
     """Add a flavor to the reservable catalogue (admin)."""
 
     def get_parser(self, prog_name):
@@ -132,7 +132,7 @@ class CreateFlavor(command.ShowOne):
         return _show(client.flavors.create(name=parsed_args.name, **body))
 
 
-class ListFlavor(command.Lister):
+class ListFlavor(base.ReserveCommand, command.Lister):
     """List the reservable flavors you may book (admins see all)."""
 
     def get_parser(self, prog_name):
@@ -189,7 +189,7 @@ class ListFlavor(command.Lister):
         return utils.list_rows(items, fields, formatters)
 
 
-class ShowFlavor(command.ShowOne):
+class ShowFlavor(base.ReserveCommand, command.ShowOne):
     """Show a reservable flavor."""
 
     def get_parser(self, prog_name):
@@ -203,7 +203,7 @@ class ShowFlavor(command.ShowOne):
         return _show(client.flavors.get(parsed_args.flavor))
 
 
-class SetFlavor(command.Command):
+class SetFlavor(base.ReserveCommand, command.Command):
     """Change a reservable flavor (admin)."""
 
     def get_parser(self, prog_name):
@@ -225,7 +225,7 @@ class SetFlavor(command.Command):
         client.flavors.update(parsed_args.flavor, **body)
 
 
-class DeleteFlavor(command.Command):
+class DeleteFlavor(base.ReserveCommand, command.Command):
     """Remove flavors from the reservable catalogue (admin).
 
     A flavor that reservations refer to cannot be deleted: disable it
@@ -244,7 +244,7 @@ class DeleteFlavor(command.Command):
                         client.flavors.delete)
 
 
-class GrantFlavorAccess(command.Command):
+class GrantFlavorAccess(base.ReserveCommand, command.Command):
     """Let projects book a private flavor (admin)."""
 
     def get_parser(self, prog_name):
@@ -271,7 +271,7 @@ class GrantFlavorAccess(command.Command):
                     '\n'.join(failures)))
 
 
-class RevokeFlavorAccess(command.Command):
+class RevokeFlavorAccess(base.ReserveCommand, command.Command):
     """Stop projects from booking a private flavor (admin).
 
     Their existing reservations stay.
@@ -301,7 +301,7 @@ class RevokeFlavorAccess(command.Command):
                     '\n'.join(failures)))
 
 
-class ListFlavorAccess(command.Lister):
+class ListFlavorAccess(base.ReserveCommand, command.Lister):
     """List the projects granted a private flavor (admin)."""
 
     def get_parser(self, prog_name):
@@ -321,7 +321,7 @@ class ListFlavorAccess(command.Lister):
                                       ('Project ID', 'project_id')])
 
 
-class FlavorFreeSlots(command.Lister):
+class FlavorFreeSlots(base.ReserveCommand, command.Lister):
     """List the windows in which a flavor can still be booked.
 
     Each row is a window in which the asked number of instances fits
@@ -355,7 +355,7 @@ class FlavorFreeSlots(command.Lister):
                                [('Start', 'start'), ('End', 'end')])
 
 
-class FlavorAvailability(command.Lister):
+class FlavorAvailability(base.ReserveCommand, command.Lister):
     """Show how many instances of each flavor are free.
 
     Without a window: free now. With --start and --end: the fewest free

@@ -32,7 +32,7 @@ def _add_reservable_arguments(parser, create):
              'it)')
 
 
-class CreateHost(command.ShowOne):
+class CreateHost(base.ReserveCommand, command.ShowOne):
     """Enroll a hypervisor for reservations (admin)."""
 
     def get_parser(self, prog_name):
@@ -61,7 +61,7 @@ class CreateHost(command.ShowOne):
         return _show(host)
 
 
-class ListHost(command.Lister):
+class ListHost(base.ReserveCommand, command.Lister):
     """List the hosts enrolled for reservations (admin)."""
 
     def get_parser(self, prog_name):
@@ -97,7 +97,7 @@ class ListHost(command.Lister):
         return utils.list_rows(items, fields, formatters)
 
 
-class ShowHost(command.ShowOne):
+class ShowHost(base.ReserveCommand, command.ShowOne):
     """Show an enrolled host (admin)."""
 
     def get_parser(self, prog_name):
@@ -111,7 +111,7 @@ class ShowHost(command.ShowOne):
         return _show(client.hosts.get(parsed_args.host))
 
 
-class SetHost(command.Command):
+class SetHost(base.ReserveCommand, command.Command):
     """Change the properties of a host or whether it is reservable."""
 
     def get_parser(self, prog_name):
@@ -145,7 +145,7 @@ class SetHost(command.Command):
                             reservable=parsed_args.reservable)
 
 
-class DeleteHost(command.Command):
+class DeleteHost(base.ReserveCommand, command.Command):
     """Take hosts out of the reservation service (admin)."""
 
     def get_parser(self, prog_name):

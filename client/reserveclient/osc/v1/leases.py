@@ -17,7 +17,7 @@ FORMATTERS = {
 }
 
 
-class ListLease(command.Lister):
+class ListLease(base.ReserveCommand, command.Lister):
     """List leases (of your project unless told otherwise)."""
 
     def get_parser(self, prog_name):
@@ -67,7 +67,7 @@ class ReservationIdsColumn(utils.ListColumn):
         return [dict(r) for r in self._value or []]
 
 
-class ShowLease(command.ShowOne):
+class ShowLease(base.ReserveCommand, command.ShowOne):
     """Show a lease with its reservations, allocations and events."""
 
     def get_parser(self, prog_name):

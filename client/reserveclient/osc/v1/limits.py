@@ -18,7 +18,7 @@ class LimitColumn(columns.FormattableColumn):
         return self._value
 
 
-class ShowLimits(command.Lister):
+class ShowLimits(base.ReserveCommand, command.Lister):
     """Show the reservation limits of a project and what it uses of them.
 
     reservations counts live reservations (PENDING_CREATE, ALLOCATED,

@@ -79,7 +79,7 @@ def _body(parsed_args):
     return body
 
 
-class CreateMaintenanceWindow(command.ShowOne):
+class CreateMaintenanceWindow(base.ReserveCommand, command.ShowOne):
     """Close flavors for a maintenance (admin)."""
 
     def get_parser(self, prog_name):
@@ -95,7 +95,7 @@ class CreateMaintenanceWindow(command.ShowOne):
         return _show(client.maintenance_windows.create(**body))
 
 
-class ListMaintenanceWindow(command.Lister):
+class ListMaintenanceWindow(base.ReserveCommand, command.Lister):
     """List maintenance windows (those not over yet, unless --all)."""
 
     def get_parser(self, prog_name):
@@ -126,7 +126,7 @@ class ListMaintenanceWindow(command.Lister):
         return headings, rows
 
 
-class ShowMaintenanceWindow(command.ShowOne):
+class ShowMaintenanceWindow(base.ReserveCommand, command.ShowOne):
     """Show a maintenance window."""
 
     def get_parser(self, prog_name):
@@ -140,7 +140,7 @@ class ShowMaintenanceWindow(command.ShowOne):
         return _show(client.maintenance_windows.get(parsed_args.window))
 
 
-class SetMaintenanceWindow(command.Command):
+class SetMaintenanceWindow(base.ReserveCommand, command.Command):
     """Change a maintenance window (admin)."""
 
     def get_parser(self, prog_name):
@@ -160,7 +160,7 @@ class SetMaintenanceWindow(command.Command):
         client.maintenance_windows.update(parsed_args.window, **body)
 
 
-class DeleteMaintenanceWindow(command.Command):
+class DeleteMaintenanceWindow(base.ReserveCommand, command.Command):
     """Delete maintenance windows (admin)."""
 
     def get_parser(self, prog_name):

@@ -1,11 +1,24 @@
 """openstack reserve reservation create/list/show/set/delete"""
+import logging
+import time
+
 from osc_lib.command import command
 from osc_lib import exceptions
 
+from reserveclient import exceptions as rc_exceptions
 from reserveclient.osc import utils
 from reserveclient.osc.v1 import base
 
+LOG = logging.getLogger(__name__)
+
 STATUSES = ('PENDING_CREATE', 'ALLOCATED', 'ACTIVE', 'COMPLETE', 'ERROR')
+PENDING = 'PENDING_CREATE'
+
+# create --wait: how long to wait for the lease (seconds) and how often
+# to look. Building it takes the worker a few seconds; a minute or more
+# means it is down or stuck.
+WAIT_TIMEOUT = 300
+POLL_INTERVAL = 2
 
 SHOW_FIELDS = ('id', 'project_id', 'user_id', 'flavor_id', 'instance_count',
                'start', 'end', 'status', 'status_reason', 'lease_id',
@@ -16,11 +29,13 @@ def _show(item):
     return utils.show_fields(item, SHOW_FIELDS)
 
 
-class CreateReservation(command.ShowOne):
+class CreateReservation(base.ReserveCommand, command.ShowOne):
     """Book a flavor for a time window.
 
     The booking is accepted (PENDING_CREATE) at once when there is room; it
-    becomes ALLOCATED when its lease is built and ACTIVE at its start.
+    becomes ALLOCATED when its lease is built, which gives it its lease_id
+    and compute_flavor (the flavor to boot), and ACTIVE at its start.
+    --wait waits for that.
     """
 
     def get_parser(self, prog_name):
@@ -39,6 +54,16 @@ class CreateReservation(command.ShowOne):
         parser.add_argument(
             '--instance-count', metavar='<count>', type=utils.positive_int,
             help='Number of instances to book (default: 1)')
+        parser.add_argument(
+            '--wait', action='store_true', default=False,
+            help='Wait until the reservation leaves PENDING_CREATE (its '
+                 'lease is built: ALLOCATED, with lease_id and '
+                 'compute_flavor) and show it then; fail if it goes to '
+                 'ERROR')
+        parser.add_argument(
+            '--wait-timeout', metavar='<seconds>', type=utils.positive_int,
+            help='With --wait (implied), give up after <seconds> '
+                 '(default: %d)' % WAIT_TIMEOUT)
         return parser
 
     def take_action(self, parsed_args):
@@ -47,10 +72,91 @@ class CreateReservation(command.ShowOne):
         booking = client.reservations.create(
             parsed_args.flavor, parsed_args.start, parsed_args.end,
             instance_count=parsed_args.instance_count)
+        timeout = parsed_args.wait_timeout
+        if parsed_args.wait or timeout is not None:
+            booking = wait_for_allocation(
+                client, booking, self.app.stderr,
+                WAIT_TIMEOUT if timeout is None else timeout)
+        elif booking.get('status') == PENDING:
+            self.app.stderr.write(
+                'lease_id and compute_flavor appear once it is ALLOCATED: '
+                'openstack reserve reservation show %s\n' % booking['id'])
         return _show(booking)
 
 
-class ListReservation(command.Lister):
+class _Progress:
+    """One line on stderr: rewritten in place on a terminal; elsewhere
+    (a log, a pipe) written again only when the status changes."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        try:
+            self.tty = stream.isatty()
+        except (AttributeError, ValueError):
+            self.tty = False
+        self.width = 0
+        self.last = None
+
+    def show(self, text, key):
+        if self.tty:
+            self.stream.write('\r%s' % text.ljust(self.width))
+            self.width = max(self.width, len(text))
+        elif key != self.last:
+            self.stream.write(text + '\n')
+        self.last = key
+        self.stream.flush()
+
+    def end(self, text):
+        if self.tty:
+            self.stream.write('\r%s\n' % text.ljust(self.width))
+        else:
+            self.stream.write(text + '\n')
+        self.stream.flush()
+
+
+def wait_for_allocation(client, booking, stream, timeout,
+                        interval=POLL_INTERVAL):
+    """Poll a booking until it leaves PENDING_CREATE; the booking then.
+
+    Progress goes to ``stream``. A booking that goes to ERROR, or is
+    still pending after ``timeout`` seconds, is a CommandError (the
+    command exits non-zero) that says why and how to look again.
+    """
+    booking_id = booking['id']
+    started = time.monotonic()
+    progress = _Progress(stream)
+    while booking.get('status') == PENDING:
+        waited = time.monotonic() - started
+        if waited >= timeout:
+            progress.end('Reservation %s: still %s after %ds' % (
+                booking_id, PENDING, waited))
+            raise exceptions.CommandError(
+                'Reservation %s is still %s after %d seconds: its lease is '
+                'not built yet (is reserve-worker running?). The '
+                'reservation stays; look again with: openstack reserve '
+                'reservation show %s' % (booking_id, PENDING, timeout,
+                                         booking_id))
+        progress.show('Reservation %s: %s, waiting for its lease (%ds)' % (
+            booking_id, booking.get('status'), waited),
+            booking.get('status'))
+        time.sleep(max(0, min(interval, timeout - waited)))
+        try:
+            booking = client.reservations.get(booking_id)
+        except rc_exceptions.ConnectionFailed as exc:
+            # The API restarting is no reason to give up the wait.
+            LOG.warning('%s; trying again', exc)
+    status = booking.get('status')
+    progress.end('Reservation %s: %s after %ds' % (
+        booking_id, status, time.monotonic() - started))
+    if status == 'ERROR':
+        raise exceptions.CommandError(
+            'Reservation %s went to ERROR: %s' % (
+                booking_id, booking.get('status_reason')
+                or 'no reason given'))
+    return booking
+
+
+class ListReservation(base.ReserveCommand, command.Lister):
     """List reservations (of your project unless told otherwise)."""
 
     def get_parser(self, prog_name):
@@ -71,7 +177,8 @@ class ListReservation(command.Lister):
                  ', '.join(STATUSES))
         parser.add_argument(
             '--long', action='store_true', default=False,
-            help='Show more columns')
+            help='Show more columns (the flavor ID, status reason, lease '
+                 'ID and compute flavor)')
         utils.add_paging_arguments(parser, 'reservations')
         return parser
 
@@ -82,20 +189,37 @@ class ListReservation(command.Lister):
             all_projects=parsed_args.all_projects, project_id=project_id,
             flavor_id=parsed_args.flavor, status=parsed_args.status,
             limit=parsed_args.limit, marker=parsed_args.marker)
+        names = flavor_names(client) if items else {}
+        for item in items:
+            # The catalogue flavor by name; its ID if the list lacks it.
+            item['flavor'] = names.get(item.get('flavor_id'),
+                                       item.get('flavor_id'))
         fields = [('ID', 'id')]
         if parsed_args.all_projects or project_id or parsed_args.long:
             fields.append(('Project ID', 'project_id'))
-        fields += [('Flavor ID', 'flavor_id'),
+        fields += [('Flavor', 'flavor'),
                    ('Instance Count', 'instance_count'),
                    ('Start', 'start'), ('End', 'end'), ('Status', 'status')]
         if parsed_args.long:
-            fields += [('Status Reason', 'status_reason'),
+            fields += [('Flavor ID', 'flavor_id'),
+                       ('Status Reason', 'status_reason'),
                        ('Lease ID', 'lease_id'),
                        ('Compute Flavor', 'compute_flavor')]
         return utils.list_rows(items, fields)
 
 
-class ShowReservation(command.ShowOne):
+def flavor_names(client):
+    """{catalogue flavor ID: name}, from one listing of the catalogue
+    ({} if it cannot be read: the IDs are shown then)."""
+    try:
+        return {f['id']: f.get('name') or f['id']
+                for f in client.flavors.list()}
+    except rc_exceptions.ReserveClientError as exc:
+        LOG.debug('Flavor names not available (%s); showing IDs', exc)
+        return {}
+
+
+class ShowReservation(base.ReserveCommand, command.ShowOne):
     """Show a reservation."""
 
     def get_parser(self, prog_name):
@@ -109,7 +233,7 @@ class ShowReservation(command.ShowOne):
         return _show(client.reservations.get(parsed_args.reservation))
 
 
-class SetReservation(command.Command):
+class SetReservation(base.ReserveCommand, command.Command):
     """Change the end of a reservation (extend or shorten it)."""
 
     def get_parser(self, prog_name):
@@ -129,7 +253,7 @@ class SetReservation(command.Command):
         client.reservations.update(parsed_args.reservation, parsed_args.end)
 
 
-class DeleteReservation(command.Command):
+class DeleteReservation(base.ReserveCommand, command.Command):
     """Cancel or delete reservations.
 
     A pending, allocated or active reservation is cancelled: its lease and

@@ -8,13 +8,22 @@ from reserveclient.tests.functional import conftest
 pytestmark = pytest.mark.functional
 
 
-def test_flavor_create_show_list_set_delete(cli):
+def test_flavor_create_needs_nova(cli):
+    # The catalogue reads the nova flavor: without nova, a clear 503.
+    err = cli.fails('reserve', 'flavor', 'create', base.unique('fn-flavor'),
+                    '--nova-flavor', 'small', '--slots', '3')
+    assert 'HTTP 503' in err
+    assert '[nova]' in err
+
+
+def test_flavor_show_list_set_delete(cli):
     name = base.unique('fn-flavor')
-    created = cli.json(
-        'reserve', 'flavor', 'create', name, '--nova-flavor', 'small',
-        '--slots', '3', '--description', 'Three small', '--max-length-hours',
+    created = base.create_flavor(
+        cli, name, '--description', 'Three small', '--max-length-hours',
         '48', '--start', base.future(1), '--end', base.future(300),
-        '--category', 'fn-cat', '--private', '--project', 'fn-p1')
+        '--category', 'fn-cat', '--private', slots=3)
+    cli('reserve', 'flavor', 'access', 'grant', name, 'fn-p1')
+    created = cli.json('reserve', 'flavor', 'show', name)
     assert created['name'] == name
     assert created['slots'] == 3
     assert created['is_public'] is False
@@ -48,10 +57,11 @@ def test_flavor_create_show_list_set_delete(cli):
     assert 'Flavor %s could not be found.' % name in err
 
 
-def test_flavor_create_refused_by_the_api(cli):
+def test_flavor_set_refused_by_the_api(cli):
     flavor = base.create_flavor(cli)
-    err = cli.fails('reserve', 'flavor', 'create', flavor['name'],
-                    '--nova-flavor', 'small', '--slots', '1')
+    other = base.create_flavor(cli)
+    err = cli.fails('reserve', 'flavor', 'set', other['name'], '--name',
+                    flavor['name'])
     assert 'A flavor named %s exists already' % flavor['name'] in err
     assert 'HTTP 409, reserve.flavor_exists' in err
 

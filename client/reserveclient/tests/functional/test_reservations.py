@@ -1,5 +1,6 @@
 """openstack reserve reservation ... and lease ... against the real API."""
 import datetime
+import json
 import uuid
 
 import pytest
@@ -13,9 +14,10 @@ _future = base.future
 
 
 @pytest.fixture(scope='module')
-def flavor(cli):
-    """A public catalogue flavor, booked by name."""
-    created = base.create_flavor(cli)
+def flavor(server, cli):
+    """A public catalogue flavor, booked by name (written into the
+    database: without nova the API refuses to create one)."""
+    created = base.seed_flavor(server)
     return {'ref': created['name'], 'id': created['id']}
 
 
@@ -55,11 +57,13 @@ def test_create_show_set_delete(server, cli, flavor):
     assert shown['id'] == booking_id
     assert list(shown)[:4] == ['id', 'project_id', 'user_id', 'flavor_id']
 
-    # Nova is absent: the lease cannot be built.
-    assert base.wait_status(cli, booking_id, ('ERROR',)) == 'ERROR'
+    # Its lease is built (nova's objects wait for its start).
+    assert base.wait_status(cli, booking_id, ('ALLOCATED',)) == 'ALLOCATED'
+    server.sql("UPDATE bookings SET status = 'ERROR', status_reason = "
+               "'functional: failed' WHERE id = ?", booking_id)
     reason = cli('reserve', 'reservation', 'show', booking_id, '-f',
                  'value', '-c', 'status_reason')
-    assert reason.strip()
+    assert reason.strip() == 'functional: failed'
 
     # An ERROR booking cannot be changed: the API's words reach the user.
     err = cli.fails('reserve', 'reservation', 'set', booking_id,
@@ -86,6 +90,50 @@ def test_create_show_set_delete(server, cli, flavor):
     err = cli.fails('reserve', 'reservation', 'show', booking_id)
     assert 'Reservation %s could not be found.' % booking_id in err
     assert '(HTTP 404, reserve.not_found, request req-' in err
+
+
+def test_create_hints_or_waits(cli, flavor):
+    result = cli.run('reserve', 'reservation', 'create', '--flavor',
+                     flavor['ref'], '--start', _future(60), '--end',
+                     _future(61), '-f', 'value', '-c', 'id')
+    booking_id = result.stdout.strip()
+    assert result.stderr == (
+        'lease_id and compute_flavor appear once it is ALLOCATED: '
+        'openstack reserve reservation show %s\n' % booking_id)
+    result = cli.run('reserve', 'reservation', 'create', '--flavor',
+                     flavor['ref'], '--start', _future(62), '--end',
+                     _future(63), '--wait', '--wait-timeout', '60',
+                     '-f', 'json')
+    waited = json.loads(result.stdout)
+    assert waited['status'] == 'ALLOCATED'
+    assert waited['lease_id'] and waited['compute_flavor']
+    lines = result.stderr.splitlines()
+    assert lines[0] == ('Reservation %s: PENDING_CREATE, waiting for its '
+                        'lease (0s)' % waited['id'])
+    assert lines[-1].startswith('Reservation %s: ALLOCATED after '
+                                % waited['id'])
+    # Its lease, by the booking's ID.
+    shown = cli.json('reserve', 'lease', 'show', waited['id'], '-c', 'id',
+                     '-c', 'name')
+    assert shown == {'id': waited['lease_id'],
+                     'name': 'reservation-%s' % waited['id']}
+    # Its allocations show the booking's ID.
+    rows = cli.json('reserve', 'allocation', 'list', '--lease',
+                    waited['lease_id'])
+    assert rows and {r['Booking ID'] for r in rows} == {waited['id']}
+
+
+def test_missing_environment_says_what_to_set(cli):
+    env = {k: v for k, v in cli.env.items()
+           if k not in ('OS_AUTH_TYPE', 'OS_RESERVE_URL')}
+    saved, cli.env = cli.env, env
+    try:
+        err = cli.fails('reserve', 'reservation', 'list')
+    finally:
+        cli.env = saved
+    assert ('export OS_AUTH_TYPE=none OS_RESERVE_URL=http://127.0.0.1:8785'
+            in err)
+    assert 'Missing value auth-url' not in err
 
 
 def test_dates_are_normalised_to_utc(cli, flavor):
@@ -143,8 +191,9 @@ def test_list_filters_projects_and_pages(server, cli, flavor):
                     '--flavor', flavor['ref'], '-f', 'value', '-c', 'ID')
     assert set(mine) | {theirs} <= set(by_flavor.split())
 
-    # Once the worker has failed it (no nova), make it live.
-    assert base.wait_status(cli, mine[0], ('ERROR',)) == 'ERROR'
+    # Once the worker is done with it, make sure it is live.
+    assert base.wait_status(cli, mine[0], ('ALLOCATED', 'ERROR')) in (
+        'ALLOCATED', 'ERROR')
     base.make_live(server, mine[0])
     active = cli.json('reserve', 'reservation', 'list', '--status',
                       'ALLOCATED')
@@ -256,7 +305,8 @@ def seeded_lease(server):
     for host_id in host_ids:
         server.sql(
             'INSERT INTO allocations (id, reservation_id, host_id, count, '
-            'created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)',
+            'start_date, end_date, created_at, updated_at) VALUES (?, ?, '
+            "?, 1, '2035-01-01 00:00:00', '2035-01-02 00:00:00', ?, ?)",
             str(uuid.uuid4()), rsv_id, host_id, now, now)
     for event_type, when in (('start_lease', '2035-01-01 00:00:00'),
                              ('before_end_lease', '2035-01-01 23:00:00'),
@@ -317,7 +367,8 @@ def test_lease_show_json_and_by_name(cli, seeded_lease):
 
 def test_lease_show_by_booking(server, cli, flavor, seeded_lease):
     booking = _create(cli, flavor, start=70, end=71)
-    assert base.wait_status(cli, booking['id'], ('ERROR',)) == 'ERROR'
+    assert base.wait_status(cli, booking['id'], ('ALLOCATED', 'ERROR')) in (
+        'ALLOCATED', 'ERROR')
     server.sql('UPDATE bookings SET lease_id = ? WHERE id = ?',
                seeded_lease['id'], booking['id'])
     shown = cli.json('reserve', 'lease', 'show', booking['id'], '-c', 'id',
@@ -330,6 +381,11 @@ def test_allocation_list_filters(cli, seeded_lease):
                     seeded_lease['id'])
     assert sorted(r['Host'] for r in rows) == ['fn-lease-gpu1',
                                                'fn-lease-gpu2']
+    # Seeded without a booking; the lease reservation is under --long.
+    assert {r['Booking ID'] for r in rows} == {None}
+    assert 'Reservation ID' not in rows[0]
+    rows = cli.json('reserve', 'allocation', 'list', '--lease',
+                    seeded_lease['id'], '--long')
     assert {r['Reservation ID'] for r in rows} == {
         seeded_lease['reservation_id']}
     assert {r['Count'] for r in rows} == {1}

@@ -92,3 +92,43 @@ def test_show_by_name_or_reservation(runner, api):
 def test_show_missing(runner):
     with pytest.raises(rc_exceptions.NotFound):
         runner.take(leases.ShowLease, ['nope'])
+
+
+def test_show_by_booking_id(runner, api):
+    lease = _lease(api)
+    booking = api.reservations.add(id='bk-1', status='ALLOCATED',
+                                   lease_id=lease['id'])
+    shown = runner.json(leases.ShowLease, [booking['id'], '-c', 'id'])
+    assert shown == {'id': lease['id']}
+    # The lease's own ID first (404), then the booking, then its lease.
+    assert [(r.method, r.url) for r in api.requests] == [
+        ('GET', '/v1/leases/bk-1'), ('GET', '/v1/reservations/bk-1'),
+        ('GET', '/v1/leases/%s' % lease['id'])]
+
+
+def test_show_by_booking_id_before_its_lease(runner, api):
+    api.reservations.add(id='bk-2', status='PENDING_CREATE', lease_id=None)
+    with pytest.raises(rc_exceptions.ReserveClientError) as err:
+        runner.take(leases.ShowLease, ['bk-2'])
+    assert not isinstance(err.value, rc_exceptions.NotFound)
+    assert str(err.value) == (
+        'Reservation bk-2 has no lease yet: it is PENDING_CREATE, and its '
+        'lease_id appears once it is ALLOCATED: openstack reserve '
+        'reservation show bk-2')
+
+
+def test_show_by_booking_id_in_error(runner, api):
+    api.reservations.add(id='bk-3', status='ERROR', lease_id=None,
+                         status_reason='No valid host')
+    with pytest.raises(rc_exceptions.ReserveClientError) as err:
+        runner.take(leases.ShowLease, ['bk-3'])
+    assert str(err.value) == (
+        'Reservation bk-3 has no lease (it is ERROR: No valid host).')
+
+
+def test_show_by_the_name_a_booking_gives_its_lease(runner, api):
+    # The server names a booking's lease reservation-<booking id>; the
+    # booking itself may be gone (purged) while its lease is listed.
+    lease = _lease(api, name='reservation-bk-4')
+    shown = runner.json(leases.ShowLease, ['bk-4', '-c', 'id'])
+    assert shown == {'id': lease['id']}

@@ -28,21 +28,33 @@ def test_limits_of_another_project(runner, api):
 def test_allocations(runner, api):
     host = api.hosts.add(name='gpu1')
     api.allocations.add(host_id=host['id'], host='gpu1',
-                        reservation_id='r1', lease_id='l1', count=2)
+                        reservation_id='r1', booking_id='b1',
+                        lease_id='l1', count=2)
     api.allocations.add(host_id='h2', host='gpu2', reservation_id='r2',
-                        lease_id='l2', count=1)
+                        booking_id=None, lease_id='l2', count=1)
     columns, rows = runner.take(allocations.ListAllocation, [])
-    assert columns == ('Host', 'Reservation ID', 'Lease ID', 'Count',
+    # The booking ID the user holds, not the lease reservation's.
+    assert columns == ('Host', 'Booking ID', 'Lease ID', 'Count',
                        'Start', 'End', 'Status')
-    assert len(rows) == 2
-    columns, _ = runner.take(allocations.ListAllocation, ['--long'])
-    assert columns[:7] == ('Host', 'Reservation ID', 'Lease ID', 'Count',
+    assert [row[:3] for row in rows] == [('gpu1', 'b1', 'l1'),
+                                         ('gpu2', None, 'l2')]
+    columns, rows = runner.take(allocations.ListAllocation, ['--long'])
+    assert columns[:7] == ('Host', 'Booking ID', 'Lease ID', 'Count',
                            'Start', 'End', 'Status')
     assert 'Host ID' in columns
+    assert rows[0][columns.index('Reservation ID')] == 'r1'
     listed = runner.json(allocations.ListAllocation, ['--host', 'gpu1'])
-    assert [r['Reservation ID'] for r in listed] == ['r1']
+    assert [r['Booking ID'] for r in listed] == ['b1']
     assert api.requests[-1].params == {'host_id': host['id']}
     runner.take(allocations.ListAllocation, ['--reservation-id', 'r2',
                                              '--lease', 'l2'])
     assert api.requests[-1].params == {'reservation_id': 'r2',
                                        'lease_id': 'l2'}
+
+
+def test_allocations_of_an_older_server(runner, api):
+    # No booking_id in its answers: the column is empty.
+    api.allocations.add(host_id='h1', host='gpu1', reservation_id='r1',
+                        lease_id='l1', count=1)
+    listed = runner.json(allocations.ListAllocation, [])
+    assert listed[0]['Booking ID'] is None

@@ -1,4 +1,7 @@
 """openstack reserve reservation ... against the API double."""
+import io
+
+from keystoneauth1 import exceptions as ks_exceptions
 import pytest
 from osc_lib import exceptions
 
@@ -74,23 +77,210 @@ class TestCreate:
             capsys.readouterr().err
 
 
+class FakeClock:
+    """time.monotonic and time.sleep of the wait: sleeping moves the
+    clock, and runs ``on_sleep`` (the server changing meanwhile)."""
+
+    def __init__(self, monkeypatch, on_sleep=None):
+        self.now = 1000.0
+        self.sleeps = []
+        self.on_sleep = on_sleep
+        monkeypatch.setattr(reservations.time, 'monotonic',
+                            lambda: self.now)
+        monkeypatch.setattr(reservations.time, 'sleep', self.sleep)
+
+    def sleep(self, seconds):
+        self.sleeps.append(seconds)
+        self.now += seconds
+        if self.on_sleep:
+            self.on_sleep(len(self.sleeps))
+
+
+class TestCreateWait:
+
+    ARGV = ['--flavor', 'gpu.a100', '--start', '2030-01-01', '--end',
+            '2030-01-02', '--instance-count', '2']
+
+    @pytest.fixture(autouse=True)
+    def _flavor(self, api):
+        api.flavors.add(id='f1', name='gpu.a100')
+
+    def _allocate_after(self, api, polls, **values):
+        values.setdefault('status', 'ALLOCATED')
+        values.setdefault('lease_id', 'lease-1')
+        values.setdefault('compute_flavor', 'rsv-1')
+
+        def on_sleep(count):
+            if count == polls:
+                api.reservations.items[0].update(values)
+        return on_sleep
+
+    def _gets(self, api):
+        booking = api.reservations.items[0]
+        return [r for r in api.requests if r.method == 'GET'
+                and r.url == '/v1/reservations/%s' % booking['id']]
+
+    def test_without_wait_a_hint_on_stderr(self, runner, api):
+        out = runner.output(reservations.CreateReservation,
+                            self.ARGV + ['-f', 'value', '-c', 'id'])
+        booking = api.reservations.items[0]
+        assert out == '%s\n' % booking['id']
+        assert runner.app.stderr.getvalue() == (
+            'lease_id and compute_flavor appear once it is ALLOCATED: '
+            'openstack reserve reservation show %s\n' % booking['id'])
+        assert not self._gets(api)
+
+    def test_wait_until_allocated(self, runner, api, monkeypatch):
+        clock = FakeClock(monkeypatch, self._allocate_after(api, 3))
+        shown = runner.json(reservations.CreateReservation,
+                            self.ARGV + ['--wait'])
+        assert shown['status'] == 'ALLOCATED'
+        assert shown['lease_id'] == 'lease-1'
+        assert shown['compute_flavor'] == 'rsv-1'
+        assert clock.sleeps == [reservations.POLL_INTERVAL] * 3
+        assert len(self._gets(api)) == 3
+        err = runner.app.stderr.getvalue()
+        booking_id = shown['id']
+        # Not a terminal: a line when waiting starts, one at the end.
+        assert err.splitlines() == [
+            'Reservation %s: PENDING_CREATE, waiting for its lease (0s)'
+            % booking_id,
+            'Reservation %s: ALLOCATED after 6s' % booking_id]
+        assert 'openstack reserve reservation show' not in err
+
+    def test_wait_progress_on_a_terminal(self, runner, api, monkeypatch):
+        class Tty(io.StringIO):
+            def isatty(self):
+                return True
+        runner.app.stderr = Tty()
+        FakeClock(monkeypatch, self._allocate_after(api, 2))
+        runner.take(reservations.CreateReservation, self.ARGV + ['--wait'])
+        err = runner.app.stderr.getvalue()
+        # One line, rewritten in place.
+        assert err.count('\n') == 1 and err.endswith('\n')
+        assert err.count('\r') == 3
+        assert err.rstrip().endswith('ALLOCATED after 4s')
+
+    def test_wait_error_exits_with_the_reason(self, runner, api,
+                                              monkeypatch):
+        FakeClock(monkeypatch, self._allocate_after(
+            api, 1, status='ERROR', lease_id=None, compute_flavor=None,
+            status_reason='Not enough hosts available'))
+        cmd, parsed = runner.parse(reservations.CreateReservation,
+                                   self.ARGV + ['--wait'])
+        with pytest.raises(exceptions.CommandError) as err:
+            cmd.run(parsed)
+        booking_id = api.reservations.items[0]['id']
+        assert str(err.value) == (
+            'Reservation %s went to ERROR: Not enough hosts available'
+            % booking_id)
+        assert runner.app.stdout.getvalue() == ''
+
+    def test_wait_timeout(self, runner, api, monkeypatch):
+        clock = FakeClock(monkeypatch)
+        with pytest.raises(exceptions.CommandError) as err:
+            runner.take(reservations.CreateReservation,
+                        self.ARGV + ['--wait', '--wait-timeout', '5'])
+        booking_id = api.reservations.items[0]['id']
+        message = str(err.value)
+        assert 'still PENDING_CREATE after 5 seconds' in message
+        assert ('openstack reserve reservation show %s' % booking_id
+                in message)
+        # 2 + 2 + 1: the last look is at the deadline.
+        assert clock.sleeps == [2, 2, 1]
+        assert len(self._gets(api)) == 3
+
+    def test_default_timeout(self, runner, api, monkeypatch):
+        clock = FakeClock(monkeypatch)
+        with pytest.raises(exceptions.CommandError):
+            runner.take(reservations.CreateReservation,
+                        self.ARGV + ['--wait'])
+        assert sum(clock.sleeps) == reservations.WAIT_TIMEOUT
+
+    def test_wait_timeout_implies_wait(self, runner, api, monkeypatch):
+        FakeClock(monkeypatch, self._allocate_after(api, 1))
+        shown = runner.json(reservations.CreateReservation,
+                            self.ARGV + ['--wait-timeout', '60'])
+        assert shown['status'] == 'ALLOCATED'
+
+    def test_wait_survives_a_connection_failure(self, runner, api,
+                                                monkeypatch):
+        session = runner.client.http.session
+        real_request = session.request
+        calls = []
+
+        def flaky(url, method, **kwargs):
+            if method == 'GET':
+                calls.append(url)
+                if len(calls) == 1:
+                    raise ks_exceptions.ConnectFailure('restarting')
+            return real_request(url, method, **kwargs)
+        monkeypatch.setattr(session, 'request', flaky)
+        FakeClock(monkeypatch, self._allocate_after(api, 2))
+        shown = runner.json(reservations.CreateReservation,
+                            self.ARGV + ['--wait'])
+        assert shown['status'] == 'ALLOCATED'
+        assert len(calls) == 2
+
+    def test_bad_timeout(self, runner):
+        with pytest.raises(SystemExit):
+            runner.parse(reservations.CreateReservation,
+                         self.ARGV + ['--wait-timeout', '0'])
+
+
 class TestList:
 
+    def _list_requests(self, api):
+        return [r for r in api.requests
+                if r.method == 'GET' and r.url == '/v1/reservations']
+
     def test_default_columns(self, runner, api):
+        api.flavors.add(id='f1', name='gpu.a100')
         booking = _booking(api)
         columns, rows = runner.take(reservations.ListReservation, [])
-        assert columns == ('ID', 'Flavor ID', 'Instance Count', 'Start',
+        assert columns == ('ID', 'Flavor', 'Instance Count', 'Start',
                            'End', 'Status')
-        assert rows == [(booking['id'], 'f1', 1, '2030-01-01T00:00:00Z',
-                         '2030-01-02T00:00:00Z', 'ALLOCATED')]
-        assert api.requests[-1].params == {}
+        assert rows == [(booking['id'], 'gpu.a100', 1,
+                         '2030-01-01T00:00:00Z', '2030-01-02T00:00:00Z',
+                         'ALLOCATED')]
+        assert self._list_requests(api)[-1].params == {}
+
+    def test_flavor_names_from_one_listing(self, runner, api):
+        api.flavors.add(id='f1', name='gpu.a100')
+        api.flavors.add(id='f2', name='gpu.h100')
+        for flavor_id in ('f1', 'f2', 'f1', 'gone'):
+            _booking(api, flavor_id=flavor_id)
+        listed = runner.json(reservations.ListReservation, [])
+        # A flavor the catalogue no longer lists is shown by its ID.
+        assert [r['Flavor'] for r in listed] == ['gpu.a100', 'gpu.h100',
+                                                 'gpu.a100', 'gone']
+        assert 'Flavor ID' not in listed[0]
+        flavor_gets = [r.url for r in api.requests
+                       if r.url.startswith('/v1/flavors')]
+        assert flavor_gets == ['/v1/flavors']
+        listed = runner.json(reservations.ListReservation, ['--long'])
+        assert [(r['Flavor'], r['Flavor ID']) for r in listed][:2] == [
+            ('gpu.a100', 'f1'), ('gpu.h100', 'f2')]
+
+    def test_no_flavor_listing_without_rows(self, runner, api):
+        assert runner.take(reservations.ListReservation, [])[1] == []
+        assert [r.url for r in api.requests] == ['/v1/reservations']
+
+    def test_flavor_ids_when_the_catalogue_cannot_be_read(self, runner,
+                                                          api):
+        api.flavors.add(id='f1', name='gpu.a100')
+        booking = _booking(api)
+        api.enabled.discard('flavors')
+        _columns, rows = runner.take(reservations.ListReservation, [])
+        assert rows[0][:2] == (booking['id'], 'f1')
 
     def test_all_projects_adds_project_column(self, runner, api):
         _booking(api)
         columns, _ = runner.take(reservations.ListReservation,
                                  ['--all-projects'])
         assert 'Project ID' in columns
-        assert api.requests[-1].params == {'all_projects': 'true'}
+        assert self._list_requests(api)[-1].params == {
+            'all_projects': 'true'}
 
     def test_filters(self, runner, api):
         api.flavors.add(id='f1', name='gpu.a100')
@@ -101,7 +291,7 @@ class TestList:
             '--project', 'p2', '--flavor', 'gpu.a100', '--status',
             'ACTIVE'])
         assert len(rows) == 1
-        assert api.requests[-1].params == {
+        assert self._list_requests(api)[-1].params == {
             'project_id': 'p2', 'flavor_id': 'gpu.a100',
             'status': 'ACTIVE'}
 
