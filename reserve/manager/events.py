@@ -127,10 +127,28 @@ class EventLoop:
         self._wake.set()
 
     def start(self):
+        self.take_back()
         self._thread = threading.Thread(target=self._loop,
                                         name='reserve-event-loop',
                                         daemon=True)
         self._thread.start()
+
+    def take_back(self):
+        """What this host's previous run left IN_PROGRESS (it was killed
+        mid-event) runs again now; every event is idempotent. Other
+        managers' stuck events wait for [manager]event_timeout."""
+        context = reserve_context.get_admin_context()
+        try:
+            count = db_api.event_release_claims_of(
+                context, CONF.host, timeutils.utcnow_precise())
+        except Exception as exc:  # the loop's timeout takes them up
+            LOG.warning('Events of a previous run not taken back: %s', exc)
+            return 0
+        if count:
+            LOG.warning('Took back %d event(s) a previous run of this '
+                        'manager (%s) left in progress', count, CONF.host)
+            self.wake()
+        return count
 
     def stop(self, timeout=30):
         self._stop.set()

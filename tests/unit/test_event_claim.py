@@ -351,3 +351,25 @@ def test_next_time_is_none_without_future_undone_events():
     factories.make_lease([event(START, ago(minutes=1)),
                           event(END, ahead(hours=1), status=DONE)])
     assert db_api.event_next_time(ctx, after=timeutils.utcnow()) is None
+
+
+def test_a_restarted_manager_takes_back_its_own_events_at_once():
+    ctx = reserve_context.get_admin_context()
+    mine = factories.make_lease([event(
+        START, ago(minutes=1), status=IN_PROGRESS, attempts=1,
+        claimed_by='manager-1', claimed_at=ago(seconds=30))])
+    others = factories.make_lease([event(
+        START, ago(minutes=1), status=IN_PROGRESS, attempts=1,
+        claimed_by='manager-2', claimed_at=ago(seconds=30))])
+    # Within the timeout, nobody claims them...
+    assert claim(claimer='manager-1') == []
+
+    assert db_api.event_release_claims_of(
+        ctx, 'manager-1', timeutils.utcnow()) == 1
+
+    # ... but manager-1's own comes back at once, the other stays.
+    [claimed] = claim(claimer='manager-1')
+    assert claimed.lease_id == mine.id
+    assert claimed.attempts == 2
+    assert db_api.event_list_for_lease(ctx, others.id)[0].status == \
+        IN_PROGRESS
