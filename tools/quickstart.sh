@@ -28,7 +28,7 @@ failed() {  # failed LOG WHAT
 if [ $cloud = 1 ]; then
     stage "Installing reserve (.venv) and the loopback cloud" \
           "(${RESERVE_CLOUD_DIR:-/var/tmp/reserve-cloud}) side by side;" \
-          "the first time takes about 3 minutes and 1 GB"
+          "the first time takes 1 to 4 minutes (pip's cache) and 1 GB"
     # The cloud comes up as soon as its venvs are built, while reserve's
     # pip may still run.
     (tools/cloud/install.sh && { (exec 3<>/dev/tcp/127.0.0.1/8774) \

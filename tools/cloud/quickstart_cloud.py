@@ -65,7 +65,8 @@ def add_gpu_flavor(nova):
 def main():
     print('Loopback cloud (placement + nova, fake computes host1 and '
           'host2): starting it if it is not up; the first time installs '
-          'it under %s (a minute or two).' % cloud.CLOUD_DIR, flush=True)
+          'it under %s (about a minute, 700 MB).' % cloud.CLOUD_DIR,
+          flush=True)
     info = cloud.ensure_up(log=lambda out: print(out, end='', flush=True))
     providers = [add_vgpus(host) for host in cloud.COMPUTE_HOSTS]
     add_gpu_flavor(cloud.nova_client('admin', 'admin', 'admin'))
