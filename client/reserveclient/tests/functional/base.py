@@ -57,7 +57,7 @@ def seed_flavor(server, name=None, slots=50):
     booking is admitted (201) and goes to ERROR once the worker tries to
     build its lease.
     """
-    now = '2026-01-01 00:00:00'
+    now = '2026-01-01 00:00:00.000000'  # as SQLAlchemy writes it
     name = name or unique('fn-flavor')
     flavor_id = str(uuid.uuid4())
     host = unique('fn-host')

@@ -13,7 +13,7 @@ def host(server):
     row is written into the server's database."""
     host_id = str(uuid.uuid4())
     name = 'fn-host-%s' % host_id[:8]
-    now = '2026-01-01 00:00:00'
+    now = '2026-01-01 00:00:00.000000'  # as SQLAlchemy writes it
     server.sql(
         'INSERT INTO hosts (id, kind, name, service_name, provider_uuid, '
         'vcpus, memory_mb, local_gb, reservable, created_at, updated_at) '

@@ -277,7 +277,7 @@ def seeded_lease(server):
     into the server's database; they lie years ahead, out of reach of the
     event loop.
     """
-    now = '2026-01-01 00:00:00'
+    now = '2026-01-01 00:00:00.000000'  # as SQLAlchemy writes it
     lease_id = str(uuid.uuid4())
     rsv_id = str(uuid.uuid4())
     host_ids = []
@@ -292,8 +292,8 @@ def seeded_lease(server):
     server.sql(
         'INSERT INTO leases (id, name, project_id, user_id, start_date, '
         'end_date, status, degraded, created_at, updated_at) VALUES '
-        "(?, ?, 'noauth-project', 'functional', '2035-01-01 00:00:00', "
-        "'2035-01-02 00:00:00', 'PENDING', 0, ?, ?)",
+        "(?, ?, 'noauth-project', 'functional', '2035-01-01 00:00:00.000000', "
+        "'2035-01-02 00:00:00.000000', 'PENDING', 0, ?, ?)",
         lease_id, 'Reservation fn-%s' % lease_id[:8], now, now)
     server.sql(
         'INSERT INTO lease_reservations (id, lease_id, resource_type, '
@@ -306,11 +306,13 @@ def seeded_lease(server):
         server.sql(
             'INSERT INTO allocations (id, reservation_id, host_id, count, '
             'start_date, end_date, created_at, updated_at) VALUES (?, ?, '
-            "?, 1, '2035-01-01 00:00:00', '2035-01-02 00:00:00', ?, ?)",
+            "?, 1, '2035-01-01 00:00:00.000000', "
+            "'2035-01-02 00:00:00.000000', ?, ?)",
             str(uuid.uuid4()), rsv_id, host_id, now, now)
-    for event_type, when in (('start_lease', '2035-01-01 00:00:00'),
-                             ('before_end_lease', '2035-01-01 23:00:00'),
-                             ('end_lease', '2035-01-02 00:00:00')):
+    for event_type, when in (
+            ('start_lease', '2035-01-01 00:00:00.000000'),
+            ('before_end_lease', '2035-01-01 23:00:00.000000'),
+            ('end_lease', '2035-01-02 00:00:00.000000')):
         server.sql(
             'INSERT INTO events (id, lease_id, event_type, time, status, '
             "attempts, created_at, updated_at) VALUES (?, ?, ?, ?, "
