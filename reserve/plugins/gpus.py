@@ -216,14 +216,24 @@ def host_gpus(inventory_gpus, device_gpus, capability_gpus):
 
 # Fitting ------------------------------------------------------------------
 
+def serving(gpus, key):
+    """What a host with ``gpus`` has of ``key``: every capacity whose
+    classes all serve it."""
+    wanted = _classes(key)
+    return sum(n for k, n in gpus.items() if _classes(k) <= wanted)
+
+
+def taking(used, key):
+    """What ``used`` ({key: count}) may have taken from the capacity
+    serving ``key``: every use sharing a class with it."""
+    wanted = _classes(key)
+    return sum(n for k, n in used.items() if _classes(k) & wanted)
+
+
 def free(gpus, used, key):
     """What is left of ``key`` on a host with ``gpus`` once ``used``
-    ({key: count}) is taken: every capacity whose classes all serve
-    ``key``, less every use that may have taken from them."""
-    wanted = _classes(key)
-    total = sum(n for k, n in gpus.items() if _classes(k) <= wanted)
-    taken = sum(n for k, n in used.items() if _classes(k) & wanted)
-    return total - taken
+    ({key: count}) is taken."""
+    return serving(gpus, key) - taking(used, key)
 
 
 def fit(gpus, used, need):

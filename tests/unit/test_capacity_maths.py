@@ -262,6 +262,50 @@ def test_steps_match_brute_force_at_every_instant(capacity, claims, need,
         assert step_list == [(start, maths.empty_fit(capacity, need))]
 
 
+# GPU keys that share classes ('A|B' is served by A and B capacity), so
+# that a claim's use of one key takes from another's.
+class_keys = st.sampled_from(['A', 'B', 'A|B', 'VGPU'])
+class_gpus = st.dictionaries(class_keys, st.integers(0, 4), max_size=3)
+
+
+def test_least_fit_counts_every_instance_of_a_gpu_claim():
+    host = dict(HOST, gpus={'A': 4, 'B': 2})
+    claims = [maths.Claim(0, 10, 2, {'vcpus': 1, 'gpus': {'A|B': 1}}),
+              maths.Claim(5, 20, 1, {'gpus': {'A': 1}})]
+    need = {'vcpus': 1, 'gpus': {'A': 1}}
+    # 'A|B' claims may have taken A: at 5..10, 3 of A's 4 are taken.
+    assert maths.least_fit(host, claims, need, 0, 20) == 1
+    assert maths.least_fit(host, claims, need, 10, 20) == 3
+    assert maths.least(maths.steps(host, claims, need, 0, 20)) == 1
+
+
+@settings(max_examples=500, deadline=None)
+@given(capacity=st.fixed_dictionaries(
+           {r: st.one_of(st.integers(20, 40), st.integers(-2, 12))
+            for r in RESOURCES},
+           optional={'gpus': class_gpus}),
+       claims=st.lists(st.builds(
+           lambda start, length, count, size, gpus: maths.Claim(
+               start, start + length, count, dict(size, gpus=gpus)),
+           st.integers(0, 20), st.integers(0, 15), st.integers(0, 3),
+           st.fixed_dictionaries({}, optional={
+               r: st.integers(0, 3) for r in RESOURCES}),
+           st.dictionaries(class_keys, st.integers(0, 2), max_size=2)),
+           max_size=7),
+       need=st.fixed_dictionaries({}, optional=dict(
+           {r: st.integers(0, 4) for r in RESOURCES},
+           gpus=st.dictionaries(class_keys, st.integers(0, 2), max_size=2))),
+       window=windows(longest=20))
+def test_least_fit_is_the_least_of_the_steps(capacity, claims, need,
+                                             window):
+    """The decisions' shortcut (peaks per resource) answers what the
+    step function's minimum does, GPU classes shared between keys and
+    hosts already short of a resource included."""
+    start, end = window
+    assert maths.least_fit(capacity, claims, need, start, end) == \
+        maths.least(maths.steps(capacity, claims, need, start, end))
+
+
 @st.composite
 def slot_functions(draw):
     """None, or the flavor's free slots: its slots less what bookings
