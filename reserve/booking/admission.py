@@ -98,23 +98,51 @@ def _same_hosts_key(need, host_filter):
     return repr(sorted(need.items())), repr(host_filter)
 
 
+def slots_free(context, flavor, start, end, maintenance=(),
+               exclude_booking=None):
+    """occupants() and calendar.max_count, in whole seconds from
+    ``start``: the most instances of ``flavor`` its slots hold over
+    [start, end)."""
+    held = desk.slot_holders(context, flavor, start, end + guard(),
+                             guard(), exclude_booking=exclude_booking)
+    held.extend((store.seconds(w.start_date, start),
+                 store.seconds(w.end_date, start), flavor.slots)
+                for w in maintenance)
+    return calendar.max_count(flavor.slots, held, 0,
+                              store.seconds(end, start),
+                              CONF.booking.guard_seconds)
+
+
+def _slots_hold(context, flavor, start, end, count, maintenance):
+    """Whether ``flavor``'s slots hold ``count`` more over [start, end).
+    At once when every booking meeting the window, all together, leaves
+    room (one summed row: a catalogue entry with more slots than its
+    hosts hold); by the calendar otherwise."""
+    if not maintenance and flavor.slots - desk.slots_held_at_most(
+            context, flavor, start, end + guard(), guard()) >= count:
+        return True
+    return count <= slots_free(context, flavor, start, end, maintenance)
+
+
 def _place(context, state, flavor, start, end, count, maintenance):
     """The hosts for ``count`` instances of ``flavor`` over [start, end):
     {host_id: count}, or NoCapacity naming what does fit."""
-    held = occupants(context, flavor, start, end, maintenance)
-    slots_free = calendar.max_count(flavor.slots, held, start, end,
-                                    guard())
     need, host_filter = sizing(flavor)
-    board = model.Board(context, state, start, end + guard(), guard())
-    fits = board.offer(need, host_filter).fits
-    placed = maths.place(fits, count) if count <= slots_free else None
+    board = model.Board(context, state, start, end + guard(), guard(),
+                        lazy=True)
+    offer = board.offer(need, host_filter)
+    placed = None
+    if _slots_hold(context, flavor, start, end, count, maintenance):
+        placed = offer.place(count)
     if placed is None:
+        free = slots_free(context, flavor, start, end, maintenance)
+        hosts_hold = offer.total()
         raise exception.NoCapacity(
             count=count, name=flavor.name, id=flavor.id,
             start=timeutils.isoformat(start), end=timeutils.isoformat(end),
             slots=flavor.slots, guard=CONF.booking.guard_seconds,
-            slots_free=slots_free, hosts_hold=sum(fits.values()),
-            free=min(slots_free, sum(fits.values())))
+            slots_free=free, hosts_hold=hosts_hold,
+            free=min(free, hosts_hold))
     return placed
 
 
@@ -212,8 +240,7 @@ def availability(context, flavors, start=None, end=None, offers=None):
             need, host_filter = sizing(flavor)
             key = _same_hosts_key(need, host_filter)
             if key not in by_key:
-                by_key[key] = sum(board.offer(need, host_filter)
-                                  .fits.values())
+                by_key[key] = board.offer(need, host_filter).total()
             hosts_hold[flavor.id] = by_key[key]
     shut = set()
     for _, flavor_ids in closed:
@@ -227,9 +254,10 @@ def availability(context, flavors, start=None, end=None, offers=None):
 
 def _withdraw_if_over_quota(context, booking, project_id, deltas,
                             restore=None):
-    """The quota recheck after commit: concurrent bookings of the same
-    project on other flavors (other locks) may have gone over together.
-    Then this one is undone and refused, as nova does."""
+    """The quota recheck after commit, as nova has it ([quota]
+    recheck_quota, off by default: admission counts the usage under the
+    capacity lock, after every booking before it). When the project is
+    over a limit then, this one is undone and refused."""
     try:
         quota.recheck(context, project_id,
                       [r for r, d in deltas.items() if d > 0])
@@ -294,10 +322,8 @@ def _check_longer(context, state, flavor, booking, old_end, end,
     """The added time [old_end, end) of a booking: its flavor's slots
     must hold it, and so must each host it is on (its instances cannot
     move)."""
-    held = occupants(context, flavor, old_end, end, maintenance,
-                     booking.id)
-    slots_free = calendar.max_count(flavor.slots, held, old_end, end,
-                                    guard())
+    free = slots_free(context, flavor, old_end, end, maintenance,
+                      exclude_booking=booking.id)
     claims = store.claims_of_booking(context, booking.id)
     hosts_free = booking.instance_count
     if claims:
@@ -309,13 +335,13 @@ def _check_longer(context, state, flavor, booking, old_end, end,
         short = sum(max(0, c.count - fits.get(c.host_id, 0))
                     for c in claims)
         hosts_free = booking.instance_count - short
-    if booking.instance_count > min(slots_free, hosts_free):
+    if booking.instance_count > min(free, hosts_free):
         raise exception.NoCapacity(
             count=booking.instance_count, name=flavor.name, id=flavor.id,
             start=timeutils.isoformat(old_end),
             end=timeutils.isoformat(end), slots=flavor.slots,
-            guard=CONF.booking.guard_seconds, slots_free=slots_free,
-            hosts_hold=hosts_free, free=min(slots_free, hosts_free))
+            guard=CONF.booking.guard_seconds, slots_free=free,
+            hosts_hold=hosts_free, free=min(free, hosts_free))
 
 
 def change_end(context, booking, end, bypass_maintenance=False):

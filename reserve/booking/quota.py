@@ -52,9 +52,8 @@ def new_end(count, start, old_end, end):
 
 def usage(context, project_id, resources=RESOURCES):
     """{resource: in use} of a project, from its live bookings."""
-    rows = desk.project_live_bookings(context, project_id)
-    counted = {RESERVATIONS: len(rows),
-               INSTANCE_HOURS: sum(instance_hours(*row) for row in rows)}
+    count, hours = desk.project_usage(context, project_id)
+    counted = {RESERVATIONS: count, INSTANCE_HOURS: hours}
     return {resource: counted[resource] for resource in resources}
 
 

@@ -13,6 +13,9 @@ on it, whatever catalogue entry or nova flavor they came from, less its
 maintenance windows. Non-reservable hosts hold nothing new.
 """
 import collections
+import datetime
+import heapq
+import threading
 
 from oslo_config import cfg
 
@@ -24,8 +27,6 @@ from reserve.plugins import gpus as gpu_maths
 CONF = cfg.CONF
 
 HOST_FILTER_SPEC = 'reserve:resource_properties'
-
-Offer = collections.namedtuple('Offer', 'fits busy idle')
 
 
 def size_of(nova_flavor):
@@ -43,58 +44,237 @@ def host_filter_of(nova_flavor):
                          .get(HOST_FILTER_SPEC))
 
 
+class Ranked:
+    """The candidate hosts of a need, as if nothing were on them: what
+    each holds (``fit_of``), and the hosts that hold something grouped by
+    it, most first, each group by id (``groups``). The same for every
+    decision until a host changes, so it is kept per process (_rank)."""
+
+    def __init__(self, candidates, need):
+        self.host_of = {h.id: h for h in candidates}
+        by_key, self.fit_of = {}, {}
+        groups = collections.defaultdict(list)
+        for host in candidates:
+            fit = by_key.get(host.key)
+            if fit is None:
+                fit = by_key[host.key] = maths.empty_fit(host.capacity, need)
+            self.fit_of[host.id] = fit
+            if fit > 0:
+                groups[fit].append(host.id)
+        self.groups = [(fit, sorted(ids)) for fit, ids in
+                       sorted(groups.items(), reverse=True)]
+        self.total = sum(self.fit_of.values())
+
+
+_ranked_lock = threading.Lock()
+_ranked = {}
+_RANKED_KEPT = 256
+
+
+def _rank(hosts, need, host_filter):
+    """Ranked of the reservable ``hosts`` (store.hosts' list, the same
+    object while they are unchanged) matching ``host_filter``."""
+    key = (repr(sorted(need.items())), repr(host_filter))
+    with _ranked_lock:
+        found = _ranked.get(key)
+    if found is not None and found[0] is hosts:
+        return found[1]
+    ranked = Ranked([h for h in hosts if h.reservable and
+                     filters.matches(host_filter, h.capabilities)], need)
+    with _ranked_lock:
+        if len(_ranked) >= _RANKED_KEPT:
+            _ranked.clear()
+        _ranked[key] = (hosts, ranked)
+    return ranked
+
+
+class Offer:
+    """What the candidate hosts of a need hold of it over a board's
+    window: an idle host (no claim then) what ``ranked`` says, a busy one
+    the least it holds over the window, worked out from its claims when
+    first asked (fit_of). A placement (place) goes down the candidates
+    in rank order and works out only the hosts that could be chosen; on
+    a lazy board, only their claims are read."""
+
+    # Hosts looked up together when the ranking needs more, doubling.
+    FIRST_LOOKUP = 8
+
+    def __init__(self, board, ranked, need):
+        self.board, self.ranked, self.need = board, ranked, need
+        self._fits = {}
+
+    def _claims(self, host_ids):
+        return self.board.claims_of(host_ids, self.need)
+
+    def fit_of(self, host_id):
+        fit = self._fits.get(host_id)
+        if fit is None:
+            claims = self._claims([host_id])[host_id]
+            fit = self._fits[host_id] = (
+                maths.least_fit(self.ranked.host_of[host_id].capacity,
+                                claims, self.need, 0, self.board.span)
+                if claims else self.ranked.fit_of[host_id])
+        return fit
+
+    def busy_claims(self):
+        """{host_id: claims} of the candidates with claims (all read)."""
+        found = self._claims(list(self.ranked.fit_of))
+        return {h: c for h, c in found.items() if c}
+
+    @property
+    def fits(self):
+        """{host_id: what it holds} of every candidate."""
+        self.busy_claims()
+        return {h: self.fit_of(h) for h in self.ranked.fit_of}
+
+    def total(self):
+        return sum(self.fits.values())
+
+    @property
+    def idle(self):
+        """What the candidates with no claim hold together."""
+        busy = self.busy_claims()
+        return sum(fit for h, fit in self.ranked.fit_of.items()
+                   if h not in busy)
+
+    @property
+    def busy(self):
+        """The step functions of the candidates with claims, in dates."""
+        start = self.board.start
+        return [[(start + datetime.timedelta(seconds=t), fit)
+                 for t, fit in maths.steps(self.ranked.host_of[h].capacity,
+                                           claims, self.need, 0,
+                                           self.board.span)]
+                for h, claims in self.busy_claims().items()]
+
+    def ranking(self):
+        """(fit, host_id) of the candidates holding something, most
+        first and then by id, as maths.place ranks them.
+
+        Candidates come in the order of what they would hold idle (never
+        less than what they hold), looked up a batch at a time; a looked
+        up host waits in a queue by what it really holds, and leaves it
+        once no host still to look up could come before it."""
+        order = ((fit, h) for fit, ids in self.ranked.groups for h in ids)
+        following = next(order, None)
+        queue, batch = [], self.FIRST_LOOKUP
+        while queue or following is not None:
+            if queue and (following is None or
+                          queue[0] < (-following[0], following[1])):
+                negative, host_id = heapq.heappop(queue)
+                yield -negative, host_id
+                continue
+            looked_up = [following[1]]
+            following = next(order, None)
+            while following is not None and len(looked_up) < batch:
+                looked_up.append(following[1])
+                following = next(order, None)
+            self._claims(looked_up)           # one read for the lot
+            for host_id in looked_up:
+                fit = self.fit_of(host_id)
+                if fit > 0:
+                    heapq.heappush(queue, (-fit, host_id))
+            batch *= 2
+
+    def place(self, amount, affinity=None):
+        """maths.place over every candidate, working out only the hosts
+        ranked high enough to be chosen."""
+        if affinity is True:
+            return maths.place(self.fits, amount, affinity)
+        placed, left = {}, amount
+        for fit, host_id in self.ranking():
+            take = 1 if affinity is False else min(fit, left)
+            placed[host_id] = take
+            left -= take
+            if not left:
+                return placed
+        return None
+
+    def most_placed(self, amount, affinity=None):
+        return maths.most_placed(self.fits, amount, affinity)
+
+
 class Board:
-    """The hosts and what holds them over [start, until), read once.
+    """The hosts and what holds them over [start, until).
 
     Made inside a capacity transaction (after store.lock) for decisions,
-    or in a reader for the calendar's answers.
+    or in a reader for the calendar's answers. Times inside are whole
+    seconds from ``start``. A board reads the claims of every host at
+    once, or, ``lazy``, those of the hosts its offers look up (a
+    placement needs only the few it could choose).
     """
 
     def __init__(self, context, state, start, until, guard,
                  exclude_booking=None, exclude_reservation=None,
-                 exclude_claim=None):
+                 exclude_claim=None, lazy=False):
         self.start, self.until, self.guard = start, until, guard
-        self.hosts = [h for h in store.hosts(context, state)
-                      if h.reservable]
-        self.claims = store.claims_in_window(
-            context, state, start, until, guard,
-            exclude_booking=exclude_booking,
-            exclude_reservation=exclude_reservation,
-            exclude_claim=exclude_claim)
-        for host_id, windows in store.host_windows_in(
-                context, start, until, guard).items():
-            self.claims[host_id].extend(windows)
+        self.span = store.seconds(until, start)
+        self.hosts = store.hosts(context, state)
+        self._window = (context, state, start, until, guard)
+        self._excludes = dict(exclude_booking=exclude_booking,
+                              exclude_reservation=exclude_reservation,
+                              exclude_claim=exclude_claim)
+        self._windows = store.host_windows_in(context, start, until, guard)
+        # {host_id: claims} of the hosts read so far (of every host once
+        # _all), apart for the GPUs claimed.
+        self._read, self._gpus_read = {}, {}
+        self._all = self._gpus_all = False
+        if not lazy:
+            self._read_all(False)
 
-    def candidates(self, host_filter=None, host_ids=None):
-        if host_filter is None and host_ids is None:
-            return self.hosts
-        return [h for h in self.hosts
-                if (host_ids is None or h.id in host_ids) and
-                filters.matches(host_filter, h.capabilities)]
+    def _read_all(self, gpus):
+        if not self._all:
+            self._read = store.claims_in_window(*self._window,
+                                                **self._excludes)
+            self._all = True
+        if gpus and not self._gpus_all:
+            self._gpus_read = store.gpu_claims_in_window(*self._window,
+                                                         **self._excludes)
+            self._gpus_all = True
 
-    def offer(self, need, host_filter=None, host_ids=None, start=None,
-              until=None):
-        """What each candidate host holds of ``need`` over [start,
-        until) (the board's window by default): an Offer of
-        {host_id: fit}, the step functions of the hosts holding claims
-        then, and what the others hold together."""
-        start = self.start if start is None else start
-        until = self.until if until is None else until
-        fits, busy, idle = {}, [], 0
-        empty = {}
-        for host in self.candidates(host_filter, host_ids):
-            claims = self.claims.get(host.id)
-            if claims:
-                host_steps = maths.steps(host.capacity, claims, need,
-                                         start, until)
-                fits[host.id] = maths.least(host_steps)
-                busy.append(host_steps)
-            else:
-                if host.key not in empty:
-                    empty[host.key] = maths.empty_fit(host.capacity, need)
-                fits[host.id] = empty[host.key]
-                idle += empty[host.key]
-        return Offer(fits, busy, idle)
+    def _read_some(self, read, reader, host_ids):
+        missing = [h for h in host_ids if h not in read]
+        if missing:
+            found = reader(*self._window, host_ids=missing, **self._excludes)
+            for host_id in missing:
+                read[host_id] = found.get(host_id, [])
+
+    def _read_hosts(self, host_ids, gpus):
+        if len(host_ids) > len(self.hosts) // 2:
+            return self._read_all(gpus)
+        if not self._all:
+            self._read_some(self._read, store.claims_in_window, host_ids)
+        if gpus and not self._gpus_all:
+            self._read_some(self._gpus_read, store.gpu_claims_in_window,
+                            host_ids)
+
+    def claims_of(self, host_ids, need):
+        """{host_id: what holds it over the window} for ``host_ids``:
+        claims, maintenance windows and, for a need asking for GPUs, the
+        GPUs claimed."""
+        gpus = any((need.get('gpus') or {}).values())
+        self._read_hosts(host_ids, gpus)
+        found = {}
+        for host_id in host_ids:
+            claims = list(self._read.get(host_id, ()))
+            claims.extend(self._windows.get(host_id, ()))
+            if gpus:
+                claims.extend(self._gpus_read.get(host_id, ()))
+            found[host_id] = claims
+        return found
+
+    def offer(self, need, host_filter=None, host_ids=None):
+        """What the reservable hosts matching ``host_filter`` (and among
+        ``host_ids``, if given) hold of ``need`` over the board's
+        window: an Offer."""
+        if host_ids is None:
+            ranked = _rank(self.hosts, need, host_filter)
+        else:
+            ranked = Ranked([h for h in self.hosts
+                             if h.reservable and h.id in host_ids and
+                             filters.matches(host_filter, h.capabilities)],
+                            need)
+        return Offer(self, ranked, need)
 
 
 def total(context, need, host_filter=None):

@@ -28,11 +28,14 @@ quota_opts = [
                help='Instance-hours (instance_count times the started '
                     'hours of each live reservation) a project may hold; '
                     '-1 for no limit. Config driver only.'),
-    cfg.BoolOpt('recheck_quota', default=True,
+    cfg.BoolOpt('recheck_quota', default=False,
                 help='Check the quota again once a booking is written, and '
-                     'withdraw it when concurrent bookings of the same '
-                     'project on other flavors went over together. Costs '
-                     'one more usage query per booking.'),
+                     'withdraw it if the project is then over a limit. '
+                     'Not needed: every booking and every later end is '
+                     'admitted under the one capacity lock, which counts '
+                     'the usage of all those before it, so the recheck '
+                     'finds nothing new. Costs one more usage query per '
+                     'booking when on.'),
 ]
 
 

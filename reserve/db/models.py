@@ -31,9 +31,11 @@ class Booking(Base):
     """A project's booking of a flavor for a window (/v1/reservations)."""
     __tablename__ = 'bookings'
     __table_args__ = (
-        sa.Index('ix_bookings_flavor_window', 'flavor_id', 'end_date',
-                 'start_date'),
-        sa.Index('ix_bookings_project', 'project_id'),
+        # Both hold every column the admission reads (migration 0006).
+        sa.Index('ix_bookings_flavor_calendar', 'flavor_id', 'end_date',
+                 'start_date', 'status', 'instance_count'),
+        sa.Index('ix_bookings_project_usage', 'project_id', 'status',
+                 'start_date', 'end_date', 'instance_count'),
         sa.Index('ix_bookings_status', 'status'),
         sa.Index('ix_bookings_lease', 'lease_id'),
     )
@@ -184,8 +186,12 @@ class Allocation(Base):
                             name='uniq_allocations0reservation0host'),
         sa.UniqueConstraint('booking_id', 'host_id',
                             name='uniq_allocations0booking0host'),
-        sa.Index('ix_allocations_host', 'host_id'),
-        sa.Index('ix_allocations_window', 'end_date', 'start_date'),
+        # Both hold every column a decision reads (migration 0006): the
+        # claims of a window, of every host or of a few.
+        sa.Index('ix_allocations_host_window', 'host_id', 'end_date',
+                 'start_date', 'count', 'vcpus', 'memory_mb', 'disk_gb'),
+        sa.Index('ix_allocations_window_sizes', 'end_date', 'start_date',
+                 'host_id', 'count', 'vcpus', 'memory_mb', 'disk_gb'),
         sa.Index('ix_allocations_booking', 'booking_id'),
     )
 
@@ -541,3 +547,20 @@ class DeviceAttachment(Base):
     config = orm.mapped_column(sa.Boolean)
 
     device = orm.relationship('Device', lazy='joined')
+
+
+class Service(Base):
+    """A running daemon's heartbeat: one row per (binary, host), written
+    every [DEFAULT]heartbeat_interval. Work a daemon claimed (events, for
+    reserve-manager) is taken over once its heartbeat is older than
+    [DEFAULT]service_down_time."""
+    __tablename__ = 'services'
+    __table_args__ = (
+        sa.UniqueConstraint('binary', 'host',
+                            name='uniq_services0binary0host'),
+    )
+
+    id = orm.mapped_column(sa.Integer, primary_key=True, autoincrement=True)
+    binary = orm.mapped_column(sa.String(64), nullable=False)
+    host = orm.mapped_column(sa.String(255), nullable=False)
+    heartbeat_at = orm.mapped_column(sa.DateTime, nullable=False)

@@ -19,7 +19,6 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.booking import sizing
-from reserve.capacity import maths
 from reserve.capacity import model
 from reserve.capacity import store
 from reserve.common import exception
@@ -102,9 +101,9 @@ class FlavorInstancePlugin(base.ResourcePlugin):
         need = model.size_of(record)
         guard = _guard()
         board = model.Board(context, store.lock(context), start,
-                            end + guard, guard)
-        fits = board.offer(need, host_filter).fits
-        placed = maths.place(fits, amount, row['affinity'])
+                            end + guard, guard, lazy=True)
+        offer = board.offer(need, host_filter)
+        placed = offer.place(amount, row['affinity'])
         if placed is None:
             what = 'flavor %s' % record.get('name', record['id'])
             if need['gpus']:
@@ -112,7 +111,7 @@ class FlavorInstancePlugin(base.ResourcePlugin):
                     need['gpus'])
             raise exception.NotEnoughHostsAvailable(
                 wanted=amount, what=what,
-                found=maths.most_placed(fits, amount, row['affinity']),
+                found=offer.most_placed(amount, row['affinity']),
                 start=start, end=end)
         row['allocations'] = [
             dict(host_id=h, count=n, start_date=start, end_date=end,

@@ -88,6 +88,7 @@ def test_config_driver_reads_nothing_when_unlimited(db, override,
 
 def test_recheck_allows_being_at_the_limit_not_over(db, override):
     override('reservations', 1, group='quota')
+    override('recheck_quota', True, group='quota')
     factories.make_booking()
     quota.recheck(ctx(), 'project-a', ['reservations'])
     factories.make_booking()
