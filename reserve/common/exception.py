@@ -117,6 +117,15 @@ class CloudNotConfigured(CloudError):
     code = 503
 
 
+class RPCVersionCapped(ReserveException):
+    """[upgrade_levels] keeps this node from asking something of daemons
+    that may still run the previous release."""
+    msg_fmt = ('%(topic)s cannot do this until the upgrade is finished: '
+               '%(method)s needs RPC %(version)s and [upgrade_levels] '
+               '%(group)s caps messages at %(cap)s.')
+    code = 503
+
+
 class ServerDeletionTimeout(CloudError):
     msg_fmt = ('Servers %(servers)s of flavor %(flavor)s were still there '
                '%(timeout)d s after their deletion was asked.')

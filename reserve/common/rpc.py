@@ -67,11 +67,14 @@ def get_notification_transport():
     return _NOTIFICATION_TRANSPORT
 
 
-def get_client(topic, version, timeout=None):
+def get_client(topic, version, timeout=None, version_cap=None):
+    """An RPC client of ``topic``; ``version_cap`` ([upgrade_levels]) is
+    the newest version it may send while older daemons still run."""
     target = messaging.Target(topic=topic, version=version)
     return messaging.get_rpc_client(get_transport(), target,
                                     serializer=RequestContextSerializer(),
-                                    timeout=timeout)
+                                    timeout=timeout,
+                                    version_cap=version_cap)
 
 
 def get_server(topic, version, endpoints):

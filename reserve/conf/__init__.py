@@ -13,6 +13,7 @@ from reserve.conf import gpu
 from reserve.conf import manager
 from reserve.conf import notification
 from reserve.conf import quota
+from reserve.conf import upgrade_levels
 from reserve.conf import worker
 
 CONF = cfg.CONF
@@ -26,6 +27,7 @@ notification.register_opts(CONF)
 clients.register_opts(CONF)
 booking.register_opts(CONF)
 quota.register_opts(CONF)
+upgrade_levels.register_opts(CONF)
 email.register_opts(CONF)
 # other projects' boots kept off reservable hosts
 fence.register_opts(CONF)

@@ -16,10 +16,11 @@ from reserve.conf import gpu
 from reserve.conf import manager
 from reserve.conf import notification
 from reserve.conf import quota
+from reserve.conf import upgrade_levels
 from reserve.conf import worker
 
 _MODULES = (default, api, database, manager, worker, notification, clients,
-            email, booking, quota, fence, devices, gpu)
+            email, booking, quota, fence, devices, gpu, upgrade_levels)
 
 
 def list_opts():

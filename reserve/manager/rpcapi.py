@@ -7,29 +7,53 @@
 1.2 - sync_lease (cast): make a lease's cloud objects match its
       allocations; refresh_host reads a nova host's capacity; sync_fence
 """
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from reserve.common import exception
 from reserve.common import rpc
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
 
 
 class ManagerAPI:
     RPC_API_VERSION = '1.2'
 
     def __init__(self, timeout=120):
-        self._client = rpc.get_client(rpc.MANAGER_TOPIC,
-                                      self.RPC_API_VERSION, timeout=timeout)
+        self._client = rpc.get_client(
+            rpc.MANAGER_TOPIC, self.RPC_API_VERSION, timeout=timeout,
+            version_cap=CONF.upgrade_levels.manager)
+
+    def _prepare(self, method, version):
+        if not self._client.can_send_version(version):
+            raise exception.RPCVersionCapped(
+                topic='reserve-manager', method=method, version=version,
+                group='manager', cap=CONF.upgrade_levels.manager)
+        return self._client.prepare(version=version)
 
     def _call(self, context, method, version='1.0', **kwargs):
-        return self._client.prepare(version=version).call(context, method,
-                                                          **kwargs)
+        return self._prepare(method, version).call(context, method,
+                                                   **kwargs)
+
+    def _repair(self, context, method, **kwargs):
+        """A 1.2 cast that only repairs: managers of 1.1 do without it
+        (their periodic task repairs in time)."""
+        if not self._client.can_send_version('1.2'):
+            LOG.info('Not asking reserve-manager to %s: [upgrade_levels] '
+                     'manager caps messages at %s', method,
+                     CONF.upgrade_levels.manager)
+            return
+        self._client.prepare(version='1.2').cast(context, method, **kwargs)
 
     def sync_lease(self, context, lease_id):
         """Cast: bring the lease's cloud objects in line with its
         allocations (hosts moved under a running lease)."""
-        self._client.prepare(version='1.2').cast(context, 'sync_lease',
-                                                 lease_id=lease_id)
+        self._repair(context, 'sync_lease', lease_id=lease_id)
 
     def sync_fence(self, context):
         """Cast: fence every reservable nova host, unfence the others."""
-        self._client.prepare(version='1.2').cast(context, 'sync_fence')
+        self._repair(context, 'sync_fence')
 
     def create_lease(self, context, lease_values):
         """Create a lease, or return the one already named so.

@@ -2,14 +2,20 @@
 
 1.0 - create_lease, update_lease, delete_lease
 """
+from oslo_config import cfg
+
 from reserve.common import rpc
+
+CONF = cfg.CONF
 
 
 class WorkerAPI:
     RPC_API_VERSION = '1.0'
 
     def __init__(self):
-        self._client = rpc.get_client(rpc.WORKER_TOPIC, self.RPC_API_VERSION)
+        self._client = rpc.get_client(
+            rpc.WORKER_TOPIC, self.RPC_API_VERSION,
+            version_cap=CONF.upgrade_levels.worker)
 
     def _cast(self, context, method, **kwargs):
         self._client.prepare(version='1.0').cast(context, method, **kwargs)
