@@ -2,13 +2,17 @@
 
     reserve-manage db sync [--revision REV]
     reserve-manage db version
+    reserve-manage service list
 """
 import sys
 
 from oslo_config import cfg
 
+from reserve.common import context as reserve_context
 from reserve.common import service
+from reserve.common import timeutils
 from reserve.db import migration
+from reserve.db import services as services_db
 
 CONF = cfg.CONF
 
@@ -23,6 +27,21 @@ def do_db_version():
     print(current or 'None (empty database: run "reserve-manage db sync")')
 
 
+def do_service_list():
+    """The daemons' heartbeats: a daemon is down once its last one is
+    older than [DEFAULT]service_down_time."""
+    now = timeutils.utcnow()
+    rows = services_db.service_list(reserve_context.get_admin_context())
+    print('%-22s %-30s %-20s %s' % ('Binary', 'Host', 'Last heartbeat',
+                                    'State'))
+    for row in rows:
+        age = (now - row.heartbeat_at).total_seconds()
+        print('%-22s %-30s %-20s %s' % (
+            row.binary, row.host, row.heartbeat_at.isoformat(),
+            'up' if age <= CONF.service_down_time else
+            'down (%d s)' % age))
+
+
 def add_command_parsers(subparsers):
     db = subparsers.add_parser('db', help='database schema')
     db_sub = db.add_subparsers(dest='db_command')
@@ -33,6 +52,12 @@ def add_command_parsers(subparsers):
     sync.set_defaults(func=do_db_sync)
     version = db_sub.add_parser('version', help='show the schema revision')
     version.set_defaults(func=do_db_version)
+    services = subparsers.add_parser('service', help='running daemons')
+    services_sub = services.add_subparsers(dest='service_command')
+    services_sub.required = True
+    listing = services_sub.add_parser(
+        'list', help='the daemons\' heartbeats, and which are down')
+    listing.set_defaults(func=do_service_list)
 
 
 command_opt = cfg.SubCommandOpt('command', title='Commands',

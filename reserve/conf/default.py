@@ -9,7 +9,18 @@ default_opts = [
                default=socket.gethostname(),
                sample_default='<hostname>',
                help='Name of this node, used as the RPC server name and in '
-                    'the claims the manager puts on events.'),
+                    'the claims the manager puts on events. Every daemon '
+                    'of one kind (every reserve-manager, say) needs its own '
+                    'host name.'),
+    cfg.IntOpt('heartbeat_interval', default=5, min=1,
+               help='Seconds between two heartbeats of a daemon in the '
+                    'database (table services).'),
+    cfg.IntOpt('service_down_time', default=15, min=2,
+               help='Seconds without a heartbeat after which a daemon is '
+                    'taken for dead: the events a reserve-manager was '
+                    'running are then taken over by another one (or by '
+                    'itself restarted). Keep it several heartbeat '
+                    'intervals long.'),
 ]
 
 

@@ -575,16 +575,31 @@ def _lifecycle_order(event):
                    value=event.event_type, else_=3)
 
 
+MANAGER_BINARY = 'reserve-manager'
+
+
+def _gone(binary, host_column, since):
+    """``binary`` on the host named by ``host_column`` (a claimed_by
+    column) has not beaten since ``since`` (reserve.db.services). A
+    claimer with no heartbeat row at all (a daemon of a release without
+    heartbeats, during an upgrade) is not taken for gone."""
+    S = models.Service
+    return sa.exists().where(S.binary == binary, S.host == host_column,
+                             S.heartbeat_at < since)
+
+
 # InnoDB may pick a claimer as a deadlock victim: the claim is a
 # transaction of its own, so running it again is safe.
 @oslo_db_api.wrap_db_retry(max_retries=5, retry_on_deadlock=True)
 def event_claim_due(context, now, claimer, stuck_before, retry_before,
-                    max_attempts, limit=50):
+                    max_attempts, alive_since=None, limit=50):
     """Claim the events due now, each at most once across managers.
 
     An event is due when it is UNDONE and its time has come, when it is
-    IN_PROGRESS but was claimed before ``stuck_before`` (its manager died),
-    or when it failed before ``retry_before`` with attempts left. Only the
+    IN_PROGRESS but its manager is gone (its last heartbeat is older
+    than ``alive_since``) or hung (it claimed the event before
+    ``stuck_before``), or when it failed before ``retry_before`` with
+    attempts left. Only the
     earliest unfinished event of each lease is eligible, so a lease's own
     events always run in order. An event claimed ``max_attempts`` times is
     left for an operator.
@@ -598,7 +613,9 @@ def event_claim_due(context, now, claimer, stuck_before, retry_before,
         sa.and_(e.status == states.Event.UNDONE, e.time <= now),
         sa.and_(e.status == states.Event.IN_PROGRESS,
                 e.attempts < max_attempts,
-                e.claimed_at < stuck_before),
+                sa.or_(e.claimed_at < stuck_before,
+                       sa.false() if alive_since is None else
+                       _gone(MANAGER_BINARY, e.claimed_by, alive_since))),
         sa.and_(e.status == states.Event.ERROR,
                 e.attempts < max_attempts,
                 e.updated_at < retry_before))

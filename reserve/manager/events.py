@@ -135,8 +135,9 @@ class EventLoop:
 
     def take_back(self):
         """What this host's previous run left IN_PROGRESS (it was killed
-        mid-event) runs again now; every event is idempotent. Other
-        managers' stuck events wait for [manager]event_timeout."""
+        mid-event) runs again now; every event is idempotent. A manager
+        that died for good has its events taken over by the others once
+        its heartbeat is [DEFAULT]service_down_time old."""
         context = reserve_context.get_admin_context()
         try:
             count = db_api.event_release_claims_of(
@@ -151,11 +152,24 @@ class EventLoop:
         return count
 
     def stop(self, timeout=30):
+        """Claim nothing more, finish the events running, and hand back
+        any still claimed (a tick cut short) to the other managers."""
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout)
         self._pool.shutdown(wait=True)
+        try:
+            count = db_api.event_release_claims_of(
+                reserve_context.get_admin_context(), CONF.host,
+                timeutils.utcnow_precise())
+        except Exception as exc:
+            LOG.warning('Events in progress not handed back (%s): other '
+                        'managers take them over after %d s', exc,
+                        CONF.service_down_time)
+            return
+        if count:
+            LOG.warning('Handed back %d event(s) in progress', count)
 
     def _loop(self):
         while not self._stop.is_set():
@@ -194,7 +208,9 @@ class EventLoop:
                 seconds=CONF.manager.event_timeout),
             retry_before=now - datetime.timedelta(
                 seconds=CONF.manager.event_retry_interval),
-            max_attempts=CONF.manager.event_max_attempts)
+            max_attempts=CONF.manager.event_max_attempts,
+            alive_since=now - datetime.timedelta(
+                seconds=CONF.service_down_time))
         by_type = sorted(events,
                          key=lambda e: states.Event.PRIORITY[e.event_type])
         for priority in sorted({states.Event.PRIORITY[e.event_type]

@@ -2,7 +2,9 @@
 loop and the periodic rediscovery of libvirt GPU hosts, in one process."""
 from oslo_log import log as logging
 
+from reserve.common import heartbeat
 from reserve.common import rpc
+from reserve.db import api as db_api
 from reserve.devices import refresh as device_refresh
 from reserve.manager import events
 from reserve.manager import manager
@@ -18,9 +20,13 @@ class ManagerService:
         self.device_refresh = device_refresh.RefreshLoop(
             self.endpoint.delete_lease)
         self.capacity = periodic.CapacityLoop(self.endpoint)
+        self.heartbeat = heartbeat.Heartbeat(db_api.MANAGER_BINARY)
         self._server = None
 
     def start(self):
+        # Alive before claiming anything, so no other manager takes over
+        # what this one claims.
+        self.heartbeat.start()
         self._server = rpc.get_server(rpc.MANAGER_TOPIC,
                                       self.endpoint.target.version,
                                       [self.endpoint])
@@ -37,4 +43,6 @@ class ManagerService:
         self.device_refresh.stop()
         self.capacity.stop()
         self.event_loop.stop()
+        # Only once its events are finished or handed back.
+        self.heartbeat.stop()
         LOG.info('reserve-manager stopped')

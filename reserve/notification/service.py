@@ -1,6 +1,7 @@
 """reserve-notification: the lease notification listener."""
 from oslo_log import log as logging
 
+from reserve.common import heartbeat
 from reserve.common import rpc
 from reserve.notification import listener
 
@@ -12,8 +13,10 @@ POOL = 'reserve-notification'
 class NotificationService:
     def __init__(self):
         self._listener = None
+        self.heartbeat = heartbeat.Heartbeat('reserve-notification')
 
     def start(self):
+        self.heartbeat.start()
         # One pool: several daemons share the work instead of each
         # receiving every notification.
         mail = listener.BookingMailEndpoint()
@@ -27,4 +30,5 @@ class NotificationService:
         if self._listener is not None:
             self._listener.stop()
             self._listener.wait()
+        self.heartbeat.stop()
         LOG.info('reserve-notification stopped')

@@ -6,6 +6,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.common import context as reserve_context
+from reserve.common import heartbeat
 from reserve.common import rpc
 from reserve.worker import reconciler
 from reserve.worker import rpcapi
@@ -21,9 +22,12 @@ class WorkerService:
         self._server = None
         self._stop = threading.Event()
         self._thread = None
+        self.heartbeat = heartbeat.Heartbeat('reserve-worker')
 
     def start(self):
-        self._server = rpc.get_server(rpc.WORKER_TOPIC, '1.0',
+        self.heartbeat.start()
+        self._server = rpc.get_server(rpc.WORKER_TOPIC,
+                                      self.endpoint.target.version,
                                       [self.endpoint])
         self._server.start()
         self._reconciler = reconciler.Reconciler(rpcapi.WorkerAPI())
@@ -47,4 +51,5 @@ class WorkerService:
             self._server.wait()
         if self._thread is not None:
             self._thread.join(10)
+        self.heartbeat.stop()
         LOG.info('reserve-worker stopped')

@@ -76,3 +76,55 @@ def _run_claimers(backend):
     by_event = collections.Counter(event_id for event_id, _ in claimed)
     assert len(by_event) == 40
     assert set(by_event.values()) == {1}
+
+
+@pytest.mark.parametrize('backend', backends.BACKENDS)
+def test_a_dead_managers_events_are_taken_over(backend, tmp_path):
+    """Events claimed by a manager whose heartbeat stopped go to another
+    one after [DEFAULT]service_down_time, not after event_timeout; those
+    of a live manager, or of one with no heartbeat row (an older release
+    during an upgrade), stay with it."""
+    with backends.throwaway_database(backend, tmp_path) as url:
+        database.use_database(url)
+        try:
+            _take_over()
+        finally:
+            db_api.reset_engine()
+
+
+def _claim(ctx, claimer, now):
+    return {e.lease_id for e in db_api.event_claim_due(
+        ctx, now, claimer=claimer,
+        stuck_before=now - datetime.timedelta(hours=1),
+        retry_before=now - datetime.timedelta(hours=1), max_attempts=5,
+        alive_since=now - datetime.timedelta(seconds=15))}
+
+
+def _take_over():
+    from reserve.db import services as services_db
+    ctx = reserve_context.get_admin_context()
+    now = timeutils.utcnow()
+    second = datetime.timedelta(seconds=1)
+    leases = {name: _lease(ctx, i, now).id
+              for i, name in enumerate(('dies', 'lives', 'old'))}
+    services_db.beat(ctx, 'reserve-manager', 'dies', now)
+    services_db.beat(ctx, 'reserve-manager', 'lives', now)
+    assert _claim(ctx, 'dies', now) == set(leases.values())
+    # Hand two of them to the others, as if each had claimed its own.
+    for owner in ('lives', 'old'):
+        db_api.event_update(ctx, db_api.event_list_for_lease(
+            ctx, leases[owner])[0].id, {'claimed_by': owner})
+
+    later = now + 10 * second
+    services_db.beat(ctx, 'reserve-manager', 'lives', later)
+    assert _claim(ctx, 'taker', later) == set()   # 'dies' beat 10 s ago
+
+    later = now + 16 * second
+    services_db.beat(ctx, 'reserve-manager', 'lives', later)
+    assert _claim(ctx, 'taker', later) == {leases['dies']}
+    taken = db_api.event_list_for_lease(ctx, leases['dies'])[0]
+    assert (taken.claimed_by, taken.attempts) == ('taker', 2)
+    # A minute on: 'lives' still beats, and the 'old' one (no row) and
+    # the taker keep theirs until event_timeout.
+    services_db.beat(ctx, 'reserve-manager', 'lives', later + 60 * second)
+    assert _claim(ctx, 'again', later + 60 * second) == set()
