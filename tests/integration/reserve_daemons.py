@@ -124,7 +124,29 @@ class ReserveDaemons:
         self.wait_api()
         return self
 
+    def second_conf(self, suffix):
+        """A config file like the first, for another daemon of a kind
+        that needs a host name of its own (a second manager)."""
+        path = os.path.join(self.workdir, 'reserve-%s.conf' % suffix)
+        if not os.path.exists(path):
+            with open(self.conf) as f:
+                text = f.read()
+            with open(path, 'w') as f:
+                f.write(text.replace('host = itest-%s\n' % self.vhost,
+                                     'host = itest-%s-%s\n' % (
+                                         self.vhost, suffix), 1))
+        return path
+
+    def host_of(self, name):
+        """[DEFAULT]host of daemon ``name`` ('manager', 'manager-b')."""
+        _, _, suffix = name.partition('-')
+        return 'itest-%s%s' % (self.vhost, '-' + suffix if suffix else '')
+
     def _command(self, name):
+        kind, _, suffix = name.partition('-')
+        if suffix:
+            return [_bin('reserve-%s' % kind), '--config-file',
+                    self.second_conf(suffix)]
         if name == 'api':
             return [_bin('gunicorn'), '-b', '127.0.0.1:%d' % self.port,
                     '-w', str(self.api_workers), '--threads', '4',
@@ -142,7 +164,8 @@ class ReserveDaemons:
                 env=env, cwd=self.workdir, start_new_session=True)
 
     def kill_daemon(self, name, sig=signal.SIGKILL):
-        """Kill a daemon and all its processes (cotyledon forks)."""
+        """Kill a daemon and all its processes (cotyledon forks); a name
+        such as 'manager-b' is a second daemon of its kind."""
         proc = self.procs.pop(name)
         try:
             os.killpg(proc.pid, sig)

@@ -12,6 +12,7 @@ import time
 import uuid
 
 import pytest
+import sqlalchemy as sa
 
 from tests.fixtures import backends
 from tests.integration import cloud as cloud_mod
@@ -139,3 +140,79 @@ def test_cancel_while_worker_down_leaves_no_orphan(daemons, source_flavor):
         'GET', '/v1/leases/%s' % lease_id).status_code == 404, 90)
     nova = cloud_mod.nova_client('admin', 'admin', 'admin')
     assert rsv_id not in [f.id for f in nova.flavors.list(is_public=None)]
+
+
+def _start_event(engine, lease_id):
+    with engine.connect() as conn:
+        return conn.execute(sa.text(
+            "SELECT status, claimed_by, attempts FROM events WHERE "
+            "lease_id = :lease AND event_type = 'start_lease'"),
+            {'lease': lease_id}).first()
+
+
+def _kill_the_claimer(daemons, engine, booking_id, managers):
+    """Watch the booking's start event; SIGKILL the manager that claims
+    it while it runs. Returns (its name, when), or None when the start
+    was done before it could be caught."""
+    lease_id = _status(daemons, booking_id)['lease_id']
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        row = _start_event(engine, lease_id)
+        if row is not None and row.status == 'IN_PROGRESS':
+            name = managers[row.claimed_by]
+            daemons.kill_daemon(name, signal.SIGKILL)
+            return name, time.monotonic()
+        if row is not None and row.status == 'DONE':
+            return None
+        time.sleep(0.01)
+    raise AssertionError('the start of %s was never claimed' % booking_id)
+
+
+def test_a_start_killed_mid_flight_is_taken_over_by_the_other_manager(
+        daemons, source_flavor):
+    """Two managers; the one running a lease's start dies (SIGKILL) in
+    the middle of it. The other takes the start over once the dead one's
+    heartbeat is [DEFAULT]service_down_time (15 s) old: the booking is
+    ACTIVE within 30 s of the kill, its servers' flavor given to its
+    project, and the start ran twice only as a retry of the same
+    idempotent event."""
+    daemons.start_daemon('manager-b')
+    managers = {daemons.host_of(n): n for n in ('manager', 'manager-b')}
+    engine = sa.create_engine(daemons.db_url)
+    try:
+        for attempt in range(3):
+            booking_id = _book(daemons, source_flavor, 6, 600)
+            _wait('ALLOCATED', lambda: _status(daemons, booking_id)[
+                'status'] == 'ALLOCATED', 60)
+            killed = _kill_the_claimer(daemons, engine, booking_id,
+                                       managers)
+            if killed is not None:
+                break
+            # Started before it could be caught: try the next booking.
+        assert killed is not None, 'no start could be caught in flight'
+        name, when = killed
+        _wait('ACTIVE after the takeover', lambda: _status(
+            daemons, booking_id)['status'] == 'ACTIVE', 45)
+        recovered = time.monotonic() - when
+        lease_id = _status(daemons, booking_id)['lease_id']
+        row = _start_event(engine, lease_id)
+        survivor = [h for h, n in managers.items() if n != name][0]
+        assert (row.status, row.claimed_by, row.attempts) == (
+            'DONE', survivor, 2)
+        assert recovered <= 30, 'took %.1f s' % recovered
+        print('start taken over %.1f s after its manager was killed' %
+              recovered)
+        nova = cloud_mod.nova_client('admin', 'admin', 'admin')
+        rsv_id = _status(daemons, booking_id)['compute_flavor']
+        assert [a.tenant_id for a in
+                nova.flavor_access.list(flavor=rsv_id)] == [PROJECT]
+        # The surviving manager tears it down as well.
+        resp = daemons.request('DELETE', '/v1/reservations/%s' % booking_id,
+                               project=PROJECT)
+        assert resp.status_code == 204, resp.text
+        _wait('lease gone', lambda: daemons.admin(
+            'GET', '/v1/leases/%s' % lease_id).status_code == 404, 60)
+        assert rsv_id not in [f.id for f in nova.flavors.list(
+            is_public=None)]
+    finally:
+        engine.dispose()
