@@ -104,14 +104,26 @@ class RefreshLoop:
         self._thread = None
 
     def start(self):
-        if not CONF.devices.refresh_interval:
-            return
         self._thread = threading.Thread(target=self._loop,
                                         name='reserve-device-refresh',
                                         daemon=True)
         self._thread.start()
 
     def _loop(self):
+        # At once: a cancellation a killed manager left half done (the
+        # reservation cancelled, its lease still running) ends now, not
+        # one refresh interval later.
+        try:
+            moved = lifecycle.settle(reserve_context.get_admin_context(),
+                                     self._delete_lease)
+            if moved:
+                LOG.warning('Settled %d device reservation(s) a previous '
+                            'run left half done', len(moved))
+        except Exception as exc:  # noqa: BLE001 - the loop retries
+            LOG.warning('Device reservations not settled at start: %s',
+                        exc)
+        if not CONF.devices.refresh_interval:
+            return
         while not self._stop.wait(CONF.devices.refresh_interval):
             try:
                 refresh_all(reserve_context.get_admin_context(),

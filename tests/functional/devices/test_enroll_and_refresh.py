@@ -204,12 +204,36 @@ def test_the_manager_refreshes_every_interval(cloud):
     assert _rows(cloud, host)['0000:b1:00.0'].state == 'missing'
 
 
-def test_no_periodic_refresh_at_interval_zero(cloud):
+def test_no_periodic_refresh_at_interval_zero(cloud, monkeypatch):
+    refreshed = []
+    monkeypatch.setattr(refresh, 'refresh_all',
+                        lambda *args: refreshed.append(args))
     gpu_cloud.CONF.set_override('refresh_interval', 0, group='devices')
     try:
         loop = refresh.RefreshLoop(cloud.manager.delete_lease)
         loop.start()
-        assert loop._thread is None
+        loop._thread.join(10)   # it settles once, then is done
+        assert not loop._thread.is_alive()
         loop.stop()
     finally:
         gpu_cloud.CONF.clear_override('refresh_interval', group='devices')
+    assert refreshed == []
+
+
+def test_a_restarted_manager_settles_a_half_done_cancel_at_once(cloud):
+    """Killed between a cancellation's status and its lease's delete
+    path, the manager finishes it as soon as it runs again, not one
+    refresh interval (300 s) later."""
+    host = cloud.enroll('a100-host.xml')
+    rsv_id = cloud.reserve(unit_ids=[cloud.unit(host, '0000:17:00.0').id],
+                           domains=['gpu-vm-2'])
+    cloud.tick()
+    devices_db.reservation_update(cloud.ctx, rsv_id,
+                                  {'status': 'cancelled'})
+    loop = refresh.RefreshLoop(cloud.manager.delete_lease)
+    loop.start()
+    loop._thread.join(0.1)
+    loop.stop()
+    cloud.tick()
+    assert cloud.reservation(rsv_id).released_at is not None
+    assert cloud.hostdevs(host)['gpu-vm-2'] == []
