@@ -49,6 +49,8 @@ class EventRunner:
         db_api.event_update(context, event.id,
                             {'status': states.Event.DONE,
                              'last_error': None})
+        LOG.info('Finished %s of lease %s (event %s)', event.event_type,
+                 event.lease_id, event.id)
         return True
 
     def _failed(self, context, event, exc):

@@ -90,7 +90,7 @@ def _rabbitmqctl(*args):
 class ReserveDaemons:
     def __init__(self, db_url, nova_url, placement_url,
                  reconcile_interval=60, pending_create_timeout=120,
-                 before_end=0, api_workers=2):
+                 before_end=0, api_workers=2, extra_conf=''):
         self.api_workers = api_workers
         self.db_url = db_url
         self.nova_url = nova_url
@@ -106,7 +106,7 @@ class ReserveDaemons:
                 nova_url=nova_url, placement_url=placement_url,
                 reconcile_interval=reconcile_interval,
                 pending_create_timeout=pending_create_timeout,
-                before_end=before_end))
+                before_end=before_end) + extra_conf)
         self.procs = {}
         self.started = set()
 

@@ -1,0 +1,532 @@
+"""A chaos run: bookings through two of each daemon while daemons are
+killed, the broker and the database restart and nova and placement fail
+a share of their calls; then an invariant checker says what broke.
+
+The deployment is tests/integration/reserve_daemons.py's, against the
+loopback nova and placement (tools/cloud/), with a second manager,
+worker and notification daemon, and a fault-injecting proxy in front of
+nova and placement. tools/chaos.py runs the long profile; the test run
+has a short one (tests/integration/test_chaos.py).
+
+The checker's lines, each of which should be 0:
+
+* ``bookings lost``: accepted (201) and then unknown to the API;
+* ``bookings stuck``: not final (COMPLETE, ERROR, cancelled) once their
+  end is 60 s past;
+* ``bookings in ERROR``: reported apart (a fault that outlasted the
+  retries), with their reasons;
+* ``overbooked instants``: samples where the claims on a host held more
+  than its capacity;
+* ``events run twice``: events finished more than once (manager logs);
+* ``artefacts left``: reserve's objects left in nova and placement
+  after every lease ended.
+
+Start and end lateness (when an event finished, against its time) are
+printed as p50 / p99 / max.
+"""
+import collections
+import dataclasses
+import datetime
+import http.server
+import math
+import random
+import re
+import signal
+import subprocess
+import threading
+import time
+import urllib.parse
+import uuid
+
+import requests
+import sqlalchemy as sa
+
+from tests.integration import cloud
+from tests.integration import reserve_daemons
+
+DAEMONS = ('api', 'manager', 'manager-b', 'worker', 'worker-b',
+           'notification', 'notification-b')
+FINAL = ('COMPLETE', 'ERROR')
+# Hop-by-hop headers a proxy must not pass on.
+_HOP = {'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer',
+        'upgrade', 'proxy-authorization', 'proxy-authenticate',
+        'content-length', 'content-encoding'}
+
+
+@dataclasses.dataclass
+class Profile:
+    bookings: int = 500
+    load_seconds: float = 600       # bookings are made over this long
+    start_within: tuple = (5, 90)   # seconds from when it is made
+    length: tuple = (10, 180)       # seconds
+    cancel_share: float = 0.1
+    kill_every: tuple = (20, 40)    # seconds between two kills
+    broker_restarts: int = 2
+    database_restarts: int = 1
+    fault_rate: float = 0.05        # of nova and placement calls
+    hang_seconds: float = 12        # a "timed out" call hangs this long
+    grace: float = 60               # after the last end
+
+
+SHORT = Profile(bookings=40, load_seconds=60, start_within=(5, 40),
+                length=(10, 40), kill_every=(8, 15), broker_restarts=1,
+                database_restarts=0)
+
+
+# The fault-injecting proxy -------------------------------------------------
+
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # A client killed mid-call resets its connection: expected here.
+        pass
+
+
+class FaultProxy:
+    """An HTTP reverse proxy in front of ``target`` failing ``rate`` of
+    the calls: half answered 503, half left hanging ``hang`` seconds and
+    then dropped without an answer (a timeout for the client)."""
+
+    def __init__(self, target, rate, hang, seed=0):
+        self.target = target.rstrip('/')
+        parsed = urllib.parse.urlsplit(self.target)
+        self.base = '%s://%s' % (parsed.scheme, parsed.netloc)
+        self.rate, self.hang = rate, hang
+        self.random = random.Random(seed)
+        self.counts = collections.Counter()
+        self._lock = threading.Lock()
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = 'HTTP/1.1'
+
+            def log_message(self, *args):
+                pass
+
+            def _any(self):
+                proxy.handle(self)
+
+            do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _any
+            do_HEAD = _any
+
+        self.server = _QuietServer(('127.0.0.1', 0), Handler)
+        self.server.daemon_threads = True
+        self.url = 'http://127.0.0.1:%d%s' % (self.server.server_port,
+                                              parsed.path)
+        self._thread = threading.Thread(target=self.server.serve_forever,
+                                        daemon=True)
+
+    def start(self):
+        self._thread.start()
+        return self
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _fault(self):
+        with self._lock:
+            self.counts['calls'] += 1
+            roll = self.random.random()
+        if roll >= self.rate:
+            return None
+        return '5xx' if roll < self.rate / 2 else 'timeout'
+
+    def handle(self, request):
+        length = int(request.headers.get('Content-Length') or 0)
+        body = request.rfile.read(length) if length else None
+        fault = self._fault()
+        if fault == '5xx':
+            self._count('answered 503')
+            return self._answer(request, 503, {}, b'{"error": "chaos"}')
+        if fault == 'timeout':
+            self._count('timed out')
+            time.sleep(self.hang)
+            request.close_connection = True
+            return
+        own = 'http://127.0.0.1:%d' % self.server.server_port
+        headers = {k: v for k, v in request.headers.items()
+                   if k.lower() not in _HOP and k.lower() != 'host'}
+        try:
+            answer = requests.request(request.command,
+                                      self.base + request.path,
+                                      headers=headers, data=body,
+                                      timeout=120, allow_redirects=False)
+        except requests.RequestException:
+            self._count('upstream failed')
+            return self._answer(request, 502, {}, b'')
+        # Links in the answers (version documents) point at the proxy.
+        content = answer.content.replace(self.base.encode(), own.encode())
+        self._answer(request, answer.status_code, answer.headers, content)
+
+    def _count(self, what):
+        with self._lock:
+            self.counts[what] += 1
+
+    @staticmethod
+    def _answer(request, status, headers, content):
+        request.send_response(status)
+        for key, value in headers.items():
+            if key.lower() not in _HOP:
+                request.send_header(key, value)
+        request.send_header('Content-Length', str(len(content)))
+        request.end_headers()
+        if request.command != 'HEAD':
+            request.wfile.write(content)
+
+
+# The services under the daemons -------------------------------------------
+
+def restart_broker():
+    subprocess.run(['rabbitmqctl', '-q', 'stop_app'], check=True,
+                   capture_output=True, timeout=120)
+    subprocess.run(['rabbitmqctl', '-q', 'start_app'], check=True,
+                   capture_output=True, timeout=120)
+
+
+def restart_database(url):
+    """Restart the MariaDB or PostgreSQL server ``url`` is on (this
+    machine's, started as the CI machine starts it)."""
+    if url.startswith('mysql'):
+        subprocess.run(['mysqladmin', '-uroot', '-h127.0.0.1', 'shutdown'],
+                       check=True, capture_output=True, timeout=120)
+        subprocess.run(['start-stop-daemon', '--start', '--oknodo',
+                        '--background', '--exec', '/usr/sbin/mariadbd'],
+                       check=True, capture_output=True, timeout=60)
+    else:
+        version = subprocess.run(['ls', '/etc/postgresql'], check=True,
+                                 capture_output=True, text=True).stdout
+        subprocess.run(['pg_ctlcluster', '--skip-systemctl-redirect',
+                        version.split()[0], 'main', 'restart'], check=True,
+                       capture_output=True, timeout=120)
+    engine = sa.create_engine(url)
+    try:
+        cloud.wait_for('the database back', lambda: _answers(engine), 120)
+    finally:
+        engine.dispose()
+
+
+def _answers(engine):
+    try:
+        with engine.connect() as conn:
+            conn.execute(sa.text('SELECT 1'))
+        return True
+    except sa.exc.SQLAlchemyError:
+        return False
+
+
+# The run ---------------------------------------------------------------------
+
+def _iso(when):
+    return when.replace(microsecond=0).isoformat() + 'Z'
+
+
+def _utcnow():
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+class Chaos:
+    def __init__(self, daemons, flavor_id, profile, seed=0, log=print):
+        self.daemons, self.profile, self.log = daemons, profile, log
+        self.flavor_id = flavor_id
+        self.random = random.Random(seed)
+        self.project = 'chaos-%s' % uuid.uuid4().hex[:6]
+        self.booked = {}        # id -> (start, end)
+        self.cancelled = set()
+        self.unanswered = 0     # POSTs whose answer was lost
+        self.refused = collections.Counter()
+        self.api_5xx = 0
+        self.kills = collections.Counter()
+        self.restarts = collections.Counter()
+        self.overbooked = 0
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+
+    # load
+    def _post(self, body):
+        try:
+            return self.daemons.request('POST', '/v1/reservations',
+                                        project=self.project, json=body)
+        except requests.RequestException:
+            return None
+
+    def book_one(self):
+        now = _utcnow()
+        start = now + datetime.timedelta(
+            seconds=self.random.uniform(*self.profile.start_within))
+        end = start + datetime.timedelta(
+            seconds=self.random.uniform(*self.profile.length))
+        resp = self._post({'flavor_id': self.flavor_id, 'start': _iso(start),
+                           'end': _iso(end)})
+        with self._lock:
+            if resp is None:
+                self.unanswered += 1
+            elif resp.status_code == 201:
+                booking_id = resp.json()['reservation']['id']
+                self.booked[booking_id] = (start, end)
+                if self.random.random() < self.profile.cancel_share:
+                    self._cancel_later(booking_id)
+            elif resp.status_code >= 500:
+                self.api_5xx += 1
+                self.log('API %d: %s' % (resp.status_code, resp.text[:200]))
+            else:
+                self.refused[resp.json()['errors'][0]['code']] += 1
+
+    def _cancel_later(self, booking_id):
+        def cancel():
+            for _ in range(10):
+                try:
+                    resp = self.daemons.request(
+                        'DELETE', '/v1/reservations/%s' % booking_id,
+                        project=self.project)
+                except requests.RequestException:
+                    time.sleep(2)
+                    continue
+                if resp.status_code >= 500:
+                    with self._lock:
+                        self.api_5xx += 1
+                if resp.status_code in (204, 404, 409):
+                    with self._lock:
+                        self.cancelled.add(booking_id)
+                return
+        timer = threading.Timer(self.random.uniform(1, 30), cancel)
+        timer.daemon = True
+        timer.start()
+
+    def _load(self):
+        gap = self.profile.load_seconds / max(1, self.profile.bookings)
+        for _ in range(self.profile.bookings):
+            if self._stop.is_set():
+                return
+            self.book_one()
+            self._stop.wait(gap)
+
+    # faults
+    def _killer(self):
+        while not self._stop.wait(self.random.uniform(
+                *self.profile.kill_every)):
+            name = self.random.choice(DAEMONS)
+            self.daemons.kill_daemon(name, signal.SIGKILL)
+            self.kills[name] += 1
+            self._stop.wait(self.random.uniform(1, 3))
+            self.daemons.start_daemon(name)
+            if name == 'api':
+                self.daemons.wait_api()
+
+    def _outages(self):
+        span = self.profile.load_seconds
+        plan = ([('broker', t) for t in sorted(self.random.uniform(
+            0.2 * span, 0.9 * span) for _ in range(
+                self.profile.broker_restarts))] +
+                [('database', self.random.uniform(0.3 * span, 0.8 * span))
+                 for _ in range(self.profile.database_restarts)])
+        began = time.monotonic()
+        for what, at in sorted(plan, key=lambda p: p[1]):
+            if self._stop.wait(max(0, began + at - time.monotonic())):
+                return
+            self.log('restarting the %s' % what)
+            if what == 'broker':
+                restart_broker()
+            else:
+                restart_database(self.daemons.db_url)
+            self.restarts[what] += 1
+
+    def _sampler(self):
+        engine = sa.create_engine(self.daemons.db_url,
+                                  pool_pre_ping=True)
+        try:
+            while not self._stop.wait(2):
+                try:
+                    found = overbooked_now(engine)
+                except sa.exc.SQLAlchemyError:
+                    continue        # the database is restarting
+                if found:
+                    self.log('overbooked: %s' % found)
+                    self.overbooked += len(found)
+        finally:
+            engine.dispose()
+
+    def run(self):
+        threads = [threading.Thread(target=t, daemon=True) for t in (
+            self._killer, self._outages, self._sampler)]
+        for thread in threads:
+            thread.start()
+        try:
+            self._load()
+            last_end = max((end for _, end in self.booked.values()),
+                           default=_utcnow())
+            wait = (last_end - _utcnow()).total_seconds()
+            self.log('%d bookings accepted; waiting %.0f s for the last '
+                     'to end' % (len(self.booked), max(0, wait)))
+            self._stop.wait(max(0, wait))
+        finally:
+            self._stop.set()
+            for thread in threads:
+                thread.join(180)
+        for name in DAEMONS:        # whatever a late kill left down
+            if name not in self.daemons.procs:
+                self.daemons.start_daemon(name)
+        self.daemons.wait_api()
+        return self.check()
+
+    # the checker
+    def _status(self, booking_id):
+        resp = self.daemons.request('GET', '/v1/reservations/%s' %
+                                    booking_id, project=self.project)
+        if resp.status_code == 404:
+            return None
+        return resp.json()['reservation']
+
+    def check(self):
+        deadline = time.monotonic() + self.profile.grace
+        while True:
+            views = {b: self._status(b) for b in self.booked}
+            open_ = [b for b, v in views.items()
+                     if v is not None and v['status'] not in FINAL]
+            if not open_ or time.monotonic() > deadline:
+                break
+            time.sleep(2)
+        lost = [b for b, v in views.items()
+                if v is None and b not in self.cancelled]
+        errors = {b: v['status_reason'] for b, v in views.items()
+                  if v is not None and v['status'] == 'ERROR'}
+        engine = sa.create_engine(self.daemons.db_url)
+        try:
+            lateness = event_lateness(engine, self.project)
+        finally:
+            engine.dispose()
+        left = [line for line in cloud.leftovers()
+                if 'RESERVE_FENCED' not in line and
+                'reserve-fenced-hosts' not in line]
+        return {
+            'bookings accepted': len(self.booked),
+            'bookings refused': dict(self.refused),
+            'bookings cancelled': len(self.cancelled),
+            'POSTs unanswered (daemon killed)': self.unanswered,
+            'API 5xx': self.api_5xx,
+            'bookings lost': len(lost),
+            'bookings stuck': len(open_),
+            'bookings in ERROR': len(errors),
+            'ERROR reasons': sorted(set(errors.values())),
+            'overbooked instants': self.overbooked,
+            'events run twice': events_run_twice(self.daemons),
+            'artefacts left': len(left),
+            'artefacts': left,
+            'kills': dict(self.kills),
+            'restarts': dict(self.restarts),
+            'start lateness s (p50/p99/max)': lateness['start_lease'],
+            'end lateness s (p50/p99/max)': lateness['end_lease'],
+        }
+
+
+def overbooked_now(engine):
+    """Hosts whose claims hold more than their capacity at some instant
+    from now on, as 'host: resource used/capacity' lines."""
+    with engine.connect() as conn:
+        hosts = {row.id: row for row in conn.execute(sa.text(
+            "SELECT id, name, vcpus, memory_mb, local_gb FROM hosts "
+            "WHERE kind = 'nova'"))}
+        claims = collections.defaultdict(list)
+        for row in conn.execute(sa.text(
+                "SELECT host_id, start_date, end_date, count, vcpus, "
+                "memory_mb, disk_gb FROM allocations WHERE end_date > "
+                ":now"), {'now': _utcnow()}):
+            claims[row.host_id].append(row)
+    found = []
+    for host_id, rows in claims.items():
+        host = hosts.get(host_id)
+        if host is None:
+            continue
+        changes = []
+        for r in rows:
+            use = (r.vcpus * r.count, r.memory_mb * r.count,
+                   r.disk_gb * r.count)
+            changes.append((r.start_date, 1, use))
+            changes.append((r.end_date, 0, use))
+        used = [0, 0, 0]
+        capacity = (host.vcpus, host.memory_mb, host.local_gb)
+        for _, rising, use in sorted(changes, key=lambda c: c[:2]):
+            sign = 1 if rising else -1
+            used = [u + sign * x for u, x in zip(used, use)]
+            over = [i for i in range(3) if used[i] > (capacity[i] or 0)]
+            if rising and over:
+                found.append('%s: %s' % (host.name, used))
+                break
+    return found
+
+
+def events_run_twice(daemons):
+    """Events the managers' logs show finished more than once."""
+    finished = collections.Counter()
+    for name in ('manager', 'manager-b'):
+        try:
+            text = daemons.logs(name)
+        except OSError:
+            continue
+        finished.update(re.findall(r'Finished \w+ of lease \S+ \(event '
+                                   r'([0-9a-f-]+)\)', text))
+    return sum(1 for n in finished.values() if n > 1)
+
+
+def _percentiles(values):
+    if not values:
+        return None
+    ordered = sorted(values)
+
+    def rank(pct):
+        return ordered[max(0, math.ceil(pct / 100.0 * len(ordered)) - 1)]
+    return round(rank(50), 1), round(rank(99), 1), round(ordered[-1], 1)
+
+
+def event_lateness(engine, project):
+    """{event type: (p50, p99, max)} of how late the finished start and
+    end events of the project's bookings finished, in seconds."""
+    late = collections.defaultdict(list)
+    with engine.connect() as conn:
+        for row in conn.execute(sa.text(
+                "SELECT e.event_type, e.time, e.updated_at FROM events e "
+                "JOIN leases l ON l.id = e.lease_id WHERE l.project_id = "
+                ":project AND e.status = 'DONE' AND e.event_type IN "
+                "('start_lease', 'end_lease')"), {'project': project}):
+            late[row.event_type].append(
+                (row.updated_at - row.time).total_seconds())
+    return {kind: _percentiles(late[kind])
+            for kind in ('start_lease', 'end_lease')}
+
+
+def deploy(db_url, profile, log=print):
+    """The daemons (two of each but the API, which gunicorn runs with two
+    workers) behind the fault proxies; returns (daemons, proxies)."""
+    nova = FaultProxy(cloud.NOVA_URL, profile.fault_rate,
+                      profile.hang_seconds, seed=1).start()
+    placement = FaultProxy(cloud.PLACEMENT_URL, profile.fault_rate,
+                           profile.hang_seconds, seed=2).start()
+    # Many short bookings of one project: no quota, a short hand-over.
+    extra = ('\n[nova]\ntimeout = 10\n[placement]\ntimeout = 10\n'
+             '[manager]\nevent_retry_interval = 5\n'
+             '[quota]\nreservations = -1\ninstance_hours = -1\n'
+             '[booking]\nguard_seconds = 10\n')
+    daemons = reserve_daemons.ReserveDaemons(
+        db_url, nova.url, placement.url, reconcile_interval=5,
+        pending_create_timeout=20, api_workers=2, extra_conf=extra)
+    daemons.start()
+    for name in DAEMONS:
+        if name not in daemons.procs:
+            daemons.start_daemon(name)
+    return daemons, (nova, placement)
+
+
+def enroll(daemons):
+    for name in cloud.COMPUTE_HOSTS:
+        for _ in range(10):     # the proxy may fail the enrollment
+            resp = daemons.admin('POST', '/v1/hosts', json={'name': name})
+            if resp.status_code in (201, 409):
+                break
+            time.sleep(1)
+        else:
+            raise AssertionError('%s not enrolled: %s' % (name, resp.text))
+
+
+def report(figures, log=print):
+    width = max(len(k) for k in figures)
+    for key, value in figures.items():
+        log('%-*s  %s' % (width, key, value))
