@@ -63,7 +63,6 @@ class Ranked:
                 groups[fit].append(host.id)
         self.groups = [(fit, sorted(ids)) for fit, ids in
                        sorted(groups.items(), reverse=True)]
-        self.total = sum(self.fit_of.values())
 
 
 _ranked_lock = threading.Lock()

@@ -66,11 +66,17 @@ def lock(context):
     with _session(context) as session:
         table = models.CapacityState.__table__
         if session.bind.dialect.name == 'sqlite':
-            session.execute(table.update().where(table.c.id == 1)
-                            .values(generation=table.c.generation))
-        row = session.execute(
-            sa.select(table.c.generation, table.c.longest_claim)
-            .where(table.c.id == 1).with_for_update()).first()
+            # A write takes the database's write lock; it reads the row
+            # in the same statement.
+            row = session.execute(
+                table.update().where(table.c.id == 1)
+                .values(generation=table.c.generation)
+                .returning(table.c.generation, table.c.longest_claim)
+            ).first()
+        else:
+            row = session.execute(
+                sa.select(table.c.generation, table.c.longest_claim)
+                .where(table.c.id == 1).with_for_update()).first()
         if row is None:
             _ensure_row(session)
             return State(0, 0)

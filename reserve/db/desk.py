@@ -142,15 +142,13 @@ def flavor_lock(context, flavor_ids=None):
     caller's transaction ends, and return them, ordered by id.
 
     This serialises everything that changes a flavor's calendar. Call it
-    first in a writer transaction: on MariaDB the snapshot of REPEATABLE
-    READ is taken at the first plain read, which must come after the lock.
-    SQLite has no row locks; there the caller's transaction takes the
-    database's write lock instead, which serialises writers.
+    right after the capacity lock (reserve.capacity.store.lock) in a
+    writer transaction: on MariaDB the snapshot of REPEATABLE READ is
+    taken at the first plain read, which must come after the locks.
+    SQLite has no row locks; there the capacity lock took the database's
+    write lock already, which serialises writers.
     """
     with _writer(context) as session:
-        if session.bind.dialect.name == 'sqlite':
-            session.execute(sa.update(F).where(sa.false())
-                            .values(id=F.id))
         # Grants load on first use, within the caller's transaction (only
         # private flavors need them): one round trip less while locked.
         query = session.query(F).options(orm.lazyload(F.projects))
