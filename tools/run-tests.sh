@@ -29,9 +29,14 @@ before=$(mktemp)
 trap 'rm -f "$before"' EXIT
 .venv/bin/python tools/cloud/check_clean.py --save "$before" >/dev/null || true
 status=0
-.venv/bin/python -m pytest -p no:cacheprovider -q tests || status=$?
+# Unit and functional tests on both cores (each has its own databases);
+# the integration tests one after the other (they share the cloud).
+.venv/bin/python -m pytest -p no:cacheprovider -q -n 2 tests/unit \
+    tests/functional || status=$?
+.venv/bin/python -m pytest -p no:cacheprovider -q tests/integration || {
+    rc=$?; [ $status != 0 ] || status=$rc; }
 (cd client && exec ../.venv/bin/python -m pytest -p no:cacheprovider -q \
-    reserveclient/tests) || { rc=$?; [ $status != 0 ] || status=$rc; }
+    -n 2 reserveclient/tests) || { rc=$?; [ $status != 0 ] || status=$rc; }
 .venv/bin/python tools/cloud/check_clean.py --since "$before" || {
     rc=$?; [ $status != 0 ] || status=$rc; }
 [ $cloud_was_up = 1 ] || tools/cloud/down.sh >/dev/null 2>&1 || true
