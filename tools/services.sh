@@ -14,7 +14,9 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 if ! up 3306; then
     echo "starting MariaDB"
-    start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd
+    # By its pid file: the loopback cloud runs a mariadbd of its own.
+    start-stop-daemon --start --oknodo --background \
+        --pidfile /run/mysqld/mysqld.pid --exec /usr/sbin/mariadbd
     wait_port 3306
 fi
 if ! up 5432; then

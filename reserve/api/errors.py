@@ -13,6 +13,7 @@ has the same JSON shape::
 import http
 import json
 
+from oslo_db import exception as db_exc
 from oslo_log import log as logging
 from oslo_middleware import request_id as request_id_mw
 import webob
@@ -155,6 +156,15 @@ def response_for_exception(exc, request_id=None, environ=None):
             LOG.error('Request %s failed: %s', request_id, exc.message)
         return error_response(status, exc.message, request_id,
                               code=error_code(status, exc))
+    if isinstance(exc, (db_exc.DBConnectionError, db_exc.DBDeadlock)):
+        # The database restarting, or a deadlock that outlived its
+        # retries: nothing was written; the client may try again.
+        LOG.warning('Request %s failed, database unavailable: %s',
+                    request_id, exc)
+        return error_response(
+            503, 'The database is unavailable for now; nothing was '
+            'changed. Try again in a few seconds.', request_id,
+            headers={'Retry-After': '5'})
     if isinstance(exc, webob.exc.HTTPException):
         status = exc.status_int
         if status < 400:

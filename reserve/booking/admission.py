@@ -274,6 +274,7 @@ def _withdraw_if_over_quota(context, booking, project_id, deltas,
                    'was withdrawn' % exc.kwargs['reason'])
 
 
+@db_api.retry_on_deadlock
 def book(context, flavor, start, end, count, bypass_maintenance=False):
     """Admit and write a booking of ``flavor`` for the caller's project.
 
@@ -344,6 +345,7 @@ def _check_longer(context, state, flavor, booking, old_end, end,
             hosts_hold=hosts_free, free=min(free, hosts_free))
 
 
+@db_api.retry_on_deadlock
 def change_end(context, booking, end, bypass_maintenance=False):
     """Move a live booking's end; returns the updated booking.
 

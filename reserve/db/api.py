@@ -25,6 +25,13 @@ from reserve.db import models
 # with "database is locked".
 SQLITE_BUSY_TIMEOUT_MS = 30000
 
+# InnoDB may choose any writer as a deadlock's victim (two daemons
+# updating bookings, leases and their claims in different orders). A
+# transaction of its own is safe to run again: the writes every daemon
+# makes from the top (not inside a caller's transaction) retry.
+retry_on_deadlock = oslo_db_api.wrap_db_retry(max_retries=5,
+                                              retry_on_deadlock=True)
+
 
 @sa.event.listens_for(sa.engine.Engine, 'connect')
 def _sqlite_pragmas(dbapi_connection, connection_record):
@@ -133,6 +140,7 @@ def booking_list_by_lease(context, lease_id):
                 .filter_by(lease_id=lease_id).all())
 
 
+@retry_on_deadlock
 def booking_update(context, booking_id, values, expected_status=None):
     """Update a booking; with expected_status, only if it still has it.
 
@@ -305,6 +313,7 @@ def lease_list(context, project_id=None, status=None, limit=None,
         return leases
 
 
+@retry_on_deadlock
 def lease_update(context, lease_id, values, expected_status=None):
     with writer.using(context) as session:
         query = session.query(models.Lease).filter_by(id=lease_id)

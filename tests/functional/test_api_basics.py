@@ -1,6 +1,7 @@
 """Version documents, microversions, the error shape, request ids,
 healthcheck and authentication of the API."""
 from oslo_config import cfg
+from oslo_db import exception as db_exc
 import pytest
 import webtest
 
@@ -179,3 +180,23 @@ def test_keystone_without_token_is_401_in_the_error_shape(keystone_api):
     assert_error(response, 401, 'reserve.unauthorized')
     assert response.headers['WWW-Authenticate'] == \
         'Keystone uri="http://keystone.test/v3"'
+
+
+@pytest.mark.parametrize('error', [
+    db_exc.DBConnectionError('(2003, "Can\'t connect to MySQL server")'),
+    db_exc.DBDeadlock('Deadlock found when trying to get lock')])
+def test_a_database_that_is_away_is_a_503_not_a_500(api, monkeypatch,
+                                                    caplog, error):
+    """The database restarting (or a deadlock past its retries): the
+    client gets a 503 it may retry, and the log one line."""
+    from reserve.db import desk
+
+    def away(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(desk, 'flavor_list', away)
+    resp = api.get('/v1/flavors', headers=MEMBER_A, status=503)
+    assert resp.headers['Retry-After'] == '5'
+    assert resp.json['errors'][0]['code'] == 'reserve.service_unavailable'
+    assert 'nothing was changed' in resp.json['errors'][0]['detail']
+    assert 'Traceback' not in caplog.text

@@ -29,6 +29,7 @@ import dataclasses
 import datetime
 import http.server
 import math
+import os
 import random
 import re
 import signal
@@ -83,8 +84,9 @@ class _QuietServer(http.server.ThreadingHTTPServer):
 
 class FaultProxy:
     """An HTTP reverse proxy in front of ``target`` failing ``rate`` of
-    the calls: half answered 503, half left hanging ``hang`` seconds and
-    then dropped without an answer (a timeout for the client)."""
+    the calls: half answered 503 (a load balancer's page), half left
+    hanging ``hang`` seconds and then dropped without an answer (a
+    timeout for the client)."""
 
     def __init__(self, target, rate, hang, seed=0):
         self.target = target.rstrip('/')
@@ -136,8 +138,12 @@ class FaultProxy:
         body = request.rfile.read(length) if length else None
         fault = self._fault()
         if fault == '5xx':
+            # As a load balancer in front of the API answers it.
             self._count('answered 503')
-            return self._answer(request, 503, {}, b'{"error": "chaos"}')
+            return self._answer(
+                request, 503, {'Content-Type': 'text/html'},
+                b'<html><body><h1>503 Service Unavailable</h1>No server '
+                b'is available to handle this request.</body></html>')
         if fault == 'timeout':
             self._count('timed out')
             time.sleep(self.hang)
@@ -189,8 +195,13 @@ def restart_database(url):
     if url.startswith('mysql'):
         subprocess.run(['mysqladmin', '-uroot', '-h127.0.0.1', 'shutdown'],
                        check=True, capture_output=True, timeout=120)
+        cloud.wait_for('the database down', lambda: not os.path.exists(
+            '/run/mysqld/mysqld.pid'), 120)
+        # By its pid file: the loopback cloud runs a mariadbd of its own.
         subprocess.run(['start-stop-daemon', '--start', '--oknodo',
-                        '--background', '--exec', '/usr/sbin/mariadbd'],
+                        '--background', '--pidfile',
+                        '/run/mysqld/mysqld.pid', '--exec',
+                        '/usr/sbin/mariadbd'],
                        check=True, capture_output=True, timeout=60)
     else:
         version = subprocess.run(['ls', '/etc/postgresql'], check=True,

@@ -51,7 +51,7 @@ def test_pending_then_active_then_expired(cloud, monkeypatch):
     initial = cloud.libvirt_state(host)
     rsv_id = cloud.reserve(count=2, model=A100_MODEL, numa_local=True,
                            domains=['gpu-vm-2'], start=iso(ahead(seconds=1)),
-                           end=iso(ahead(seconds=3)), reason='training')
+                           end=iso(ahead(seconds=6)), reason='training')
     rsv = cloud.reservation(rsv_id)
     assert rsv.status == 'pending'
     assert sorted(u.device.pci_address for u in rsv.units) == [
@@ -81,7 +81,8 @@ def test_pending_then_active_then_expired(cloud, monkeypatch):
     xml = cloud.conn(host).domain_xml('gpu-vm-2')
     assert "bus=\"0x17\"" in xml or "bus='0x17'" in xml
 
-    time.sleep(2)
+    # Room for a slow machine between the start and the end.
+    time.sleep(5)
     cloud.tick(2)
     rsv = cloud.reservation(rsv_id)
     assert rsv.status == 'expired'
