@@ -56,7 +56,7 @@ def main():
         daemons, proxies = chaos.deploy(url, profile)
         try:
             chaos.enroll(daemons)
-            entry = daemons.catalogue_flavor(flavor.id, slots=1000)
+            entry = chaos.catalogue(daemons, flavor.id)
             run = chaos.Chaos(daemons, entry['id'], profile, seed=args.seed)
             figures = run.run()
             figures['nova/placement calls'] = {

@@ -537,6 +537,18 @@ def enroll(daemons):
             raise AssertionError('%s not enrolled: %s' % (name, resp.text))
 
 
+def catalogue(daemons, nova_flavor_id):
+    """The catalogue entry of the run (the proxy may fail its nova
+    reads: a 502 the desk answers, tried again)."""
+    for _ in range(10):
+        try:
+            return daemons.catalogue_flavor(nova_flavor_id, slots=1000)
+        except AssertionError as exc:
+            last = exc
+            time.sleep(1)
+    raise last
+
+
 def report(figures, log=print):
     width = max(len(k) for k in figures)
     for key, value in figures.items():

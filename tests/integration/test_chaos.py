@@ -23,7 +23,7 @@ def test_short_chaos_run_breaks_nothing(openstack_cloud, tmp_path):
             daemons, proxies = chaos.deploy(url, chaos.SHORT)
             try:
                 chaos.enroll(daemons)
-                entry = daemons.catalogue_flavor(flavor.id, slots=1000)
+                entry = chaos.catalogue(daemons, flavor.id)
                 figures = chaos.Chaos(daemons, entry['id'],
                                       chaos.SHORT).run()
             finally:
