@@ -61,15 +61,16 @@ def main():
             figures = run.run()
             figures['nova/placement calls'] = {
                 p.url: dict(p.counts) for p in proxies}
+            # Now, before the clean-up, which may fail in its turn.
+            chaos.report(figures)
+            if args.json:
+                print(json.dumps(figures, default=str), flush=True)
         finally:
             daemons.stop()
             daemons.clean_cloud()
             for proxy in proxies:
                 proxy.stop()
             flavor.delete()
-    chaos.report(figures)
-    if args.json:
-        print(json.dumps(figures, default=str))
     bad = ('bookings lost', 'bookings stuck', 'overbooked instants',
            'events run twice', 'artefacts left', 'API 5xx')
     return 1 if any(figures[k] for k in bad) else 0

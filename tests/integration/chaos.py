@@ -19,7 +19,9 @@ The checker's lines, each of which should be 0:
   than its capacity;
 * ``events run twice``: events finished more than once (manager logs);
 * ``artefacts left``: reserve's objects left in nova and placement
-  after every lease ended.
+  after every lease ended;
+* ``API 5xx``: answers of 500 and up but 503, which the API gives
+  while the database is away (counted apart; the client tries again).
 
 Start and end lateness (when an event finished, against its time) are
 printed as p50 / p99 / max.
@@ -245,7 +247,8 @@ class Chaos:
         self.cancelled = set()
         self.unanswered = 0     # POSTs whose answer was lost
         self.refused = collections.Counter()
-        self.api_5xx = 0
+        self.api_5xx = 0        # answers other than 503
+        self.api_503 = 0        # the database away: tried again
         self.kills = collections.Counter()
         self.restarts = collections.Counter()
         self.overbooked = 0
@@ -266,8 +269,18 @@ class Chaos:
             seconds=self.random.uniform(*self.profile.start_within))
         end = start + datetime.timedelta(
             seconds=self.random.uniform(*self.profile.length))
-        resp = self._post({'flavor_id': self.flavor_id, 'start': _iso(start),
-                           'end': _iso(end)})
+        body = {'flavor_id': self.flavor_id, 'start': _iso(start),
+                'end': _iso(end)}
+        resp = self._post(body)
+        for _ in range(10):
+            # A 503 (the database away) says nothing was written: as a
+            # client would, try again after its Retry-After.
+            if resp is None or resp.status_code != 503:
+                break
+            with self._lock:
+                self.api_503 += 1
+            time.sleep(int(resp.headers.get('Retry-After') or 5))
+            resp = self._post(body)
         with self._lock:
             if resp is None:
                 self.unanswered += 1
@@ -276,7 +289,7 @@ class Chaos:
                 self.booked[booking_id] = (start, end)
                 if self.random.random() < self.profile.cancel_share:
                     self._cancel_later(booking_id)
-            elif resp.status_code >= 500:
+            elif resp.status_code >= 500 and resp.status_code != 503:
                 self.api_5xx += 1
                 self.log('API %d: %s' % (resp.status_code, resp.text[:200]))
             else:
@@ -291,6 +304,11 @@ class Chaos:
                         project=self.project)
                 except requests.RequestException:
                     time.sleep(2)
+                    continue
+                if resp.status_code == 503:
+                    with self._lock:
+                        self.api_503 += 1
+                    time.sleep(5)
                     continue
                 if resp.status_code >= 500:
                     with self._lock:
@@ -414,6 +432,7 @@ class Chaos:
             'bookings cancelled': len(self.cancelled),
             'POSTs unanswered (daemon killed)': self.unanswered,
             'API 5xx': self.api_5xx,
+            'API 503 (database away, tried again)': self.api_503,
             'bookings lost': len(lost),
             'bookings stuck': len(open_),
             'bookings in ERROR': len(errors),
