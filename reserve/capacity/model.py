@@ -101,6 +101,7 @@ class Offer:
     def __init__(self, board, ranked, need):
         self.board, self.ranked, self.need = board, ranked, need
         self._fits = {}
+        self._busy = None
 
     def _claims(self, host_ids):
         return self.board.claims_of(host_ids, self.need)
@@ -116,9 +117,12 @@ class Offer:
         return fit
 
     def busy_claims(self):
-        """{host_id: claims} of the candidates with claims (all read)."""
-        found = self._claims(list(self.ranked.fit_of))
-        return {h: c for h, c in found.items() if c}
+        """{host_id: claims} of the candidates with claims (all read,
+        once: free-slots asks for them twice)."""
+        if self._busy is None:
+            found = self._claims(list(self.ranked.fit_of))
+            self._busy = {h: c for h, c in found.items() if c}
+        return self._busy
 
     @property
     def fits(self):

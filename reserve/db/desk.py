@@ -265,16 +265,9 @@ def bookings_in_window(context, flavors, start, end, guard,
     found = {f.id: [] for f in flavors}
     if not found:
         return found
-    longest = _seconds(max(f.longest_booking or 0 for f in flavors))
-    query = (sa.select(B.flavor_id, B.start_date, B.end_date,
-                       B.instance_count)
-             .where(B.flavor_id.in_(sorted(found)))
-             .where(B.end_date > start - guard)
-             .where(B.end_date <= end + longest)
-             .where(B.start_date < end)
-             .where(B.status.in_(states.Booking.LIVE)))
-    if exclude_booking is not None:
-        query = query.where(B.id != exclude_booking)
+    query = _holding(sa.select(B.flavor_id, B.start_date, B.end_date,
+                               B.instance_count),
+                     flavors, start, end, guard, exclude_booking)
     with _reader(context) as session:
         for flavor_id, b_start, b_end, count in session.execute(query):
             found[flavor_id].append((b_start, b_end, count))
@@ -296,9 +289,12 @@ def _one_of(column, values, dialect):
                     for i in range(0, len(values), _IN_LIST)))
 
 
-def _holding(query, flavor, start, end, guard, exclude_booking):
-    longest = _seconds(flavor.longest_booking or 0)
-    query = (query.where(B.flavor_id == flavor.id)
+def _holding(query, flavors, start, end, guard, exclude_booking):
+    """``query`` narrowed to the live bookings of ``flavors`` that hold
+    slots in [start, end), found through the index on the window (a
+    booking meeting it ends before ``end`` plus the longest one)."""
+    longest = _seconds(max(f.longest_booking or 0 for f in flavors))
+    query = (query.where(B.flavor_id.in_(sorted(f.id for f in flavors)))
              .where(B.end_date > start - guard)
              .where(B.end_date <= end + longest)
              .where(B.start_date < end)
@@ -316,7 +312,7 @@ def slot_holders(context, flavor, start, end, guard, exclude_booking=None):
     query = _holding(sa.select(functions.SecondsSince(B.start_date, origin),
                                functions.SecondsSince(B.end_date, origin),
                                B.instance_count),
-                     flavor, start, end, guard, exclude_booking)
+                     [flavor], start, end, guard, exclude_booking)
     with _reader(context) as session:
         return [tuple(row) for row in session.execute(query)]
 
@@ -325,8 +321,8 @@ def slots_held_at_most(context, flavor, start, end, guard,
                        exclude_booking=None):
     """The instances of slot_holders' bookings all together: at least
     what they hold at any one instant, in one row."""
-    query = _holding(sa.select(sa.func.sum(B.instance_count)), flavor,
-                     start, end, guard, exclude_booking)
+    query = _holding(sa.select(sa.func.sum(B.instance_count)),
+                     [flavor], start, end, guard, exclude_booking)
     with _reader(context) as session:
         return int(session.execute(query).scalar() or 0)
 
