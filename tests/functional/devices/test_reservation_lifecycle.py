@@ -50,8 +50,8 @@ def test_pending_then_active_then_expired(cloud, monkeypatch):
     host = cloud.enroll('a100-host.xml')
     initial = cloud.libvirt_state(host)
     rsv_id = cloud.reserve(count=2, model=A100_MODEL, numa_local=True,
-                           domains=['gpu-vm-2'], start=iso(ahead(seconds=1)),
-                           end=iso(ahead(seconds=6)), reason='training')
+                           domains=['gpu-vm-2'], start=iso(ahead(seconds=3)),
+                           end=iso(ahead(seconds=8)), reason='training')
     rsv = cloud.reservation(rsv_id)
     assert rsv.status == 'pending'
     assert sorted(u.device.pci_address for u in rsv.units) == [
@@ -69,7 +69,7 @@ def test_pending_then_active_then_expired(cloud, monkeypatch):
     assert [e.event_type for e in lease.events] == [
         'start_lease', 'before_end_lease', 'end_lease']
 
-    _wait_start()
+    _wait_start(3.1)
     cloud.tick()
     rsv = cloud.reservation(rsv_id)
     assert rsv.status == 'active'
