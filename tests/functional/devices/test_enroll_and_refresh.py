@@ -149,11 +149,11 @@ def test_start_checks_the_generation_itself(cloud):
     start: nothing is attached to a moved GPU."""
     host = cloud.enroll('a100-host.xml')
     rsv_id = cloud.reserve(unit_ids=[cloud.unit(host, '0000:17:00.0').id],
-                           domains=['gpu-vm-2'], start=cloud_iso(seconds=1))
+                           domains=['gpu-vm-2'], start=cloud_iso(seconds=3))
     before = cloud.libvirt_state(host)
     cloud.topology_change(host, lambda text: text.replace(
         "<iommuGroup number='22'>", "<iommuGroup number='23'>", 1))
-    time.sleep(1.1)
+    time.sleep(3.1)
     cloud.tick()
     assert cloud.reservation(rsv_id).status == 'needs-review'
     assert cloud.hostdevs(host) == before[0]
