@@ -26,6 +26,13 @@ devices_opts = [
                      '(libvirt\'s test driver) with mdev creation and '
                      'hot-plug, as reserve.virt.fake does. For tests and '
                      'the quick start only.'),
+    cfg.StrOpt('fake_test_driver_socket',
+               help='With fake_test_driver: reach test:/// hosts through '
+                    'the shared test-host server listening on this UNIX '
+                    'socket (python -m reserve.virt.fake_shared), so that '
+                    'several managers see one state of each host, as they '
+                    'would a real one. Unset, each manager holds its own. '
+                    'For tests only.'),
     cfg.DictOpt('embedded_gpu_hosts', default={},
                 sample_default='gpu-a100-01:a100-host.xml,'
                                'gpu-t4-01:t4-host.xml',

@@ -12,6 +12,7 @@ from oslo_config import cfg
 
 from reserve.virt import connection
 from reserve.virt import fake
+from reserve.virt import fake_shared
 
 CONF = cfg.CONF
 
@@ -34,8 +35,11 @@ def is_test_uri(uri):
 
 def connect(uri):
     """The HostConnection of ``uri``; test:/// hosts are completed by
-    reserve.virt.fake when [devices]fake_test_driver is set."""
+    reserve.virt.fake when [devices]fake_test_driver is set (reached
+    through the shared server of [devices]fake_test_driver_socket when it
+    is set)."""
     opener = None
     if is_test_uri(uri) and CONF.devices.fake_test_driver:
-        opener = fake.opener()
+        socket = CONF.devices.fake_test_driver_socket
+        opener = fake_shared.opener(socket) if socket else fake.opener()
     return connection.get_host(uri, opener=opener)
