@@ -7,6 +7,7 @@ over. A clean stop removes the row after the daemon has handed its work
 back, so nothing waits for the timeout then.
 """
 import threading
+import time
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -25,6 +26,17 @@ class Heartbeat:
         self._stop = threading.Event()
         self._thread = None
         self._failing = False
+        self._written = None        # time.monotonic() of the last beat
+
+    def fresh(self):
+        """Whether other daemons see this one alive for a while yet: its
+        last beat is younger than [DEFAULT]service_down_time less one
+        interval. Work claimed while it is not could be taken over at
+        once."""
+        if self._written is None:
+            return False
+        margin = CONF.service_down_time - CONF.heartbeat_interval
+        return time.monotonic() - self._written < max(margin, 1)
 
     def beat(self):
         """One heartbeat; True when it was written."""
@@ -39,6 +51,7 @@ class Heartbeat:
                             CONF.service_down_time)
             self._failing = True
             return False
+        self._written = time.monotonic()
         if self._failing:
             LOG.info('%s on %s: heartbeat written again', self.binary,
                      CONF.host)

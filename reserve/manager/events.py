@@ -117,8 +117,13 @@ class EventRunner:
 class EventLoop:
     """Polls the events table in a thread of its own."""
 
-    def __init__(self, runner=None):
+    def __init__(self, runner=None, alive=None):
         self.runner = runner or EventRunner()
+        # alive() says whether this manager's heartbeat is fresh: while
+        # it is not (the database was away when it last beat), claiming
+        # would hand another manager work this one is about to run.
+        self._alive = alive or (lambda: True)
+        self._unclaimed_since = None
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread = None
@@ -202,6 +207,15 @@ class EventLoop:
 
     def tick(self):
         """Claim and run what is due; returns how many events ran."""
+        if not self._alive():
+            if self._unclaimed_since is None:
+                self._unclaimed_since = timeutils.utcnow()
+                LOG.warning('Claiming no event until this manager\'s '
+                            'heartbeat (%s) is written again', CONF.host)
+            return 0
+        if self._unclaimed_since is not None:
+            LOG.info('Heartbeat written again: claiming events')
+            self._unclaimed_since = None
         context = reserve_context.get_admin_context()
         now = timeutils.utcnow()
         events = db_api.event_claim_due(

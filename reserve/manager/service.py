@@ -15,17 +15,18 @@ LOG = logging.getLogger(__name__)
 
 class ManagerService:
     def __init__(self):
-        self.event_loop = events.EventLoop()
+        self.heartbeat = heartbeat.Heartbeat(db_api.MANAGER_BINARY)
+        self.event_loop = events.EventLoop(alive=self.heartbeat.fresh)
         self.endpoint = manager.LeaseManager(wake=self.event_loop.wake)
         self.device_refresh = device_refresh.RefreshLoop(
             self.endpoint.delete_lease)
         self.capacity = periodic.CapacityLoop(self.endpoint)
-        self.heartbeat = heartbeat.Heartbeat(db_api.MANAGER_BINARY)
         self._server = None
 
     def start(self):
         # Alive before claiming anything, so no other manager takes over
-        # what this one claims.
+        # what this one claims (the event loop claims nothing while the
+        # heartbeat is not fresh: a start with the database away).
         self.heartbeat.start()
         self._server = rpc.get_server(rpc.MANAGER_TOPIC,
                                       self.endpoint.target.version,

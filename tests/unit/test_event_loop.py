@@ -94,3 +94,20 @@ def test_next_event_of_a_lease_runs_on_the_following_tick(loop):
     assert loop.tick() == 0
     assert [(kind, lease_id) for kind, lease_id, _, _ in loop.runner.ran] \
         == [(START, lease.id), (END, lease.id)]
+
+
+def test_nothing_is_claimed_while_the_heartbeat_is_not_fresh(override):
+    # A manager started with the database away has not beaten yet: what
+    # it claimed, another manager would take over as a dead one's.
+    override('host', 'manager-a')
+    alive = [False]
+    event_loop = manager_events.EventLoop(runner=RecordingRunner(),
+                                          alive=lambda: alive[0])
+    try:
+        lease = lease_due_at(START)
+        assert event_loop.tick() == 0
+        assert factories.events_of(lease.id)[START].claimed_by is None
+        alive[0] = True
+        assert event_loop.tick() == 1
+    finally:
+        event_loop.stop()
