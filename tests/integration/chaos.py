@@ -21,7 +21,8 @@ The checker's lines, each of which should be 0:
 * ``artefacts left``: reserve's objects left in nova and placement
   after every lease ended;
 * ``API 5xx``: answers of 500 and up but 503, which the API gives
-  while the database is away (counted apart; the client tries again).
+  while the database is away (counted apart; the client tries again);
+* the GPU-unit reservations' lines (tests/integration/chaos_units.py).
 
 Start and end lateness (when an event finished, against its time) are
 printed as p50 / p99 / max.
@@ -44,12 +45,18 @@ import uuid
 import requests
 import sqlalchemy as sa
 
+from tests.integration import chaos_units
 from tests.integration import cloud
 from tests.integration import reserve_daemons
 
 DAEMONS = ('api', 'manager', 'manager-b', 'worker', 'worker-b',
            'notification', 'notification-b')
 FINAL = ('COMPLETE', 'ERROR')
+# The checker's lines that must be 0.
+MUST_BE_ZERO = ('bookings lost', 'bookings stuck', 'overbooked instants',
+                'events run twice', 'artefacts left', 'API 5xx',
+                'unit reservations lost', 'unit reservations stuck',
+                'units assigned twice', 'libvirt artefacts left')
 # Hop-by-hop headers a proxy must not pass on.
 _HOP = {'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer',
         'upgrade', 'proxy-authorization', 'proxy-authenticate',
@@ -59,9 +66,11 @@ _HOP = {'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer',
 @dataclasses.dataclass
 class Profile:
     bookings: int = 500
+    unit_reservations: int = 200    # of GPU units, over the same time
     load_seconds: float = 600       # bookings are made over this long
     start_within: tuple = (5, 90)   # seconds from when it is made
     length: tuple = (10, 180)       # seconds
+    unit_length: tuple = (5, 120)   # seconds, of a unit reservation
     cancel_share: float = 0.1
     kill_every: tuple = (20, 40)    # seconds between two kills
     broker_restarts: int = 2
@@ -71,9 +80,10 @@ class Profile:
     grace: float = 60               # after the last end
 
 
-SHORT = Profile(bookings=40, load_seconds=60, start_within=(5, 40),
-                length=(10, 40), kill_every=(8, 15), broker_restarts=1,
-                database_restarts=0)
+SHORT = Profile(bookings=40, unit_reservations=20, load_seconds=60,
+                start_within=(5, 40), length=(10, 40), unit_length=(5, 20),
+                kill_every=(8, 15),
+                broker_restarts=1, database_restarts=0)
 
 
 # The fault-injecting proxy -------------------------------------------------
@@ -254,6 +264,9 @@ class Chaos:
         self.overbooked = 0
         self._stop = threading.Event()
         self._lock = threading.Lock()
+        self.units = chaos_units.UnitLoad(
+            daemons, profile, random.Random(seed + 1),
+            'chaos-units-%s' % uuid.uuid4().hex[:6], log=log)
 
     # load
     def _post(self, body):
@@ -329,6 +342,21 @@ class Chaos:
             self.book_one()
             self._stop.wait(gap)
 
+    def _unit_load(self):
+        gap = self.profile.load_seconds / max(
+            1, self.profile.unit_reservations)
+        for _ in range(self.profile.unit_reservations):
+            if self._stop.is_set():
+                return
+            to_cancel = self.units.reserve_one(self._lock)
+            if to_cancel:
+                timer = threading.Timer(self.random.uniform(1, 30),
+                                        self.units.cancel,
+                                        (to_cancel, self._lock))
+                timer.daemon = True
+                timer.start()
+            self._stop.wait(gap)
+
     # faults
     def _killer(self):
         while not self._stop.wait(self.random.uniform(
@@ -366,6 +394,8 @@ class Chaos:
             while not self._stop.wait(2):
                 try:
                     found = overbooked_now(engine)
+                    if self.units.uris:
+                        self.units.sample(engine)
                 except sa.exc.SQLAlchemyError:
                     continue        # the database is restarting
                 if found:
@@ -375,17 +405,24 @@ class Chaos:
             engine.dispose()
 
     def run(self):
+        if self.profile.unit_reservations:
+            self.units.enroll()
         threads = [threading.Thread(target=t, daemon=True) for t in (
             self._killer, self._outages, self._sampler)]
         for thread in threads:
             thread.start()
+        units = threading.Thread(target=self._unit_load, daemon=True)
+        units.start()
         try:
             self._load()
-            last_end = max((end for _, end in self.booked.values()),
-                           default=_utcnow())
+            units.join()
+            last_end = max([end for _, end in self.booked.values()] +
+                           [self.units.last_end() or _utcnow()])
             wait = (last_end - _utcnow()).total_seconds()
-            self.log('%d bookings accepted; waiting %.0f s for the last '
-                     'to end' % (len(self.booked), max(0, wait)))
+            self.log('%d bookings and %d unit reservations accepted; '
+                     'waiting %.0f s for the last to end' % (
+                         len(self.booked), len(self.units.booked),
+                         max(0, wait)))
             self._stop.wait(max(0, wait))
         finally:
             self._stop.set()
@@ -418,9 +455,11 @@ class Chaos:
                 if v is None and b not in self.cancelled]
         errors = {b: v['status_reason'] for b, v in views.items()
                   if v is not None and v['status'] == 'ERROR'}
+        unit_figures = self.units.check(deadline) if self.units.uris else {}
         engine = sa.create_engine(self.daemons.db_url)
         try:
             lateness = event_lateness(engine, self.project)
+            unit_lateness = event_lateness(engine, self.units.project)
         finally:
             engine.dispose()
         left = [line for line in cloud.leftovers()
@@ -431,8 +470,9 @@ class Chaos:
             'bookings refused': dict(self.refused),
             'bookings cancelled': len(self.cancelled),
             'POSTs unanswered (daemon killed)': self.unanswered,
-            'API 5xx': self.api_5xx,
-            'API 503 (database away, tried again)': self.api_503,
+            'API 5xx': self.api_5xx + self.units.api_5xx,
+            'API 503 (database away, tried again)':
+                self.api_503 + self.units.api_503,
             'bookings lost': len(lost),
             'bookings stuck': len(open_),
             'bookings in ERROR': len(errors),
@@ -445,6 +485,10 @@ class Chaos:
             'restarts': dict(self.restarts),
             'start lateness s (p50/p99/max)': lateness['start_lease'],
             'end lateness s (p50/p99/max)': lateness['end_lease'],
+            **unit_figures,
+            'unit start lateness s (p50/p99/max)':
+                unit_lateness['start_lease'],
+            'unit end lateness s (p50/p99/max)': unit_lateness['end_lease'],
         }
 
 
@@ -537,7 +581,8 @@ def deploy(db_url, profile, log=print):
              '[booking]\nguard_seconds = 10\n')
     daemons = reserve_daemons.ReserveDaemons(
         db_url, nova.url, placement.url, reconcile_interval=5,
-        pending_create_timeout=20, api_workers=2, extra_conf=extra)
+        pending_create_timeout=20, api_workers=2, extra_conf=extra,
+        gpu_hosts=profile.unit_reservations > 0)
     daemons.start()
     for name in DAEMONS:
         if name not in daemons.procs:

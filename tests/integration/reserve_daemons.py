@@ -9,6 +9,10 @@ hosts it enrolls, and a lease not torn down keeps its flavor, aggregate and
 inventory: once the daemons are stopped, ``stop()`` takes the leases'
 leftovers away (with a warning) and unfences the hosts, so that what runs
 next (on-demand boots, the quick start) finds the cloud as it was.
+
+With ``gpu_hosts``, the managers reach libvirt test:/// GPU hosts through
+one shared test-host server (reserve.virt.fake_shared), started first
+and stopped last, so that both see one state of each host.
 """
 import os
 import shutil
@@ -24,6 +28,7 @@ import warnings
 import requests
 import sqlalchemy as sa
 
+from reserve.virt import fake
 from tests.integration import cloud
 
 DAEMONS = ('manager', 'worker', 'notification', 'api')
@@ -66,6 +71,13 @@ token = admin
 """
 
 
+GPU_HOSTS_CONF = """
+[devices]
+fake_test_driver = True
+fake_test_driver_socket = {socket}
+"""
+
+
 def _bin(name):
     path = os.path.join(os.path.dirname(sys.executable), name)
     return path if os.path.exists(path) else shutil.which(name)
@@ -90,7 +102,8 @@ def _rabbitmqctl(*args):
 class ReserveDaemons:
     def __init__(self, db_url, nova_url, placement_url,
                  reconcile_interval=60, pending_create_timeout=120,
-                 before_end=0, api_workers=2, extra_conf=''):
+                 before_end=0, api_workers=2, extra_conf='',
+                 gpu_hosts=False):
         self.api_workers = api_workers
         self.db_url = db_url
         self.nova_url = nova_url
@@ -107,8 +120,38 @@ class ReserveDaemons:
                 reconcile_interval=reconcile_interval,
                 pending_create_timeout=pending_create_timeout,
                 before_end=before_end) + extra_conf)
+            if gpu_hosts:
+                f.write(GPU_HOSTS_CONF.format(socket=self.gpu_socket))
+        self.with_gpu_hosts = gpu_hosts
+        self.gpu_hosts = None       # the shared GPU host server
         self.procs = {}
         self.started = set()
+
+    @property
+    def gpu_socket(self):
+        return os.path.join(self.workdir, 'gpu-hosts.sock')
+
+    def gpu_host_uri(self, definition, name):
+        """The test:/// URI of host ``name``: a copy of a GPU host
+        definition (etc/reserve/gpu-hosts) in this run's directory."""
+        path = os.path.join(self.workdir, '%s-%s' % (name, definition))
+        if not os.path.exists(path):
+            shutil.copy(fake.host_definition(definition), path)
+        return fake.host_uri(path)
+
+    def _start_gpu_hosts(self):
+        with open(os.path.join(self.workdir, 'gpu-hosts.out'), 'a') as log:
+            self.gpu_hosts = subprocess.Popen(
+                [sys.executable, '-m', 'reserve.virt.fake_shared',
+                 '--socket', self.gpu_socket], stdout=log,
+                stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 30
+        while not os.path.exists(self.gpu_socket):
+            if self.gpu_hosts.poll() is not None or \
+                    time.monotonic() > deadline:
+                raise RuntimeError('the shared GPU host server did not '
+                                   'start; see %s' % self.workdir)
+            time.sleep(0.05)
 
     def start(self, daemons=DAEMONS):
         """Start ``daemons`` (all four by default; the API alone needs no
@@ -119,6 +162,8 @@ class ReserveDaemons:
         subprocess.run([_bin('reserve-manage'), '--config-file', self.conf,
                         'db', 'sync'], check=True, capture_output=True,
                        cwd=self.workdir)
+        if self.with_gpu_hosts:
+            self._start_gpu_hosts()
         for name in daemons:
             self.start_daemon(name)
         self.wait_api()
@@ -209,6 +254,10 @@ class ReserveDaemons:
                 except ProcessLookupError:
                     pass
                 proc.wait(30)
+        if self.gpu_hosts is not None:
+            self.gpu_hosts.kill()
+            self.gpu_hosts.wait(30)
+            self.gpu_hosts = None
         error = None
         if 'manager' in self.started and \
                 self.nova_url.rstrip('/') == cloud.NOVA_URL:

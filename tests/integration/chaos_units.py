@@ -1,0 +1,226 @@
+"""The GPU-unit part of a chaos run (tests/integration/chaos.py).
+
+Two libvirt test:/// GPU hosts (etc/reserve/gpu-hosts' a100 and t4) are
+enrolled; both managers reach them through one shared test-host server
+(reserve.virt.fake_shared), so that what one manager attaches the other
+sees, as on a real host. Reservations of one or two whole GPUs (with a
+domain to attach them to) and of one vGPU (an mdev created at start)
+come in while the daemons are killed. The hosts are small (two or three
+free units each): many requests are refused (409), as they should be.
+
+The checker's lines, each of which should be 0:
+
+* ``unit reservations lost``: accepted (201) and then unknown;
+* ``unit reservations stuck``: still pending, active or needs-review
+  once their end is 60 s past;
+* ``units assigned twice``: samples where a GPU or an mdev was held by
+  two domains of a host at once (read from libvirt in one go), or a
+  whole GPU by two active reservations (read from the database);
+* ``libvirt artefacts left``: hostdevs and mdevs on the hosts at the end
+  that were not there before the run.
+"""
+import collections
+import datetime
+import time
+
+import libvirt
+import requests
+import sqlalchemy as sa
+
+from reserve.virt import fake_shared
+
+# name, definition, domains to attach to, mdev type (None: whole GPUs).
+# Each host has two or three units free: two of each kind.
+HOSTS = tuple(
+    [('chaos-a100-%d' % i, 'a100-host.xml', ('gpu-vm-2', 'gpu-vm-3'), None)
+     for i in (1, 2)] +
+    [('chaos-t4-%d' % i, 't4-host.xml', ('vgpu-vm-2', 'vgpu-vm-3'),
+      'nvidia-222') for i in (1, 2)])
+LIVE = ('pending', 'active', 'needs-review')
+URL = '/v1/device-reservations'
+
+
+def _iso(when):
+    return when.replace(microsecond=0).isoformat() + 'Z'
+
+
+def _utcnow():
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+class UnitLoad:
+    def __init__(self, daemons, profile, rng, project, log=print):
+        self.daemons, self.profile = daemons, profile
+        self.random, self.project, self.log = rng, project, log
+        self.uris = {}              # host name -> URI
+        self.baseline = {}          # host name -> (holders, mdevs)
+        self.booked = {}            # id -> (start, end)
+        self.cancelled = set()
+        self.refused = collections.Counter()
+        self.refusals = {}          # (host, code) -> the first message
+        self.unanswered = 0
+        self.api_5xx = 0
+        self.api_503 = 0
+        self.twice = 0
+
+    # the hosts, as libvirt has them
+    def _host_state(self, name):
+        conn = fake_shared.RemoteConnect(self.daemons.gpu_socket,
+                                         self.uris[name])
+        try:
+            holders = conn.holders()
+            mdevs = sorted(dev.name() for dev in conn.listAllDevices(
+                libvirt.VIR_CONNECT_LIST_NODE_DEVICES_CAP_MDEV))
+        finally:
+            conn.close()
+        return holders, mdevs
+
+    def enroll(self):
+        for name, definition, _, _ in HOSTS:
+            uri = self.daemons.gpu_host_uri(definition, name)
+            self.uris[name] = uri
+            for _ in range(10):
+                resp = self.daemons.admin('POST', '/v1/hosts',
+                                          json={'name': name, 'uri': uri})
+                if resp.status_code in (201, 409):
+                    break
+                time.sleep(1)
+            else:
+                raise AssertionError('%s not enrolled: %s' % (name,
+                                                              resp.text))
+            self.baseline[name] = self._host_state(name)
+
+    # load
+    def _request(self, method, path, **kwargs):
+        try:
+            return self.daemons.request(method, path, project=self.project,
+                                        **kwargs)
+        except requests.RequestException:
+            return None
+
+    def reserve_one(self, lock):
+        name, _, domains, mdev_type = self.random.choice(HOSTS)
+        start = _utcnow() + datetime.timedelta(
+            seconds=self.random.uniform(*self.profile.start_within))
+        end = start + datetime.timedelta(
+            seconds=self.random.uniform(*self.profile.unit_length))
+        two = not mdev_type and self.random.random() < 0.25
+        body = {'host': name, 'domains': [self.random.choice(domains)],
+                'start': _iso(start), 'end': _iso(end),
+                'count': 2 if two else 1}
+        if mdev_type:
+            body['mdev_type'] = mdev_type
+        resp = self._request('POST', URL, json=body)
+        for _ in range(10):
+            # A 503 (the database or the manager away) wrote nothing.
+            if resp is None or resp.status_code != 503:
+                break
+            with lock:
+                self.api_503 += 1
+            time.sleep(int(resp.headers.get('Retry-After') or 5))
+            resp = self._request('POST', URL, json=body)
+        with lock:
+            if resp is None:
+                self.unanswered += 1
+            elif resp.status_code == 201:
+                rsv_id = resp.json()['device_reservation']['id']
+                self.booked[rsv_id] = (start, end)
+                if self.random.random() < self.profile.cancel_share:
+                    return rsv_id       # the caller cancels it later
+            elif resp.status_code >= 500:
+                self.api_5xx += 1
+                self.log('API %d on a unit reservation: %s' % (
+                    resp.status_code, resp.text[:200]))
+            else:
+                error = resp.json()['errors'][0]
+                self.refused[error['code']] += 1
+                self.refusals.setdefault((name, error['code']),
+                                         error['detail'][:300])
+        return None
+
+    def cancel(self, rsv_id, lock):
+        for _ in range(10):
+            resp = self._request('DELETE', '%s/%s' % (URL, rsv_id))
+            if resp is None:
+                time.sleep(2)
+                continue
+            if resp.status_code == 503:
+                with lock:
+                    self.api_503 += 1
+                time.sleep(5)
+                continue
+            with lock:
+                if resp.status_code >= 500:
+                    self.api_5xx += 1
+                if resp.status_code in (204, 404, 409):
+                    self.cancelled.add(rsv_id)
+            return
+
+    # invariants
+    def sample(self, engine):
+        """Count the units held twice now (libvirt, then the database)."""
+        found = []
+        for name in self.uris:
+            try:
+                holders, _ = self._host_state(name)
+            except libvirt.libvirtError:
+                continue
+            found += ['%s: %s %s held by %s' % (name, kind, dev,
+                                                ', '.join(domains))
+                      for (kind, dev), domains in holders.items()
+                      if len(domains) > 1]
+        with engine.connect() as conn:
+            found += ['unit %s in active reservations %s' % (
+                row.device_id, row.ids) for row in conn.execute(sa.text(
+                    "SELECT u.device_id, COUNT(*) AS n, MIN(r.id) AS ids "
+                    "FROM device_reservation_units u JOIN "
+                    "device_reservations r ON r.id = u.reservation_id "
+                    "WHERE r.status = 'active' AND r.mdev_type IS NULL "
+                    "GROUP BY u.device_id HAVING COUNT(*) > 1"))]
+        if found:
+            self.log('units assigned twice: %s' % found)
+            self.twice += len(found)
+
+    def last_end(self):
+        return max((end for _, end in self.booked.values()), default=None)
+
+    def _status(self, rsv_id):
+        resp = self.daemons.request('GET', '%s/%s' % (URL, rsv_id),
+                                    project=self.project)
+        if resp.status_code == 404:
+            return None
+        return resp.json()['device_reservation']
+
+    def check(self, deadline):
+        while True:
+            views = {r: self._status(r) for r in self.booked}
+            open_ = [r for r, v in views.items()
+                     if v is not None and v['status'] in LIVE]
+            if not open_ or time.monotonic() > deadline:
+                break
+            time.sleep(2)
+        lost = [r for r, v in views.items()
+                if v is None and r not in self.cancelled]
+        left = []
+        for name, (holders, mdevs) in self.baseline.items():
+            now_holders, now_mdevs = self._host_state(name)
+            for key in set(holders) | set(now_holders):
+                if holders.get(key) != now_holders.get(key):
+                    left.append('%s: %s %s held by %s (before the run: '
+                                '%s)' % (name, key[0], key[1],
+                                         now_holders.get(key),
+                                         holders.get(key)))
+            left += ['%s: mdev %s' % (name, mdev)
+                     for mdev in set(now_mdevs) - set(mdevs)]
+        return {
+            'unit reservations accepted': len(self.booked),
+            'unit reservations refused': dict(self.refused),
+            'unit refusals, first of each': self.refusals,
+            'unit reservations cancelled': len(self.cancelled),
+            'unit POSTs unanswered': self.unanswered,
+            'unit reservations lost': len(lost),
+            'unit reservations stuck': len(open_),
+            'units assigned twice': self.twice,
+            'libvirt artefacts left': len(left),
+            'libvirt artefacts': left,
+        }
