@@ -10,10 +10,28 @@ class Booking:
     # Only these consume quota and block the calendar.
     LIVE = (PENDING_CREATE, ALLOCATED, ACTIVE)
     ALL = (PENDING_CREATE, ALLOCATED, ACTIVE, COMPLETE, ERROR)
-    # A booking's lease is named this followed by the booking's id: the
-    # worker finds it again by name after a crash, and the reconciler
-    # tells orphan leases by it.
+    # A booking's lease is named this followed by the booking's id (a
+    # name for people; the lease names its booking by key, see Owner).
     LEASE_PREFIX = 'reservation-'
+
+
+class Owner:
+    """Who a lease is for (leases.owner_type, with owner_id its id)."""
+    BOOKING = 'booking'
+    DEVICE_RESERVATION = 'device-reservation'
+    # The names leases of each owner are given. A worker of the previous
+    # release sends only the name: the manager reads the owner from it.
+    NAME_PREFIXES = ((DEVICE_RESERVATION, 'device-reservation-'),
+                     (BOOKING, 'reservation-'))
+
+    @classmethod
+    def of_name(cls, name):
+        """(owner_type, owner_id) a lease name stands for, or
+        (None, None)."""
+        for owner_type, prefix in cls.NAME_PREFIXES:
+            if name.startswith(prefix):
+                return owner_type, name[len(prefix):]
+        return None, None
 
 
 class Lease:

@@ -261,7 +261,8 @@ def lease_create(context, lease_values, reservations, events):
             session.flush()
         except db_exc.DBDuplicateEntry:
             raise exception.Conflict(
-                reason='a lease named %s exists' % lease_values['name'])
+                reason='a lease named %s, or of the same owner, exists' %
+                lease_values['name'])
         for booking_id, reservation in adopted:
             (session.query(models.Allocation)
              .filter(models.Allocation.booking_id == booking_id)
@@ -294,6 +295,18 @@ def _load_lease(lease):
 def lease_get_by_name(context, name):
     with reader.using(context) as session:
         lease = session.query(models.Lease).filter_by(name=name).first()
+        if lease is not None:
+            _load_lease(lease)
+        return lease
+
+
+def lease_get_by_owner(context, owner_type, owner_id):
+    """The lease of a booking or a device reservation (states.Owner),
+    or None."""
+    with reader.using(context) as session:
+        lease = (session.query(models.Lease)
+                 .filter_by(owner_type=owner_type, owner_id=owner_id)
+                 .first())
         if lease is not None:
             _load_lease(lease)
         return lease
@@ -335,16 +348,13 @@ def lease_destroy(context, lease_id):
 def lease_list_orphans(context, created_before):
     """Live leases whose booking is gone, cancelled or failed.
 
-    A lease is named after its booking ('reservation-<booking id>'); one
-    whose booking is still PENDING_CREATE is not an orphan (the worker
-    died before recording it, and the next cast picks it up). A DELETING
-    lease whose end is still in the future is one too: its manager died
-    between marking it and moving its end_lease event to now. Leases of
-    GPU unit reservations (resource type device:gpu) belong to a device
-    reservation, not to a booking: never orphans here.
+    A booking's lease names it as its owner; one whose booking is still
+    PENDING_CREATE is not an orphan (the worker died before recording
+    it, and the next cast picks it up). A DELETING lease whose end is
+    still in the future is one too: its manager died between marking it
+    and moving its end_lease event to now. A lease with no owner is an
+    orphan too; leases of device reservations never are here.
     """
-    booking_name = (sa.literal(states.Booking.LEASE_PREFIX) +
-                    models.Booking.id)
     end_not_moved = sa.exists().where(
         models.Event.lease_id == models.Lease.id,
         models.Event.event_type == states.Event.END,
@@ -352,8 +362,12 @@ def lease_list_orphans(context, created_before):
         models.Event.time > created_before)
     with reader.using(context) as session:
         return (session.query(models.Lease)
-                .outerjoin(models.Booking,
-                           models.Lease.name == booking_name)
+                .outerjoin(models.Booking, sa.and_(
+                    models.Lease.owner_type == states.Owner.BOOKING,
+                    models.Lease.owner_id == models.Booking.id))
+                .filter(sa.or_(
+                    models.Lease.owner_type.is_(None),
+                    models.Lease.owner_type == states.Owner.BOOKING))
                 .filter(sa.or_(
                     ~models.Lease.status.in_((states.Lease.TERMINATED,
                                               states.Lease.DELETING)),
@@ -361,9 +375,6 @@ def lease_list_orphans(context, created_before):
                             models.Lease.updated_at < created_before,
                             end_not_moved)))
                 .filter(models.Lease.created_at < created_before)
-                .filter(~sa.exists().where(
-                    models.LeaseReservation.lease_id == models.Lease.id,
-                    models.LeaseReservation.resource_type == 'device:gpu'))
                 .filter(sa.or_(models.Booking.id.is_(None),
                                models.Booking.status.in_(
                                    (states.Booking.COMPLETE,

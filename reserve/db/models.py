@@ -57,15 +57,24 @@ class Booking(Base):
 
 
 class Lease(Base):
-    """The lease engine's unit: a window and the reservations in it."""
+    """The lease engine's unit: a window and the reservations in it.
+
+    A lease made for a booking or a device reservation names it by key
+    (``owner_type``, ``owner_id``: see states.Owner); a lease with no
+    owner is an orphan, which the reconciler deletes.
+    """
     __tablename__ = 'leases'
     __table_args__ = (
         sa.UniqueConstraint('name', name='uniq_leases0name'),
+        sa.UniqueConstraint('owner_type', 'owner_id',
+                            name='uniq_leases0owner_type0owner_id'),
         sa.Index('ix_leases_project', 'project_id'),
     )
 
     id = orm.mapped_column(sa.String(36), primary_key=True, default=_uuid)
     name = orm.mapped_column(sa.String(255), nullable=False)
+    owner_type = orm.mapped_column(sa.String(32))
+    owner_id = orm.mapped_column(sa.String(36))
     project_id = orm.mapped_column(sa.String(64), nullable=False)
     user_id = orm.mapped_column(sa.String(64), nullable=False)
     start_date = orm.mapped_column(sa.DateTime, nullable=False)

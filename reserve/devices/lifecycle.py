@@ -2,7 +2,7 @@
 
 * ``create``: one transaction claims the units (selection under the
   host's lock, overlap refused), writes the reservation and its lease
-  (named ``device-reservation-<id>``, one ``device:gpu`` reservation of
+  (owned by it, one ``device:gpu`` reservation of
   the same id, three events). A reservation starting now is attached in
   that same transaction: if an mdev creation or an attach fails, every
   step is undone and nothing stays claimed, created or attached. A count
@@ -52,6 +52,12 @@ def request_of(values):
         model=values.get('model'), host_id=values.get('host_id'),
         numa_local=bool(values.get('numa_local')),
         mdev_type=values.get('mdev_type'))
+
+
+def lease_of(context, reservation_id):
+    """The lease of a device reservation, or None once it is gone."""
+    return db_api.lease_get_by_owner(
+        context, engine_states.Owner.DEVICE_RESERVATION, reservation_id)
 
 
 def window_of(values):
@@ -157,6 +163,8 @@ def create(context, values, selection_lock, lease_events):
     # event: their units may be held until then.)
     immediate = start <= timeutils.utcnow()
     lease_row = {'name': states.lease_name(values['id']),
+                 'owner_type': engine_states.Owner.DEVICE_RESERVATION,
+                 'owner_id': values['id'],
                  'project_id': values['project_id'],
                  'user_id': values.get('user_id') or '',
                  'start_date': start, 'end_date': end,
@@ -289,8 +297,7 @@ def cancel(context, reservation_id, delete_lease, reason):
 
 
 def _finish_cancel(context, reservation_id, delete_lease):
-    lease = db_api.lease_get_by_name(context,
-                                     states.lease_name(reservation_id))
+    lease = lease_of(context, reservation_id)
     if lease is not None and lease.status != engine_states.Lease.TERMINATED:
         delete_lease(context, lease.id)
     else:
@@ -509,8 +516,7 @@ def settle(context, delete_lease):
     Returns the ids it moved on."""
     moved = []
     for reservation in devices_db.reservations_unreleased(context):
-        lease = db_api.lease_get_by_name(
-            context, states.lease_name(reservation.id))
+        lease = lease_of(context, reservation.id)
         if lease is None:
             LOG.warning('Device reservation %s has no lease: releasing it',
                         reservation.id)

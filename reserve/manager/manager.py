@@ -77,6 +77,14 @@ def _move_end_events(context, lease, end):
                  timeutils.isoformat(end))
 
 
+def _existing_lease(context, name, owner_type, owner_id):
+    """The lease already made for this owner (or of this name, for a
+    lease with no owner), or None."""
+    if owner_type is not None:
+        return db_api.lease_get_by_owner(context, owner_type, owner_id)
+    return db_api.lease_get_by_name(context, name)
+
+
 class LeaseManager:
     target = messaging.Target(version='1.2')
 
@@ -88,9 +96,15 @@ class LeaseManager:
     # leases ------------------------------------------------------------------
 
     def create_lease(self, context, lease_values):
-        """Create the lease named lease_values['name'] unless it exists."""
+        """Create the lease of lease_values' owner (owner_type, owner_id)
+        unless it has one already; a worker of the previous release
+        names the owner only in the lease's name."""
         name = lease_values['name']
-        existing = db_api.lease_get_by_name(context, name)
+        owner_type = lease_values.get('owner_type')
+        owner_id = lease_values.get('owner_id')
+        if owner_type is None:
+            owner_type, owner_id = states.Owner.of_name(name)
+        existing = _existing_lease(context, name, owner_type, owner_id)
         if existing is not None:
             return views.lease(existing)
         start = timeutils.parse(lease_values['start_date'], 'start_date')
@@ -98,7 +112,9 @@ class LeaseManager:
         if end <= start:
             raise exception.Invalid(reason='end_date must be after '
                                            'start_date')
-        row = {'name': name, 'project_id': lease_values['project_id'],
+        row = {'name': name, 'owner_type': owner_type,
+               'owner_id': owner_id,
+               'project_id': lease_values['project_id'],
                'user_id': lease_values['user_id'], 'start_date': start,
                'end_date': end, 'status': states.Lease.CREATING}
         requests = lease_values.get('reservations') or []
@@ -122,7 +138,7 @@ class LeaseManager:
                 capacity_store.note_claims(context, start, end)
                 lease_id = lease.id
         except exception.Conflict:
-            existing = db_api.lease_get_by_name(context, name)
+            existing = _existing_lease(context, name, owner_type, owner_id)
             if existing is None:
                 raise
             return views.lease(existing)
@@ -309,8 +325,7 @@ class LeaseManager:
         reservation_id = device_lifecycle.create(
             context, values, _SELECTION_LOCK, lease_events)
         self._wake()
-        lease = db_api.lease_get_by_name(
-            context, device_states.lease_name(reservation_id))
+        lease = device_lifecycle.lease_of(context, reservation_id)
         if lease is not None:
             notify.emit(context, 'lease.create', lease)
         return {'id': reservation_id}
@@ -347,8 +362,7 @@ class LeaseManager:
     def move_device_reservation_end(self, context, reservation_id, end):
         """Move the end of a live device reservation (None: open-ended)
         through its lease, if its units stay free that long."""
-        lease = db_api.lease_get_by_name(
-            context, device_states.lease_name(reservation_id))
+        lease = device_lifecycle.lease_of(context, reservation_id)
         if lease is None:
             raise exception.InvalidState(
                 what='Device reservation %s' % reservation_id,

@@ -47,6 +47,8 @@ class BookingWorker:
         flavor = desk.flavor_get(context, booking.flavor_id)
         values = {
             'name': lease_name(booking.id),
+            'owner_type': states.Owner.BOOKING,
+            'owner_id': booking.id,
             'project_id': booking.project_id,
             'user_id': booking.user_id,
             'start_date': timeutils.isoformat(booking.start_date),

@@ -231,6 +231,31 @@ def test_create_lease_is_idempotent(cloud):
     cloud.worker.create_lease(ctx, booking.id)
     assert db_api.booking_get(ctx, booking.id).lease_id == first
     assert len(db_api.lease_list(ctx)) == 1
+    lease = db_api.lease_get(ctx, first)
+    assert (lease.owner_type, lease.owner_id) == ('booking', booking.id)
+
+
+def test_a_worker_of_the_previous_release_names_the_owner_by_name(cloud):
+    # It sends the lease's name only: the manager reads the owner from
+    # it, so that the lease is found again by key.
+    ctx = reserve_context.get_admin_context()
+    booking = _book(count=1, start_in=60)
+    flavor = desk.flavor_get(ctx, booking.flavor_id)
+    values = {'name': 'reservation-%s' % booking.id, 'project_id': PROJECT,
+              'user_id': 'alice',
+              'start_date': timeutils.isoformat(booking.start_date),
+              'end_date': timeutils.isoformat(booking.end_date),
+              'reservations': [{'resource_type': 'flavor:instance',
+                                'flavor_id': flavor.nova_flavor_id,
+                                'nova_flavor': flavor.nova_flavor,
+                                'booking_id': booking.id, 'amount': 1}]}
+    first = cloud.lease_manager.create_lease(ctx, values)
+    lease = db_api.lease_get_by_owner(ctx, states.Owner.BOOKING, booking.id)
+    assert lease.id == first['id']
+    # The current worker's cast for the same booking finds that lease.
+    cloud.worker.create_lease(ctx, booking.id)
+    assert db_api.booking_get(ctx, booking.id).lease_id == first['id']
+    assert len(db_api.lease_list(ctx)) == 1
 
 
 def test_capacity_is_shared_over_time(cloud):

@@ -75,9 +75,11 @@ def make_booking(status=states.Booking.PENDING_CREATE, lease_id=None,
     return db_api.booking_create(reserve_context.get_admin_context(), row)
 
 
-def lease_name(booking_id):
-    """How the worker names the lease of a booking."""
-    return 'reservation-%s' % booking_id
+def booking_lease(booking_id):
+    """make_lease's values of a booking's lease, as the worker makes it:
+    named after the booking, which it names as its owner."""
+    return {'name': 'reservation-%s' % booking_id,
+            'owner_type': states.Owner.BOOKING, 'owner_id': booking_id}
 
 
 def booking_status(booking_id):

@@ -61,7 +61,7 @@ def booking_with_lease(booking_status, lease_status, lease_created=None,
     lease_values = {}
     if lease_created is not None:
         lease_values['created_at'] = lease_created
-    lease = factories.make_lease(name=factories.lease_name(row.id),
+    lease = factories.make_lease(**factories.booking_lease(row.id),
                                  status=lease_status, **lease_values)
     db_api.booking_update(reserve_context.get_admin_context(), row.id,
                           {'lease_id': lease.id})
@@ -177,7 +177,7 @@ def test_lease_of_a_pending_booking_is_not_an_orphan(run, worker_api):
     # The worker died before recording the lease: the booking is fresh
     # PENDING_CREATE, its lease old.
     row = factories.make_booking(status=B.PENDING_CREATE, updated_at=fresh())
-    factories.make_lease(name=factories.lease_name(row.id),
+    factories.make_lease(**factories.booking_lease(row.id),
                          status=L.PENDING, created_at=stale())
     assert run()['orphans'] == 0
     assert worker_api.casts == []

@@ -42,7 +42,7 @@ def booked(booking_status=B.ALLOCATED, lease_status=L.PENDING,
     touched = touched or ago(seconds=TIMEOUT + 60)
     row = factories.make_booking(status=booking_status, start=start,
                                  end=booking_end or lease_end)
-    lease = factories.make_lease(name=factories.lease_name(row.id),
+    lease = factories.make_lease(**factories.booking_lease(row.id),
                                  status=lease_status, start=start,
                                  end=lease_end)
     # Straight to the table, so that updated_at stays in the past.

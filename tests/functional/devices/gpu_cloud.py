@@ -15,6 +15,7 @@ import uuid
 from oslo_config import cfg
 
 from reserve.common import context as reserve_context
+from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
@@ -104,8 +105,8 @@ class GpuCloud:
         return devices_db.reservation_get(self.ctx, reservation_id)
 
     def lease(self, reservation_id):
-        return db_api.lease_get_by_name(
-            self.ctx, 'device-reservation-%s' % reservation_id)
+        return db_api.lease_get_by_owner(
+            self.ctx, states.Owner.DEVICE_RESERVATION, reservation_id)
 
     def tick(self, times=1):
         ran = 0
