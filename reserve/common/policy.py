@@ -5,8 +5,8 @@ from oslo_config import cfg
 from oslo_policy import opts as policy_opts
 from oslo_policy import policy
 
-from reserve.api import policies
 from reserve.common import exception
+from reserve.common import policies
 
 CONF = cfg.CONF
 _ENFORCER = None

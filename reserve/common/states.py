@@ -1,4 +1,9 @@
-"""The states of bookings, leases, reservations and events."""
+"""The states of bookings, leases, reservations and events, and what
+the db layer reads of GPU hosts and devices (the rest of their states:
+reserve.devices.states)."""
+
+# Hosts enrolled with a libvirt URI.
+LIBVIRT = 'libvirt'
 
 
 class Booking:
@@ -67,3 +72,9 @@ class Event:
     # Order in which due events run within one tick: teardown first so
     # that back-to-back leases on the same hosts hand over cleanly.
     PRIORITY = {BEFORE_END: 0, END: 1, START: 2}
+
+
+class Device:
+    """What the last discovery found (stored)."""
+    PRESENT = 'present'
+    MISSING = 'missing'

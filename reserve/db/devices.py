@@ -11,9 +11,9 @@ or is in its audience or among its managers; functions taking
 import sqlalchemy as sa
 
 from reserve.common import exception
+from reserve.common import states
 from reserve.db import api as db_api
 from reserve.db import models
-from reserve.devices import states
 
 _DR = models.DeviceReservation
 _PROJECT = models.DeviceReservationProject

@@ -5,7 +5,8 @@ host's GPUs into device rows (``inventory``, ``refresh``), selects units
 for a request (``selection``, pure; ``claims`` feeds it a snapshot, for
 a dry run or under the host's lock for a claim), plans which unit goes
 to which domain (``plan``, pure), attaches and detaches with every step
-undone on failure (``attachments``), and runs each reservation's life on
-the lease engine (``lifecycle``, through the ``device:gpu`` plugin).
+undone on failure (``attachments``), and runs each reservation's life:
+what its lease runs through the ``device:gpu`` plugin (``runs``: claim,
+start, end) and what the manager is asked (``lifecycle``).
 ``embedded`` enrolls the all-in-one's test:/// hosts.
 """

@@ -5,7 +5,7 @@ At start-up reserve-all-in-one enrolls each host of
 etc/reserve/gpu-hosts), or refreshes it when its row exists from an
 earlier run. A test:/// host starts afresh with each process, so the
 refresh also gives the active reservations back their hostdevs and
-mdevs (see reserve.devices.lifecycle.rediscover).
+mdevs (see reserve.devices.runs.rediscover).
 """
 from oslo_config import cfg
 from oslo_log import log as logging

@@ -1,4 +1,5 @@
-"""The life of a device reservation, as the manager runs it.
+"""The life of a device reservation, as the manager runs it (what its
+lease runs, through the device:gpu plugin, is in ``runs``).
 
 * ``create``: one transaction claims the units (selection under the
   host's lock, overlap refused), writes the reservation and its lease
@@ -8,19 +9,12 @@
   step is undone and nothing stays claimed, created or attached. A count
   naming ``domains`` but no host is taken from a host that has them all
   (their names read first, outside every lock).
-* ``start`` / ``end`` (the lease's start_lease / end_lease events, through
-  the device:gpu plugin): attach the planned units (undone on failure,
-  the event is retried), or take everything back (the domain keeps
-  running unless [devices]end_action is 'destroy') and free the units.
 * ``cancel``: the lease's delete path (its end runs now).
-* ``rediscover``: a host's discovery; when its topology generation moved,
-  its pending and active reservations need review: they grant nothing
-  (their units are detached) and keep withholding their units until an
-  administrator ``affirm``s them. Active reservations get back what they
-  lost (after a restart of a test:/// host, for instance).
+* ``affirm``: a reservation in review (see ``runs.rediscover``) made
+  good again against the host's topology now.
 * ``attach`` / ``detach``: domains named while a reservation lives.
+* ``settle``: what a lost step left behind.
 """
-from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.common import exception
@@ -31,27 +25,13 @@ from reserve.db import devices as devices_db
 from reserve.devices import attachments
 from reserve.devices import claims
 from reserve.devices import hosts
-from reserve.devices import inventory
 from reserve.devices import plan
-from reserve.devices import portable
-from reserve.devices import selection
+from reserve.devices import runs
 from reserve.devices import states
-from reserve import plugins
 
-CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 Status = states.Reservation
-
-
-def request_of(values):
-    """The selection.Request of a creation's values."""
-    return selection.Request(
-        unit_ids=tuple(values.get('unit_ids') or ()),
-        count=int(values.get('count') or 0),
-        model=values.get('model'), host_id=values.get('host_id'),
-        numa_local=bool(values.get('numa_local')),
-        mdev_type=values.get('mdev_type'))
 
 
 def lease_of(context, reservation_id):
@@ -72,12 +52,6 @@ def window_of(values):
     return start, end
 
 
-def _projects(values):
-    allowed = values.get('allowed_projects') or [values['project_id']]
-    return {states.Role.ALLOWED: allowed,
-            states.Role.MANAGING: values.get('managing_projects') or []}
-
-
 def _domain_names(host):
     """The names of a host's domains (one libvirt call, no lock of
     reserve's held)."""
@@ -91,55 +65,7 @@ def _check_domains(conn, host, domains):
             raise exception.DomainNotFound(name=name, host=host.name)
 
 
-# creation ---------------------------------------------------------------
-
-def claim(context, lease_values, values):
-    """The device:gpu plugin's reserve: select and write the units of
-    ``values`` (inside the caller's transaction); returns the columns of
-    the lease reservation, whose id is the device reservation's."""
-    start, end = lease_values['start_date'], lease_values['end_date']
-    request = request_of(values)
-    host = db_api.host_get(context, request.host_id) if request.host_id \
-        else None
-    domains = list(values.get('domains') or ())
-
-    def planned(chosen):
-        return plan.for_domains(values['id'], chosen.units, domains,
-                                request.mdev_type, values['project_id'])
-
-    row = {
-        'id': values['id'], 'project_id': values['project_id'],
-        'user_id': values.get('user_id') or '',
-        'start_date': start, 'end_date': end, 'status': Status.PENDING,
-        'mdev_type': request.mdev_type,
-        'request': _request_record(request),
-        'contract_ref': values.get('contract_ref'),
-        'reason': values.get('reason'),
-        'topology_generation': (host.topology_generation if host else '')
-        or '',
-    }
-    reservation, chosen = claims.claim(
-        context, request, start, end, values.get('viewer'), row,
-        _projects(values), planned)
-    if host is None:
-        host = db_api.host_get(context, chosen.host_id)
-        devices_db.reservation_update(context, reservation.id, {
-            'topology_generation': host.topology_generation or ''})
-    count = len(chosen.units)
-    return {'id': reservation.id, 'resource_type': states.RESOURCE_TYPE,
-            'amount': count,
-            # The units' host held over the window (the capacity model
-            # counts nova hosts; this one shows in /v1/allocations).
-            'allocations': [{'host_id': chosen.host_id, 'count': count,
-                             'start_date': start, 'end_date': end}]}
-
-
-def _request_record(request):
-    if request.unit_ids:
-        return {'unit_ids': list(request.unit_ids)}
-    return {'count': request.count, 'model': request.model,
-            'numa_local': request.numa_local}
-
+# creation ----------------------------------------------------------------
 
 def create(context, values, selection_lock, lease_events):
     """Claim, write the lease, and attach a reservation starting now.
@@ -150,7 +76,7 @@ def create(context, values, selection_lock, lease_events):
     # Domains named without a host or units steer the choice to the
     # hosts that have them: read here, before any lock or transaction.
     request = claims.on_hosts_with_domains(
-        context, request_of(values), start, end, values.get('domains'),
+        context, runs.request_of(values), start, end, values.get('domains'),
         _domain_names, viewer=values.get('viewer'))
     # The dry run finds the host (and fails early); the claim runs it
     # again under the host's lock.
@@ -169,7 +95,6 @@ def create(context, values, selection_lock, lease_events):
                  'user_id': values.get('user_id') or '',
                  'start_date': start, 'end_date': end,
                  'status': engine_states.Lease.PENDING}
-    plugin = plugins.get_plugin(states.RESOURCE_TYPE)
     with hosts.host_lock(host.id):
         # The host is asked only when it must be: for the domains named,
         # or to attach now.
@@ -179,110 +104,24 @@ def create(context, values, selection_lock, lease_events):
             _check_domains(conn, host, values.get('domains'))
         with attachments.saga() as undo:
             with selection_lock, db_api.writer.using(context):
-                row = plugin.reserve(context, lease_row, {
-                    'resource_type': states.RESOURCE_TYPE,
-                    'device_reservation': values})
+                # What the device:gpu plugin's reserve does.
+                row = runs.claim(context, lease_row, values)
                 row['status'] = engine_states.Reservation.PENDING
                 db_api.lease_create(context, lease_row, [row],
                                     lease_events(start, end))
                 if immediate:
                     reservation = devices_db.reservation_get(context,
                                                              values['id'])
-                    _realize(context, conn, reservation,
-                             reservation.attachments, undo)
+                    runs.realize(context, conn, reservation,
+                                 reservation.attachments, undo)
         if immediate and conn is not None:
-            _resync(context, host, conn)
+            runs.resync(context, host, conn)
     LOG.info('Device reservation %s claims %s on %s', values['id'],
              ', '.join(u.pci_address for u in chosen.units), host.name)
     return values['id']
 
 
-def _realize(context, conn, reservation, rows, undo):
-    try:
-        return attachments.realize(context, conn, reservation, rows, undo)
-    except exception.ReserveException as exc:
-        raise portable.portable(
-            exc, 'attaching the units of device reservation %s failed and '
-                 'was undone' % reservation.id) from exc
-
-
-def _resync(context, host, conn):
-    """Rewrite the host's device rows after reserve changed the host
-    (instances available, mdevs); a failure waits for the next
-    discovery."""
-    try:
-        inventory.sync(context, host, conn)
-    except exception.ReserveException as exc:
-        LOG.warning('Devices of host %s not rewritten: %s', host.name, exc)
-
-
-# start and end ------------------------------------------------------------
-
-def _host_of(context, reservation):
-    return db_api.host_get(context, reservation.host_id)
-
-
-def start(context, reservation_id):
-    """start_lease: attach the planned units, unless the reservation
-    needs review (or must: the host's topology moved since it was
-    written). A failure undoes what this start did and is raised (the
-    event is retried); the units stay the reservation's."""
-    reservation = devices_db.reservation_find(context, reservation_id)
-    if reservation is None or reservation.status not in (
-            Status.PENDING, Status.ACTIVE):
-        return
-    host = _host_of(context, reservation)
-    with hosts.host_lock(host.id):
-        conn = hosts.connect(host.uri)
-        if conn.topology_generation() != reservation.topology_generation:
-            rediscover(context, host, conn)
-            return
-        try:
-            with attachments.saga() as undo, db_api.writer.using(context):
-                reservation = devices_db.reservation_get(context,
-                                                         reservation_id)
-                _realize(context, conn, reservation,
-                         reservation.attachments, undo)
-                devices_db.reservation_update(
-                    context, reservation_id,
-                    {'status': Status.ACTIVE, 'status_reason': None},
-                    expected_status=(Status.PENDING, Status.ACTIVE))
-        except exception.ReserveException as exc:
-            devices_db.reservation_update(context, reservation_id, {
-                'status_reason': 'start failed, retried: %s' %
-                exc.message})
-            raise
-        _resync(context, host, conn)
-
-
-def end(context, reservation_id):
-    """end_lease (also after a cancellation): take every unit back and
-    free them. Idempotent."""
-    reservation = devices_db.reservation_find(context, reservation_id)
-    if reservation is None or reservation.released_at is not None:
-        return
-    try:
-        host = _host_of(context, reservation)
-    except exception.HostNotFound:
-        # Gone with its devices: nothing is attached any more.
-        _released(context, reservation_id)
-        return
-    with hosts.host_lock(host.id):
-        conn = hosts.connect(host.uri)
-        attachments.release(context, conn, reservation.attachments,
-                            end_action=CONF.devices.end_action)
-        _released(context, reservation_id)
-        _resync(context, host, conn)
-    LOG.info('Device reservation %s released its units', reservation_id)
-
-
-def _released(context, reservation_id):
-    devices_db.reservation_update(
-        context, reservation_id, {'status': Status.EXPIRED},
-        expected_status=Status.LIVE)
-    devices_db.reservation_update(
-        context, reservation_id, {'released_at': timeutils.utcnow()})
-
+# cancellation ------------------------------------------------------------
 
 def cancel(context, reservation_id, delete_lease, reason):
     """Cancel a live reservation: its lease's delete path runs its end
@@ -301,68 +140,10 @@ def _finish_cancel(context, reservation_id, delete_lease):
     if lease is not None and lease.status != engine_states.Lease.TERMINATED:
         delete_lease(context, lease.id)
     else:
-        end(context, reservation_id)
+        runs.end(context, reservation_id)
 
 
-# review --------------------------------------------------------------------
-
-def rediscover(context, host, conn):
-    """Discover a host (under its lock): devices and generation written,
-    reservations written against another generation put in review,
-    active ones given back what they lost. Returns a report."""
-    needs_review = _review(context, host, conn, conn.topology_generation())
-    restored = _converge(context, host, conn)
-    # Written last, the rows show the host as reviewing and restoring
-    # left it (instances available, what reserve holds).
-    report = inventory.sync(context, host, conn)
-    report.update(needs_review=needs_review, restored=restored)
-    return report
-
-
-def _review(context, host, conn, generation):
-    moved = []
-    for reservation in devices_db.reservations_of_host(
-            context, host.id, (Status.PENDING, Status.ACTIVE)):
-        if reservation.topology_generation == generation:
-            continue
-        reason = ('the GPU topology of host %s changed (generation %s… '
-                  'became %s…) at %s: it grants nothing until an '
-                  'administrator re-affirms it' % (
-                      host.name, reservation.topology_generation[:12],
-                      generation[:12],
-                      timeutils.isoformat(timeutils.utcnow())))
-        if not devices_db.reservation_update(
-                context, reservation.id,
-                {'status': Status.NEEDS_REVIEW, 'status_reason': reason},
-                expected_status=(Status.PENDING, Status.ACTIVE)):
-            continue
-        attachments.release(context, conn, reservation.attachments,
-                            final_state=states.Attachment.PLANNED)
-        LOG.warning('Device reservation %s needs review: %s',
-                    reservation.id, reason)
-        moved.append(reservation.id)
-    return moved
-
-
-def _converge(context, host, conn):
-    restored = []
-    for reservation in devices_db.reservations_of_host(
-            context, host.id, (Status.ACTIVE,)):
-        try:
-            with attachments.saga() as undo, db_api.writer.using(context):
-                changed = _realize(context, conn, reservation,
-                                   reservation.attachments, undo)
-        except exception.ReserveException as exc:
-            LOG.warning('Device reservation %s: attachments not restored: '
-                        '%s', reservation.id, exc)
-            devices_db.reservation_update(context, reservation.id, {
-                'status_reason': 'attachments could not be restored: %s' %
-                exc.message})
-            continue
-        if changed:
-            restored.append(reservation.id)
-    return restored
-
+# review ------------------------------------------------------------------
 
 def affirm(context, reservation_id, who):
     """Re-affirm a reservation in review against the host's topology
@@ -374,10 +155,11 @@ def affirm(context, reservation_id, who):
             what='Device reservation %s' % reservation_id,
             status=reservation.status,
             reason='only a reservation in needs-review can be affirmed')
-    host = _host_of(context, reservation)
+    host = runs.host_of(context, reservation)
     with hosts.host_lock(host.id):
         conn = hosts.connect(host.uri)
-        generation = rediscover(context, host, conn)['topology_generation']
+        generation = runs.rediscover(context, host,
+                                     conn)['topology_generation']
         reservation = devices_db.reservation_get(context, reservation_id)
         gone = [u.device.pci_address for u in reservation.units
                 if u.device.state == states.Device.MISSING]
@@ -399,11 +181,11 @@ def affirm(context, reservation_id, who):
                     what='Device reservation %s' % reservation_id,
                     status='changing', reason='try again')
             if started:
-                _realize(context, conn, reservation,
-                         reservation.attachments, undo)
+                runs.realize(context, conn, reservation,
+                             reservation.attachments, undo)
 
 
-# domains -------------------------------------------------------------------
+# domains -----------------------------------------------------------------
 
 def _unit_views(context, reservation):
     """The reservation's units as selection.Units (for planning)."""
@@ -430,7 +212,7 @@ def attach(context, reservation_id, domain, unit_ids, project_id):
     active (undone on failure), at its start when it is pending."""
     reservation = devices_db.reservation_get(context, reservation_id)
     _check_live(reservation)
-    host = _host_of(context, reservation)
+    host = runs.host_of(context, reservation)
     with hosts.host_lock(host.id):
         conn = hosts.connect(host.uri)
         _check_domains(conn, host, [domain])
@@ -438,7 +220,7 @@ def attach(context, reservation_id, domain, unit_ids, project_id):
             reservation, _unit_views(context, reservation), domain,
             unit_ids, project_id)
         _add_attachments(context, conn, reservation, rows)
-        _resync(context, host, conn)
+        runs.resync(context, host, conn)
 
 
 def _add_attachments(context, conn, reservation, rows):
@@ -449,8 +231,9 @@ def _add_attachments(context, conn, reservation, rows):
         if reservation.status == Status.ACTIVE:
             ids = {a.id for a in added}
             current = devices_db.reservation_get(context, reservation.id)
-            _realize(context, conn, current,
-                     [a for a in current.attachments if a.id in ids], undo)
+            runs.realize(context, conn, current,
+                         [a for a in current.attachments if a.id in ids],
+                         undo)
 
 
 def detach(context, reservation_id, domain, project_id=None):
@@ -467,12 +250,12 @@ def detach(context, reservation_id, domain, project_id=None):
                                       for a in rows):
         raise exception.Forbidden(
             action='detach units another project attached')
-    host = _host_of(context, reservation)
+    host = runs.host_of(context, reservation)
     with hosts.host_lock(host.id):
         conn = hosts.connect(host.uri)
         attachments.release(context, conn, rows)
         devices_db.attachments_delete(context, [a.id for a in rows])
-        _resync(context, host, conn)
+        runs.resync(context, host, conn)
     return [{'device_id': a.device_id, 'domain': a.domain, 'kind': a.kind,
              'mdev_uuid': a.mdev_uuid, 'project_id': a.project_id,
              'state': states.Attachment.PLANNED} for a in rows]
@@ -487,7 +270,7 @@ def set_domains(context, reservation_id, domains, project_id):
     _check_live(reservation)
     current = {a.domain for a in reservation.attachments
                if a.state != states.Attachment.DETACHED}
-    host = _host_of(context, reservation)
+    host = runs.host_of(context, reservation)
     with hosts.host_lock(host.id), attachments.saga() as undo:
         for domain in sorted(current - set(domains)):
             rows = detach(context, reservation_id, domain)
@@ -505,10 +288,10 @@ def _give_back(context, host, reservation_id, rows):
     _add_attachments(context, conn,
                      devices_db.reservation_get(context, reservation_id),
                      rows)
-    _resync(context, host, conn)
+    runs.resync(context, host, conn)
 
 
-# reconciliation ---------------------------------------------------------
+# reconciliation ----------------------------------------------------------
 
 def settle(context, delete_lease):
     """What a lost step left behind: a cancelled reservation whose
@@ -520,7 +303,7 @@ def settle(context, delete_lease):
         if lease is None:
             LOG.warning('Device reservation %s has no lease: releasing it',
                         reservation.id)
-            end(context, reservation.id)
+            runs.end(context, reservation.id)
         elif (reservation.status == Status.CANCELLED and lease.status not in
               (engine_states.Lease.DELETING,
                engine_states.Lease.TERMINATED)):

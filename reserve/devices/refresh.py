@@ -13,6 +13,7 @@ from reserve.db import api as db_api
 from reserve.db import devices as devices_db
 from reserve.devices import hosts
 from reserve.devices import lifecycle
+from reserve.devices import runs
 from reserve.devices import states
 
 CONF = cfg.CONF
@@ -48,8 +49,7 @@ def refresh(context, host_id):
         raise exception.HostNotLibvirt(name=host.name, kind=host.kind)
     with hosts.host_lock(host.id):
         try:
-            return lifecycle.rediscover(context, host,
-                                        hosts.connect(host.uri))
+            return runs.rediscover(context, host, hosts.connect(host.uri))
         except exception.ReserveException as exc:
             devices_db.host_record_refresh(context, host.id,
                                            {'refresh_error': exc.message})

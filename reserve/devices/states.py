@@ -1,8 +1,11 @@
 """States and fixed values of GPU devices and their reservations."""
 import datetime
 
-# Hosts enrolled with a libvirt URI.
-LIBVIRT = 'libvirt'
+from reserve.common import states as common_states
+
+# The db layer reads these two, so they are defined below it.
+LIBVIRT = common_states.LIBVIRT
+Device = common_states.Device
 
 # The resource type of the lease engine's reservation of GPU units.
 RESOURCE_TYPE = 'device:gpu'
@@ -19,12 +22,6 @@ def lease_name(reservation_id):
 
 def is_open_end(end_date):
     return end_date is not None and end_date >= OPEN_END
-
-
-class Device:
-    """What the last discovery found (stored)."""
-    PRESENT = 'present'
-    MISSING = 'missing'
 
 
 class Unit:

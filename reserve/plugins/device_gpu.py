@@ -3,14 +3,14 @@
 The units are claimed at lease creation (the device reservation and its
 units are written in the lease's transaction); at start they are handed
 to the reservation's domains as PCI hostdevs or mediated devices, at the
-end taken back (see reserve.devices.lifecycle). The lease reservation's
+end taken back (see reserve.devices.runs). The lease reservation's
 id is the device reservation's (/v1/device-reservations/<id>).
 """
 from reserve.capacity import store as capacity_store
 from reserve.common import exception
 from reserve.db import devices as devices_db
 from reserve.devices import claims
-from reserve.devices import lifecycle
+from reserve.devices import runs
 from reserve.devices import states
 from reserve.plugins import base
 
@@ -24,16 +24,16 @@ class DeviceGpuPlugin(base.ResourcePlugin):
             raise exception.Invalid(
                 reason='a device:gpu reservation is made through '
                        '/v1/device-reservations')
-        return lifecycle.claim(context, lease_values, request)
+        return runs.claim(context, lease_values, request)
 
     def build(self, context, lease, reservation):
         """Nothing to prepare: the units are handed over at start."""
 
     def on_start(self, context, lease, reservation):
-        lifecycle.start(context, reservation.id)
+        runs.start(context, reservation.id)
 
     def on_end(self, context, lease, reservation):
-        lifecycle.end(context, reservation.id)
+        runs.end(context, reservation.id)
 
     def check_new_window(self, context, lease, reservation, start, end):
         found = devices_db.reservation_get(context, reservation.id)

@@ -1,6 +1,6 @@
 from oslo_policy import policy
 
-from reserve.api.policies import base
+from reserve.common.policies import base
 
 PREFIX = 'reserve:device:%s'
 

@@ -1,0 +1,32 @@
+"""The defaults of the API's policy rules (oslopolicy-sample-generator
+reads them through list_rules). They live under common, beside the
+enforcer that registers them, since common imports nothing from the
+API."""
+import itertools
+
+from reserve.common.policies import allocations
+from reserve.common.policies import base
+from reserve.common.policies import device_reservations
+from reserve.common.policies import devices
+from reserve.common.policies import flavors
+from reserve.common.policies import hosts
+from reserve.common.policies import leases
+from reserve.common.policies import limits
+from reserve.common.policies import maintenance
+from reserve.common.policies import reservations
+
+
+def list_rules():
+    return list(itertools.chain(
+        base.list_rules(),
+        reservations.list_rules(),
+        leases.list_rules(),
+        hosts.list_rules(),
+        allocations.list_rules(),
+        flavors.list_rules(),
+        maintenance.list_rules(),
+        limits.list_rules(),
+        # GPU devices
+        devices.list_rules(),
+        device_reservations.list_rules(),
+    ))

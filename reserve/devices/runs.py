@@ -1,0 +1,254 @@
+"""What the lease engine runs of a device reservation, through the
+device:gpu plugin (reserve.plugins.device_gpu):
+
+* ``claim`` (the plugin's reserve, inside the lease's transaction):
+  select and write the units, the reservation and its attachment plan.
+* ``start`` / ``end`` (the lease's start_lease / end_lease events):
+  attach the planned units (undone on failure, the event is retried), or
+  take everything back (the domain keeps running unless
+  [devices]end_action is 'destroy') and free the units.
+* ``rediscover``: a host's discovery; when its topology generation moved,
+  its pending and active reservations need review: they grant nothing
+  (their units are detached) and keep withholding their units until an
+  administrator affirms them (reserve.devices.lifecycle). Active
+  reservations get back what they lost (after a restart of a test:///
+  host, for instance).
+
+The plugin imports this module, never lifecycle: lifecycle drives the
+manager's requests and builds on this one.
+"""
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from reserve.common import exception
+from reserve.common import timeutils
+from reserve.db import api as db_api
+from reserve.db import devices as devices_db
+from reserve.devices import attachments
+from reserve.devices import claims
+from reserve.devices import hosts
+from reserve.devices import inventory
+from reserve.devices import plan
+from reserve.devices import portable
+from reserve.devices import selection
+from reserve.devices import states
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+Status = states.Reservation
+
+
+# claim -------------------------------------------------------------------
+
+def request_of(values):
+    """The selection.Request of a creation's values."""
+    return selection.Request(
+        unit_ids=tuple(values.get('unit_ids') or ()),
+        count=int(values.get('count') or 0),
+        model=values.get('model'), host_id=values.get('host_id'),
+        numa_local=bool(values.get('numa_local')),
+        mdev_type=values.get('mdev_type'))
+
+
+def _projects(values):
+    allowed = values.get('allowed_projects') or [values['project_id']]
+    return {states.Role.ALLOWED: allowed,
+            states.Role.MANAGING: values.get('managing_projects') or []}
+
+
+def claim(context, lease_values, values):
+    """The device:gpu plugin's reserve: select and write the units of
+    ``values`` (inside the caller's transaction); returns the columns of
+    the lease reservation, whose id is the device reservation's."""
+    start, end = lease_values['start_date'], lease_values['end_date']
+    request = request_of(values)
+    host = db_api.host_get(context, request.host_id) if request.host_id \
+        else None
+    domains = list(values.get('domains') or ())
+
+    def planned(chosen):
+        return plan.for_domains(values['id'], chosen.units, domains,
+                                request.mdev_type, values['project_id'])
+
+    row = {
+        'id': values['id'], 'project_id': values['project_id'],
+        'user_id': values.get('user_id') or '',
+        'start_date': start, 'end_date': end, 'status': Status.PENDING,
+        'mdev_type': request.mdev_type,
+        'request': _request_record(request),
+        'contract_ref': values.get('contract_ref'),
+        'reason': values.get('reason'),
+        'topology_generation': (host.topology_generation if host else '')
+        or '',
+    }
+    reservation, chosen = claims.claim(
+        context, request, start, end, values.get('viewer'), row,
+        _projects(values), planned)
+    if host is None:
+        host = db_api.host_get(context, chosen.host_id)
+        devices_db.reservation_update(context, reservation.id, {
+            'topology_generation': host.topology_generation or ''})
+    count = len(chosen.units)
+    return {'id': reservation.id, 'resource_type': states.RESOURCE_TYPE,
+            'amount': count,
+            # The units' host held over the window (the capacity model
+            # counts nova hosts; this one shows in /v1/allocations).
+            'allocations': [{'host_id': chosen.host_id, 'count': count,
+                             'start_date': start, 'end_date': end}]}
+
+
+def _request_record(request):
+    if request.unit_ids:
+        return {'unit_ids': list(request.unit_ids)}
+    return {'count': request.count, 'model': request.model,
+            'numa_local': request.numa_local}
+
+
+# start and end -----------------------------------------------------------
+
+def realize(context, conn, reservation, rows, undo):
+    """attachments.realize; its failure crosses the RPC API (portable)."""
+    try:
+        return attachments.realize(context, conn, reservation, rows, undo)
+    except exception.ReserveException as exc:
+        raise portable.portable(
+            exc, 'attaching the units of device reservation %s failed and '
+                 'was undone' % reservation.id) from exc
+
+
+def resync(context, host, conn):
+    """Rewrite the host's device rows after reserve changed the host
+    (instances available, mdevs); a failure waits for the next
+    discovery."""
+    try:
+        inventory.sync(context, host, conn)
+    except exception.ReserveException as exc:
+        LOG.warning('Devices of host %s not rewritten: %s', host.name, exc)
+
+
+def host_of(context, reservation):
+    """The reservation's host row (HostNotFound once it is gone)."""
+    return db_api.host_get(context, reservation.host_id)
+
+
+def start(context, reservation_id):
+    """start_lease: attach the planned units, unless the reservation
+    needs review (or must: the host's topology moved since it was
+    written). A failure undoes what this start did and is raised (the
+    event is retried); the units stay the reservation's."""
+    reservation = devices_db.reservation_find(context, reservation_id)
+    if reservation is None or reservation.status not in (
+            Status.PENDING, Status.ACTIVE):
+        return
+    host = host_of(context, reservation)
+    with hosts.host_lock(host.id):
+        conn = hosts.connect(host.uri)
+        if conn.topology_generation() != reservation.topology_generation:
+            rediscover(context, host, conn)
+            return
+        try:
+            with attachments.saga() as undo, db_api.writer.using(context):
+                reservation = devices_db.reservation_get(context,
+                                                         reservation_id)
+                realize(context, conn, reservation,
+                        reservation.attachments, undo)
+                devices_db.reservation_update(
+                    context, reservation_id,
+                    {'status': Status.ACTIVE, 'status_reason': None},
+                    expected_status=(Status.PENDING, Status.ACTIVE))
+        except exception.ReserveException as exc:
+            devices_db.reservation_update(context, reservation_id, {
+                'status_reason': 'start failed, retried: %s' %
+                exc.message})
+            raise
+        resync(context, host, conn)
+
+
+def end(context, reservation_id):
+    """end_lease (also after a cancellation): take every unit back and
+    free them. Idempotent."""
+    reservation = devices_db.reservation_find(context, reservation_id)
+    if reservation is None or reservation.released_at is not None:
+        return
+    try:
+        host = host_of(context, reservation)
+    except exception.HostNotFound:
+        # Gone with its devices: nothing is attached any more.
+        _released(context, reservation_id)
+        return
+    with hosts.host_lock(host.id):
+        conn = hosts.connect(host.uri)
+        attachments.release(context, conn, reservation.attachments,
+                            end_action=CONF.devices.end_action)
+        _released(context, reservation_id)
+        resync(context, host, conn)
+    LOG.info('Device reservation %s released its units', reservation_id)
+
+
+def _released(context, reservation_id):
+    devices_db.reservation_update(
+        context, reservation_id, {'status': Status.EXPIRED},
+        expected_status=Status.LIVE)
+    devices_db.reservation_update(
+        context, reservation_id, {'released_at': timeutils.utcnow()})
+
+
+# review ------------------------------------------------------------------
+
+def rediscover(context, host, conn):
+    """Discover a host (under its lock): devices and generation written,
+    reservations written against another generation put in review,
+    active ones given back what they lost. Returns a report."""
+    needs_review = _review(context, host, conn, conn.topology_generation())
+    restored = _converge(context, host, conn)
+    # Written last, the rows show the host as reviewing and restoring
+    # left it (instances available, what reserve holds).
+    report = inventory.sync(context, host, conn)
+    report.update(needs_review=needs_review, restored=restored)
+    return report
+
+
+def _review(context, host, conn, generation):
+    moved = []
+    for reservation in devices_db.reservations_of_host(
+            context, host.id, (Status.PENDING, Status.ACTIVE)):
+        if reservation.topology_generation == generation:
+            continue
+        reason = ('the GPU topology of host %s changed (generation %s… '
+                  'became %s…) at %s: it grants nothing until an '
+                  'administrator re-affirms it' % (
+                      host.name, reservation.topology_generation[:12],
+                      generation[:12],
+                      timeutils.isoformat(timeutils.utcnow())))
+        if not devices_db.reservation_update(
+                context, reservation.id,
+                {'status': Status.NEEDS_REVIEW, 'status_reason': reason},
+                expected_status=(Status.PENDING, Status.ACTIVE)):
+            continue
+        attachments.release(context, conn, reservation.attachments,
+                            final_state=states.Attachment.PLANNED)
+        LOG.warning('Device reservation %s needs review: %s',
+                    reservation.id, reason)
+        moved.append(reservation.id)
+    return moved
+
+
+def _converge(context, host, conn):
+    restored = []
+    for reservation in devices_db.reservations_of_host(
+            context, host.id, (Status.ACTIVE,)):
+        try:
+            with attachments.saga() as undo, db_api.writer.using(context):
+                changed = realize(context, conn, reservation,
+                                  reservation.attachments, undo)
+        except exception.ReserveException as exc:
+            LOG.warning('Device reservation %s: attachments not restored: '
+                        '%s', reservation.id, exc)
+            devices_db.reservation_update(context, reservation.id, {
+                'status_reason': 'attachments could not be restored: %s' %
+                exc.message})
+            continue
+        if changed:
+            restored.append(reservation.id)
+    return restored
