@@ -103,6 +103,18 @@ class NotEnoughHostsAvailable(ReserveException):
     code = 409
 
 
+class EventMustWait(ReserveException):
+    """An event cannot run yet (what it follows has not run); the event
+    loop tries it again without counting an attempt."""
+    msg_fmt = '%(reason)s'
+    code = 409
+
+
+class UnitsNotReleased(EventMustWait):
+    msg_fmt = ('units %(units)s are still held by device reservation(s) '
+               '%(holders)s, whose end has not run yet')
+
+
 class CloudError(ReserveException):
     """A call to nova or placement failed; retried by the event loop."""
     msg_fmt = '%(service)s: %(reason)s'

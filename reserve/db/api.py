@@ -654,8 +654,13 @@ def event_claim_due(context, now, claimer, stuck_before, retry_before,
             # claimer waits for it instead of failing with "locked".
             session.execute(sa.update(e).where(sa.false())
                             .values(status=e.status))
+        # At the same instant, the ends of some leases before the starts
+        # of others (states.Event.PRIORITY), so that what is handed over
+        # is given back first, whatever the limit cuts off.
+        priority = sa.case(states.Event.PRIORITY, value=e.event_type,
+                           else_=len(states.Event.PRIORITY))
         candidates = (session.query(e).filter(due, ~blocked)
-                      .order_by(e.time).limit(limit)
+                      .order_by(e.time, priority).limit(limit)
                       .with_for_update(skip_locked=True).all())
         for event in candidates:
             won = (session.query(e)

@@ -9,6 +9,7 @@ or is in its audience or among its managers; functions taking
 ``project_id`` return only those (None: every reservation).
 """
 import sqlalchemy as sa
+from sqlalchemy import orm
 
 from reserve.common import exception
 from reserve.common import states
@@ -201,6 +202,27 @@ def reservation_destroy(context, reservation_id):
         reservation = session.get(_DR, reservation_id)
         if reservation is not None:
             session.delete(reservation)
+
+
+def unreleased_predecessors(context, reservation):
+    """{reservation id: [unit ids]} of the reservations that hold some
+    of ``reservation``'s units before it and have not released them: its
+    start must wait for their end (late, or taken over from a manager
+    that died)."""
+    mine = orm.aliased(_UNIT)
+    with db_api.reader.using(context) as session:
+        rows = (session.query(_UNIT.reservation_id, _UNIT.device_id)
+                .join(_DR, _DR.id == _UNIT.reservation_id)
+                .join(mine, mine.device_id == _UNIT.device_id)
+                .filter(mine.reservation_id == reservation.id)
+                .filter(_DR.id != reservation.id)
+                .filter(_DR.released_at.is_(None))
+                .filter(_DR.start_date < reservation.start_date)
+                .order_by(_UNIT.reservation_id, _UNIT.device_id).all())
+    held = {}
+    for holder, unit in rows:
+        held.setdefault(holder, []).append(unit)
+    return held
 
 
 def claims(context, start, end, host_ids=None, exclude=None):

@@ -141,6 +141,13 @@ def start(context, reservation_id):
     if reservation is None or reservation.status not in (
             Status.PENDING, Status.ACTIVE):
         return
+    # Back to back on a unit, the end before gives it back first: were it
+    # late, this start would attach what that end then takes away.
+    held = devices_db.unreleased_predecessors(context, reservation)
+    if held:
+        raise exception.UnitsNotReleased(
+            units=', '.join(sorted({u for us in held.values() for u in us})),
+            holders=', '.join(sorted(held)))
     host = host_of(context, reservation)
     with hosts.host_lock(host.id):
         conn = hosts.connect(host.uri)

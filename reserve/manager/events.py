@@ -16,6 +16,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.common import context as reserve_context
+from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
@@ -41,6 +42,19 @@ class EventRunner:
         try:
             lease = db_api.lease_get(context, event.lease_id)
             handler(context, lease)
+        except exception.EventMustWait as exc:
+            LOG.info('%s of lease %s waits: %s', event.event_type,
+                     event.lease_id, exc)
+            self._waits(context, event, exc)
+            return False
+        except exception.ReserveException as exc:
+            # Expected (the cloud away or failing, a conflict): one line,
+            # and the event is tried again.
+            LOG.warning('%s of lease %s failed (attempt %d of %d): %s',
+                        event.event_type, event.lease_id, event.attempts,
+                        CONF.manager.event_max_attempts, exc)
+            self._failed(context, event, exc)
+            return False
         except Exception as exc:
             LOG.exception('%s of lease %s failed', event.event_type,
                           event.lease_id)
@@ -52,6 +66,16 @@ class EventRunner:
         LOG.info('Finished %s of lease %s (event %s)', event.event_type,
                  event.lease_id, event.id)
         return True
+
+    def _waits(self, context, event, exc):
+        """Try it again after [manager]event_retry_interval, without
+        counting this attempt."""
+        db_api.event_update(context, event.id,
+                            {'status': states.Event.ERROR,
+                             'attempts': event.attempts - 1,
+                             'last_error': str(exc)})
+        db_api.lease_update(context, event.lease_id, {
+            'status_reason': '%s waits: %s' % (event.event_type, exc)})
 
     def _failed(self, context, event, exc):
         reason = '%s failed: %s' % (event.event_type, exc)
@@ -226,7 +250,10 @@ class EventLoop:
                 seconds=CONF.manager.event_retry_interval),
             max_attempts=CONF.manager.event_max_attempts,
             alive_since=now - datetime.timedelta(
-                seconds=CONF.service_down_time))
+                seconds=CONF.service_down_time),
+            # No more than it runs at once: what it cannot run yet, the
+            # other managers can.
+            limit=CONF.manager.event_workers)
         by_type = sorted(events,
                          key=lambda e: states.Event.PRIORITY[e.event_type])
         for priority in sorted({states.Event.PRIORITY[e.event_type]

@@ -3,6 +3,7 @@ import threading
 
 import pytest
 
+from reserve.common import exception
 from reserve.common import states
 from reserve.db import api as db_api
 from reserve.manager import events as manager_events
@@ -55,7 +56,8 @@ def lease_due_at(event_type):
     return factories.make_lease(events)
 
 
-def test_tick_runs_teardown_before_start(loop):
+def test_tick_runs_teardown_before_start(loop, override):
+    override('event_workers', 8, group='manager')
     leases = {}
     # Interleave the kinds so that creation order cannot explain the result.
     for kind in (START, END, BEFORE_END, START, BEFORE_END, END, START):
@@ -68,6 +70,15 @@ def test_tick_runs_teardown_before_start(loop):
     assert ran_types == [BEFORE_END] * 2 + [END] * 2 + [START] * 3
     assert sorted((lease_id, kind) for kind, lease_id, _, _
                   in loop.runner.ran) == sorted(leases.items())
+
+
+def test_tick_claims_no_more_than_it_runs_at_once(loop):
+    # Four workers: the other due events stay for another manager.
+    for kind in (START, END, BEFORE_END, START, BEFORE_END, END, START):
+        lease_due_at(kind)
+    assert loop.tick() == 4
+    assert loop.tick() == 3
+    assert loop.tick() == 0
 
 
 def test_tick_hands_the_runner_claimed_events(loop):
@@ -111,3 +122,31 @@ def test_nothing_is_claimed_while_the_heartbeat_is_not_fresh(override):
         assert event_loop.tick() == 1
     finally:
         event_loop.stop()
+
+
+class FailingRunner(manager_events.EventRunner):
+    def __init__(self, error):
+        self.error = error
+
+    def _start_lease(self, context, lease):
+        raise self.error
+
+
+@pytest.mark.parametrize('error, traceback', [
+    (exception.CloudError(service='nova', reason='503 from the proxy'),
+     False),
+    (RuntimeError('a bug'), True)])
+def test_an_expected_failure_is_one_line_a_bug_a_traceback(
+        override, caplog, error, traceback):
+    override('host', 'manager-a')
+    lease = lease_due_at(START)
+    event_loop = manager_events.EventLoop(runner=FailingRunner(error))
+    try:
+        assert event_loop.tick() == 1
+    finally:
+        event_loop.stop()
+    [record] = [r for r in caplog.records if 'failed' in r.getMessage()]
+    assert bool(record.exc_info) is traceback
+    assert str(error) in record.getMessage() or traceback
+    event = factories.events_of(lease.id)[START]
+    assert (event.status, event.attempts) == ('ERROR', 1)

@@ -402,3 +402,45 @@ def test_setting_domains_that_fail_leaves_the_reservation_as_it_was(cloud):
                                      'project-a')
     assert [a.domain for a in cloud.reservation(rsv_id).attachments] == [
         'gpu-vm-3']
+
+
+def test_a_start_waits_for_the_late_end_before_it(cloud):
+    # Back to back on one unit; the first's end is held by a manager that
+    # died. The second must not attach what that end would take away.
+    host = cloud.enroll('a100-host.xml')
+    unit = cloud.unit(host, '0000:17:00.0').id
+    first = cloud.reserve(unit_ids=[unit], domains=['gpu-vm-2'],
+                          start=iso(ahead(seconds=2)),
+                          end=iso(ahead(seconds=4)))
+    second = cloud.reserve(unit_ids=[unit], domains=['gpu-vm-3'],
+                           start=iso(ahead(seconds=4)),
+                           end=iso(ahead(hours=1)))
+    _wait_start(2.1)
+    cloud.tick()
+    assert cloud.reservation(first).status == 'active'
+    end = next(e for e in cloud.lease(first).events
+               if e.event_type == 'end_lease')
+    db_api.event_update(cloud.ctx, end.id, {
+        'status': 'IN_PROGRESS', 'claimed_by': 'manager-gone',
+        'claimed_at': timeutils.utcnow()})
+    _wait_start(2.1)
+
+    cloud.tick()
+    start = next(e for e in cloud.lease(second).events
+                 if e.event_type == 'start_lease')
+    assert (start.status, start.attempts) == ('ERROR', 0)   # not counted
+    assert 'whose end has not run yet' in start.last_error
+    assert cloud.reservation(second).status == 'pending'
+    assert 'start_lease waits' in cloud.lease(second).status_reason
+    assert cloud.hostdevs(host)['gpu-vm-2'] == [('pci', '0000:17:00.0')]
+    assert cloud.hostdevs(host)['gpu-vm-3'] == []
+
+    # The end is taken over; the start follows once it has run.
+    db_api.event_update(cloud.ctx, end.id, {'status': 'UNDONE'})
+    # (retried after [manager]event_retry_interval, dates to the second)
+    _wait_start(2.1)
+    cloud.tick(2)
+    assert cloud.reservation(first).status == 'expired'
+    assert cloud.reservation(second).status == 'active'
+    assert cloud.hostdevs(host)['gpu-vm-2'] == []
+    assert cloud.hostdevs(host)['gpu-vm-3'] == [('pci', '0000:17:00.0')]
