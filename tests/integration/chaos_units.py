@@ -57,7 +57,7 @@ class UnitLoad:
         self.booked = {}            # id -> (start, end)
         self.cancelled = set()
         self.refused = collections.Counter()
-        self.refusals = {}          # (host, code) -> the first message
+        self.refusals = {}          # 'host: code' -> the first message
         self.unanswered = 0
         self.api_5xx = 0
         self.api_503 = 0
@@ -134,7 +134,7 @@ class UnitLoad:
             else:
                 error = resp.json()['errors'][0]
                 self.refused[error['code']] += 1
-                self.refusals.setdefault((name, error['code']),
+                self.refusals.setdefault('%s: %s' % (name, error['code']),
                                          error['detail'][:300])
         return None
 
