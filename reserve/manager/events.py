@@ -139,7 +139,14 @@ class EventRunner:
 
 
 class EventLoop:
-    """Polls the events table in a thread of its own."""
+    """Polls the events table in a thread of its own.
+
+    The loop claims no more events than it has workers free
+    ([manager]event_workers), and runs each claimed group in a thread of
+    its own: ends first, then starts (see the module's docstring). An
+    event that hangs (a cloud call waiting out its timeout) holds its own
+    worker only: the loop claims more as soon as any worker is free.
+    """
 
     def __init__(self, runner=None, alive=None):
         self.runner = runner or EventRunner()
@@ -151,8 +158,11 @@ class EventLoop:
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread = None
-        self._pool = futurist.ThreadPoolExecutor(
-            max_workers=CONF.manager.event_workers)
+        self._workers = CONF.manager.event_workers
+        self._pool = futurist.ThreadPoolExecutor(max_workers=self._workers)
+        self._lock = threading.Lock()
+        self._claimed = 0           # claimed and not finished
+        self._groups = set()        # threads running claimed groups
 
     def wake(self):
         self._wake.set()
@@ -184,11 +194,13 @@ class EventLoop:
 
     def stop(self, timeout=30):
         """Claim nothing more, finish the events running, and hand back
-        any still claimed (a tick cut short) to the other managers."""
+        any still claimed (a group cut short) to the other managers."""
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout)
+        for group in list(self._groups):
+            group.join(timeout)
         self._pool.shutdown(wait=True)
         try:
             count = db_api.event_release_claims_of(
@@ -202,17 +214,43 @@ class EventLoop:
         if count:
             LOG.warning('Handed back %d event(s) in progress', count)
 
+    def _free(self):
+        with self._lock:
+            return self._workers - self._claimed
+
     def _loop(self):
         while not self._stop.is_set():
-            ran = 0
+            full = False
             try:
-                ran = self.tick()
+                full = self._dispatch()
             except Exception:
                 LOG.exception('Event loop tick failed')
-            if ran:
-                continue  # a lease's next event may be due already
-            self._wake.wait(self._next_wait())
+            if full and self._free() > 0:
+                continue  # more may be due already
+            # Woken when an event finishes, a lease changes, or the next
+            # event is due.
+            wait = self._next_wait() if self._free() > 0 else \
+                CONF.manager.event_interval
+            self._wake.wait(wait)
             self._wake.clear()
+
+    def _dispatch(self):
+        """Claim what the free workers can run and start it in a group
+        thread; True when it claimed as many as it could."""
+        free = self._free()
+        if free <= 0:
+            return False
+        events = self._claim(free)
+        if not events:
+            return False
+        with self._lock:
+            self._claimed += len(events)
+        group = threading.Thread(target=self._run_group,
+                                 args=(events, True),
+                                 name='reserve-events', daemon=True)
+        self._groups.add(group)
+        group.start()
+        return len(events) == free
 
     def _next_wait(self):
         interval = CONF.manager.event_interval
@@ -230,19 +268,25 @@ class EventLoop:
         return max(0.05, min(interval, until + 0.05))
 
     def tick(self):
-        """Claim and run what is due; returns how many events ran."""
+        """Claim what is due and run it, waiting for it to finish;
+        returns how many events ran."""
+        events = self._claim(self._workers)
+        self._run_group(events)
+        return len(events)
+
+    def _claim(self, limit):
         if not self._alive():
             if self._unclaimed_since is None:
                 self._unclaimed_since = timeutils.utcnow()
                 LOG.warning('Claiming no event until this manager\'s '
                             'heartbeat (%s) is written again', CONF.host)
-            return 0
+            return []
         if self._unclaimed_since is not None:
             LOG.info('Heartbeat written again: claiming events')
             self._unclaimed_since = None
         context = reserve_context.get_admin_context()
         now = timeutils.utcnow()
-        events = db_api.event_claim_due(
+        return db_api.event_claim_due(
             context, now, claimer=CONF.host,
             stuck_before=now - datetime.timedelta(
                 seconds=CONF.manager.event_timeout),
@@ -253,15 +297,28 @@ class EventLoop:
                 seconds=CONF.service_down_time),
             # No more than it runs at once: what it cannot run yet, the
             # other managers can.
-            limit=CONF.manager.event_workers)
-        by_type = sorted(events,
-                         key=lambda e: states.Event.PRIORITY[e.event_type])
-        for priority in sorted({states.Event.PRIORITY[e.event_type]
-                                for e in by_type}):
-            batch = [e for e in by_type
-                     if states.Event.PRIORITY[e.event_type] == priority]
-            futures = [self._pool.submit(self.runner.run,
-                                         reserve_context.get_admin_context(),
-                                         event) for event in batch]
-            waiters.wait_for_all(futures)
-        return len(events)
+            limit=limit)
+
+    def _run_group(self, events, counted=False):
+        """Run claimed events: before_end, then end, then start, each
+        kind once the kind before it has finished."""
+        try:
+            for priority in sorted({states.Event.PRIORITY[e.event_type]
+                                    for e in events}):
+                batch = [e for e in events
+                         if states.Event.PRIORITY[e.event_type] == priority]
+                futures = [self._pool.submit(self._run_one, event, counted)
+                           for event in batch]
+                waiters.wait_for_all(futures)
+        finally:
+            self._groups.discard(threading.current_thread())
+
+    def _run_one(self, event, counted):
+        try:
+            return self.runner.run(reserve_context.get_admin_context(),
+                                   event)
+        finally:
+            if counted:
+                with self._lock:
+                    self._claimed -= 1
+                self.wake()     # a worker is free: claim more

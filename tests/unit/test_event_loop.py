@@ -1,5 +1,6 @@
 """reserve.manager.events.EventLoop.tick: what runs, and in which order."""
 import threading
+import time
 
 import pytest
 
@@ -56,8 +57,10 @@ def lease_due_at(event_type):
     return factories.make_lease(events)
 
 
-def test_tick_runs_teardown_before_start(loop, override):
+def test_tick_runs_teardown_before_start(override):
+    override('host', 'manager-a')
     override('event_workers', 8, group='manager')
+    loop = manager_events.EventLoop(runner=RecordingRunner())
     leases = {}
     # Interleave the kinds so that creation order cannot explain the result.
     for kind in (START, END, BEFORE_END, START, BEFORE_END, END, START):
@@ -70,6 +73,7 @@ def test_tick_runs_teardown_before_start(loop, override):
     assert ran_types == [BEFORE_END] * 2 + [END] * 2 + [START] * 3
     assert sorted((lease_id, kind) for kind, lease_id, _, _
                   in loop.runner.ran) == sorted(leases.items())
+    loop.stop()
 
 
 def test_tick_claims_no_more_than_it_runs_at_once(loop):
@@ -150,3 +154,41 @@ def test_an_expected_failure_is_one_line_a_bug_a_traceback(
     assert str(error) in record.getMessage() or traceback
     event = factories.events_of(lease.id)[START]
     assert (event.status, event.attempts) == ('ERROR', 1)
+
+
+class HangingRunner(RecordingRunner):
+    """Hangs on the first event it is given until released."""
+
+    def __init__(self):
+        super().__init__()
+        self.hanging = threading.Event()
+        self.release = threading.Event()
+
+    def run(self, context, event):
+        if not self.hanging.is_set():
+            self.hanging.set()
+            self.release.wait(30)
+        return super().run(context, event)
+
+
+def test_an_event_that_hangs_holds_only_its_own_worker(override):
+    # A cloud call waiting out its timeout: the loop goes on claiming and
+    # running what comes due meanwhile.
+    override('host', 'manager-a')
+    override('event_interval', 1, group='manager')
+    runner = HangingRunner()
+    event_loop = manager_events.EventLoop(runner=runner)
+    lease_due_at(START)
+    event_loop.start()
+    try:
+        assert runner.hanging.wait(10)
+        later = lease_due_at(START)
+        deadline = time.monotonic() + 10
+        while not any(lease_id == later.id
+                      for _, lease_id, _, _ in runner.ran):
+            assert time.monotonic() < deadline, 'blocked behind the hang'
+            time.sleep(0.1)
+    finally:
+        runner.release.set()
+        event_loop.stop()
+    assert len(runner.ran) == 2
