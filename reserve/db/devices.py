@@ -204,6 +204,12 @@ def reservation_destroy(context, reservation_id):
             session.delete(reservation)
 
 
+def reservation_lease(context, reservation_id):
+    """The lease a device reservation owns, or None once it is gone."""
+    return db_api.lease_get_by_owner(
+        context, states.Owner.DEVICE_RESERVATION, reservation_id)
+
+
 def unreleased_predecessors(context, reservation):
     """{reservation id: [unit ids]} of the reservations that hold some
     of ``reservation``'s units before it and have not released them: its

@@ -34,12 +34,6 @@ LOG = logging.getLogger(__name__)
 Status = states.Reservation
 
 
-def lease_of(context, reservation_id):
-    """The lease of a device reservation, or None once it is gone."""
-    return db_api.lease_get_by_owner(
-        context, engine_states.Owner.DEVICE_RESERVATION, reservation_id)
-
-
 def window_of(values):
     """(start, end) of a creation's values; an absent end is open."""
     now = timeutils.utcnow()
@@ -136,7 +130,7 @@ def cancel(context, reservation_id, delete_lease, reason):
 
 
 def _finish_cancel(context, reservation_id, delete_lease):
-    lease = lease_of(context, reservation_id)
+    lease = devices_db.reservation_lease(context, reservation_id)
     if lease is not None and lease.status != engine_states.Lease.TERMINATED:
         delete_lease(context, lease.id)
     else:
@@ -299,7 +293,7 @@ def settle(context, delete_lease):
     Returns the ids it moved on."""
     moved = []
     for reservation in devices_db.reservations_unreleased(context):
-        lease = lease_of(context, reservation.id)
+        lease = devices_db.reservation_lease(context, reservation.id)
         if lease is None:
             LOG.warning('Device reservation %s has no lease: releasing it',
                         reservation.id)

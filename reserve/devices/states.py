@@ -9,7 +9,8 @@ Device = common_states.Device
 
 # The resource type of the lease engine's reservation of GPU units.
 RESOURCE_TYPE = 'device:gpu'
-LEASE_PREFIX = 'device-reservation-'
+LEASE_PREFIX = common_states.Owner.NAME_PREFIXES[
+    common_states.Owner.DEVICE_RESERVATION]
 
 # An open-ended reservation runs until cancelled: its lease ends here,
 # and the API shows its end as null.

@@ -154,7 +154,7 @@ class EventLoop:
         # it is not (the database was away when it last beat), claiming
         # would hand another manager work this one is about to run.
         self._alive = alive or (lambda: True)
-        self._unclaimed_since = None
+        self._paused = False        # said once: claiming nothing
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread = None
@@ -276,14 +276,14 @@ class EventLoop:
 
     def _claim(self, limit):
         if not self._alive():
-            if self._unclaimed_since is None:
-                self._unclaimed_since = timeutils.utcnow()
+            if not self._paused:
+                self._paused = True
                 LOG.warning('Claiming no event until this manager\'s '
                             'heartbeat (%s) is written again', CONF.host)
             return []
-        if self._unclaimed_since is not None:
+        if self._paused:
             LOG.info('Heartbeat written again: claiming events')
-            self._unclaimed_since = None
+            self._paused = False
         context = reserve_context.get_admin_context()
         now = timeutils.utcnow()
         return db_api.event_claim_due(

@@ -19,6 +19,7 @@ from reserve.common import placement
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
+from reserve.db import devices as devices_db
 from reserve.devices import lifecycle as device_lifecycle
 from reserve.devices import portable
 from reserve.devices import refresh as device_refresh
@@ -325,7 +326,7 @@ class LeaseManager:
         reservation_id = device_lifecycle.create(
             context, values, _SELECTION_LOCK, lease_events)
         self._wake()
-        lease = device_lifecycle.lease_of(context, reservation_id)
+        lease = devices_db.reservation_lease(context, reservation_id)
         if lease is not None:
             notify.emit(context, 'lease.create', lease)
         return {'id': reservation_id}
@@ -362,7 +363,7 @@ class LeaseManager:
     def move_device_reservation_end(self, context, reservation_id, end):
         """Move the end of a live device reservation (None: open-ended)
         through its lease, if its units stay free that long."""
-        lease = device_lifecycle.lease_of(context, reservation_id)
+        lease = devices_db.reservation_lease(context, reservation_id)
         if lease is None:
             raise exception.InvalidState(
                 what='Device reservation %s' % reservation_id,

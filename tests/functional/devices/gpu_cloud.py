@@ -15,7 +15,6 @@ import uuid
 from oslo_config import cfg
 
 from reserve.common import context as reserve_context
-from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
@@ -105,8 +104,7 @@ class GpuCloud:
         return devices_db.reservation_get(self.ctx, reservation_id)
 
     def lease(self, reservation_id):
-        return db_api.lease_get_by_owner(
-            self.ctx, states.Owner.DEVICE_RESERVATION, reservation_id)
+        return devices_db.reservation_lease(self.ctx, reservation_id)
 
     def tick(self, times=1):
         ran = 0

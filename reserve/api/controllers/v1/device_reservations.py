@@ -28,7 +28,6 @@ from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import device_reservations as schema
 from reserve.api import validation
 from reserve.common import exception
-from reserve.common import states as engine_states
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
@@ -76,8 +75,7 @@ def reservation_view(ctx, reservation):
     """The API representation of a device reservation."""
     units = sorted((u.device for u in reservation.units),
                    key=lambda d: d.pci_address)
-    lease = db_api.lease_get_by_owner(
-        ctx, engine_states.Owner.DEVICE_RESERVATION, reservation.id)
+    lease = devices_db.reservation_lease(ctx, reservation.id)
     try:
         host = db_api.host_get(ctx, reservation.host_id).name
     except exception.HostNotFound:
