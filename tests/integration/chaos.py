@@ -269,12 +269,16 @@ class Chaos:
             'chaos-units-%s' % uuid.uuid4().hex[:6], log=log)
 
     # load
-    def _post(self, body):
+    def _request(self, method, path, **kwargs):
         try:
-            return self.daemons.request('POST', '/v1/reservations',
-                                        project=self.project, json=body)
+            return self.daemons.request(method, path, project=self.project,
+                                        **kwargs)
         except requests.RequestException:
             return None
+
+    def _count_503(self):
+        with self._lock:
+            self.api_503 += 1
 
     def book_one(self):
         now = _utcnow()
@@ -284,16 +288,9 @@ class Chaos:
             seconds=self.random.uniform(*self.profile.length))
         body = {'flavor_id': self.flavor_id, 'start': _iso(start),
                 'end': _iso(end)}
-        resp = self._post(body)
-        for _ in range(10):
-            # A 503 (the database away) says nothing was written: as a
-            # client would, try again after its Retry-After.
-            if resp is None or resp.status_code != 503:
-                break
-            with self._lock:
-                self.api_503 += 1
-            time.sleep(int(resp.headers.get('Retry-After') or 5))
-            resp = self._post(body)
+        resp = chaos_units.answered(
+            lambda: self._request('POST', '/v1/reservations', json=body),
+            self._count_503)
         with self._lock:
             if resp is None:
                 self.unanswered += 1
@@ -310,26 +307,17 @@ class Chaos:
 
     def _cancel_later(self, booking_id):
         def cancel():
-            for _ in range(10):
-                try:
-                    resp = self.daemons.request(
-                        'DELETE', '/v1/reservations/%s' % booking_id,
-                        project=self.project)
-                except requests.RequestException:
-                    time.sleep(2)
-                    continue
-                if resp.status_code == 503:
-                    with self._lock:
-                        self.api_503 += 1
-                    time.sleep(5)
-                    continue
-                if resp.status_code >= 500:
-                    with self._lock:
-                        self.api_5xx += 1
-                if resp.status_code in (204, 404, 409):
-                    with self._lock:
-                        self.cancelled.add(booking_id)
+            resp = chaos_units.answered(
+                lambda: self._request('DELETE',
+                                      '/v1/reservations/%s' % booking_id),
+                self._count_503, idempotent=True)
+            if resp is None or resp.status_code == 503:
                 return
+            with self._lock:
+                if resp.status_code >= 500:
+                    self.api_5xx += 1
+                if resp.status_code in (204, 404, 409):
+                    self.cancelled.add(booking_id)
         timer = threading.Timer(self.random.uniform(1, 30), cancel)
         timer.daemon = True
         timer.start()

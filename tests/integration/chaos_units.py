@@ -48,6 +48,26 @@ def _utcnow():
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
 
+def answered(send, count_503, idempotent=False, tries=10):
+    """send() (a response, or None when none came) as a client would
+    retry it: after a 503's Retry-After (the database or the manager
+    away: nothing was written), and, for an idempotent call, after no
+    answer at all. Returns the last response or None."""
+    resp = None
+    for _ in range(tries):
+        resp = send()
+        if resp is None:
+            if not idempotent:
+                return None
+            time.sleep(2)
+        elif resp.status_code == 503:
+            count_503()
+            time.sleep(int(resp.headers.get('Retry-After') or 5))
+        else:
+            return resp
+    return resp
+
+
 class UnitLoad:
     def __init__(self, daemons, profile, rng, project, log=print):
         self.daemons, self.profile = daemons, profile
@@ -110,15 +130,8 @@ class UnitLoad:
                 'count': 2 if two else 1}
         if mdev_type:
             body['mdev_type'] = mdev_type
-        resp = self._request('POST', URL, json=body)
-        for _ in range(10):
-            # A 503 (the database or the manager away) wrote nothing.
-            if resp is None or resp.status_code != 503:
-                break
-            with lock:
-                self.api_503 += 1
-            time.sleep(int(resp.headers.get('Retry-After') or 5))
-            resp = self._request('POST', URL, json=body)
+        resp = answered(lambda: self._request('POST', URL, json=body),
+                        lambda: self._count_503(lock))
         with lock:
             if resp is None:
                 self.unanswered += 1
@@ -138,23 +151,21 @@ class UnitLoad:
                                          error['detail'][:300])
         return None
 
+    def _count_503(self, lock):
+        with lock:
+            self.api_503 += 1
+
     def cancel(self, rsv_id, lock):
-        for _ in range(10):
-            resp = self._request('DELETE', '%s/%s' % (URL, rsv_id))
-            if resp is None:
-                time.sleep(2)
-                continue
-            if resp.status_code == 503:
-                with lock:
-                    self.api_503 += 1
-                time.sleep(5)
-                continue
-            with lock:
-                if resp.status_code >= 500:
-                    self.api_5xx += 1
-                if resp.status_code in (204, 404, 409):
-                    self.cancelled.add(rsv_id)
+        resp = answered(
+            lambda: self._request('DELETE', '%s/%s' % (URL, rsv_id)),
+            lambda: self._count_503(lock), idempotent=True)
+        if resp is None or resp.status_code == 503:
             return
+        with lock:
+            if resp.status_code >= 500:
+                self.api_5xx += 1
+            if resp.status_code in (204, 404, 409):
+                self.cancelled.add(rsv_id)
 
     # invariants
     def sample(self, engine):
