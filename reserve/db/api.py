@@ -4,6 +4,8 @@ Functions that take ``project_id`` return only that project's rows when it
 is set; the API passes None only for callers allowed to see all projects,
 so a project never learns that another project's row exists (404).
 """
+import contextlib
+import contextvars
 import secrets
 import sqlite3
 
@@ -41,6 +43,58 @@ def _sqlite_pragmas(dbapi_connection, connection_record):
         dbapi_connection.execute('PRAGMA journal_mode = WAL')
 
 
+# A writer's transaction on SQLite takes the write lock when it begins
+# (BEGIN IMMEDIATE), waiting for it under the busy timeout. A deferred
+# one that reads first and writes later cannot wait: when another writer
+# has committed since its read, SQLite fails the write at once with
+# "database is locked", whatever the timeout.
+_BEGIN_IMMEDIATE = contextvars.ContextVar('reserve_db_begin_immediate',
+                                          default=False)
+# Writer blocks open in this thread. One of another context opened inside
+# a writer's transaction begins as before (deferred): taking the write
+# lock there would wait for this very thread.
+_OPEN_WRITERS = contextvars.ContextVar('reserve_db_open_writers',
+                                       default=0)
+
+
+@sa.event.listens_for(sa.engine.Engine, 'begin')
+def _sqlite_begin(conn):
+    # Runs before oslo.db's own listener (class-level listeners come
+    # first), which then sees the transaction begun and emits nothing.
+    if (conn.dialect.name == 'sqlite' and _BEGIN_IMMEDIATE.get() and
+            'in_transaction' not in conn.info):
+        conn.exec_driver_sql('BEGIN IMMEDIATE')
+        conn.info['in_transaction'] = True
+
+
+class _Writer:
+    """enginefacade's writer, whose outermost transaction on SQLite
+    begins with the write lock held."""
+
+    def __init__(self, facade_writer):
+        self._facade_writer = facade_writer
+
+    @contextlib.contextmanager
+    def using(self, context):
+        with self._facade_writer.using(context) as session:
+            if (not _OPEN_WRITERS.get() and
+                    session.get_bind().dialect.name == 'sqlite'):
+                # Begins the connection's transaction now.
+                token = _BEGIN_IMMEDIATE.set(True)
+                try:
+                    session.connection()
+                finally:
+                    _BEGIN_IMMEDIATE.reset(token)
+            depth = _OPEN_WRITERS.set(_OPEN_WRITERS.get() + 1)
+            try:
+                yield session
+            finally:
+                _OPEN_WRITERS.reset(depth)
+
+    def __getattr__(self, name):
+        return getattr(self._facade_writer, name)
+
+
 def _make_context_manager():
     manager = enginefacade.transaction_context()
     manager.configure(sqlite_fk=True)
@@ -49,7 +103,7 @@ def _make_context_manager():
 
 context_manager = _make_context_manager()
 reader = context_manager.reader
-writer = context_manager.writer
+writer = _Writer(context_manager.writer)
 
 
 def get_engine():
@@ -64,7 +118,7 @@ def reset_engine():
         context_manager.writer.get_engine().dispose()
     context_manager = _make_context_manager()
     reader = context_manager.reader
-    writer = context_manager.writer
+    writer = _Writer(context_manager.writer)
 
 
 def _paginate(query, model, limit, marker, sort_key='created_at',
