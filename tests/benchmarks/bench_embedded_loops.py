@@ -4,17 +4,18 @@ in-memory bus, the libvirt test:/// GPU hosts), one client and then
 thirty at once.
 
 Not a test: a script that prints figures. It starts the all-in-one as a
-process of its own (fresh state directory, a free port), then runs
+process of its own (fresh state directory, a free port), then runs three
+loops, each of ``--creates`` creations, each followed by its DELETE:
 
-* ``single``: one client, ``--creates`` times: POST a reservation of one
-  A100 starting now for a domain of the host (so it is attached), then
-  DELETE it (so it is detached);
-* ``concurrent``: ``--clients`` clients at once, the same loop, until
-  ``--creates`` creations in all;
+* one client, reservations of one A100 starting now for a domain of the
+  host (so it is attached, then detached);
+* ``--clients`` clients at once, the same (most are refused with a
+  409: the four A100s are all held at that instant);
+* ``--clients`` clients at once, each reservation in a future window of
+  its own (every one should be admitted).
 
-and for each loop prints the answers by status (a 409 is a proper
-refusal: the four A100s are all held at that instant), the latency
-p50/p99/max of the POSTs, and after the loop has settled (at most
+For each it prints the answers by status, the latency p50/p99/max of
+the POSTs and DELETEs, and after the loop has settled (at most
 ``--settle`` seconds): reservations not yet released, lease events in
 ERROR or tried more than once, and hostdevs left in the host's domains.
 The target is no 5xx, no connection error and 0 on the three lines
@@ -124,11 +125,18 @@ class Loop:
             if created:
                 self.created.append(created)
 
-    def once(self, session, domain):
+    def once(self, session, domain, slot=None):
+        """Create a reservation and cancel it: one starting now (to be
+        attached at once), or with ``slot`` one of its own in the future,
+        which no other slot overlaps."""
         now = datetime.datetime.utcnow()
         body = {'count': 1, 'model': MODEL, 'host': HOST,
                 'domains': [domain],
                 'end': _iso(now + datetime.timedelta(hours=1))}
+        if slot is not None:
+            start = now + datetime.timedelta(days=1, hours=2 * slot)
+            body.update(start=_iso(start), end=_iso(
+                start + datetime.timedelta(hours=1)))
         t0 = time.perf_counter()
         try:
             created = session.post(self.url + '/v1/device-reservations',
@@ -154,7 +162,7 @@ class Loop:
             self.delete_ms.append((time.perf_counter() - t0) * 1000)
         self._count('DELETE', deleted)
 
-    def run(self, creates, clients):
+    def run(self, creates, clients, future=False):
         counter = iter(range(creates))
         lock = threading.Lock()
 
@@ -162,9 +170,11 @@ class Loop:
             session = requests.Session()
             while True:
                 with lock:
-                    if next(counter, None) is None:
-                        return
-                self.once(session, DOMAINS[index % len(DOMAINS)])
+                    slot = next(counter, None)
+                if slot is None:
+                    return
+                self.once(session, DOMAINS[index % len(DOMAINS)],
+                          slot if future else None)
 
         t0 = time.monotonic()
         with concurrent.futures.ThreadPoolExecutor(clients) as pool:
@@ -258,12 +268,16 @@ def main():
             aio.wait_up()
             # gpu-vm-1 of the fixture holds a GPU from the start.
             before = hostdevs(aio.url)
-            for clients in (1, args.clients):
+            for name, clients, future in (
+                    ('1 client, starting now', 1, False),
+                    ('%d clients, starting now' % args.clients,
+                     args.clients, False),
+                    ('%d clients, future windows' % args.clients,
+                     args.clients, True)):
                 loop = Loop(aio.url)
-                seconds = loop.run(args.creates, clients)
-                failed |= report('%s client%s' % (
-                    clients, '' if clients == 1 else 's'), loop, seconds,
-                    settle(aio.url, loop.created, args.settle), before)
+                seconds = loop.run(args.creates, clients, future)
+                failed |= report(name, loop, seconds, settle(
+                    aio.url, loop.created, args.settle), before)
         finally:
             aio.stop()
             if failed:
