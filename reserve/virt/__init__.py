@@ -10,7 +10,8 @@
 * ``hostdev``: PCI addresses, ``<hostdev>`` XML, domain XML edits.
 * ``mdev``: node device XML for creating mdevs.
 * ``fake``: libvirt's test driver completed with mdev creation and
-  hot-plug, for tests and the quick start.
+  hot-plug, for tests and the quick start; its node devices in
+  ``fake_node_devices``, its errors in ``fake_errors``.
 * ``exception``: the errors, as reserve.common.exception subclasses.
 """
 from reserve.virt.connection import HostConnection  # noqa: F401
