@@ -13,14 +13,13 @@ has the same JSON shape::
 import http
 import json
 
-from oslo_db import exception as db_exc
 from oslo_log import log as logging
 from oslo_middleware import request_id as request_id_mw
-from sqlalchemy import exc as sa_exc
 import webob
 import webob.exc
 
 from reserve.common import exception
+from reserve.db import api as db_api
 
 LOG = logging.getLogger(__name__)
 
@@ -149,18 +148,6 @@ def _http_detail(exc, environ):
     return exc.explanation or status_title(exc.status_int)
 
 
-def _database_away(exc):
-    """The database restarting, or a deadlock that outlived its retries:
-    nothing was written and the client may try again. A connection lost
-    is oslo.db's DBConnectionError; a new connection refused is left by
-    oslo.db as SQLAlchemy's OperationalError, with no statement (e.g.
-    PostgreSQL's "the database system is shutting down" or "Connection
-    refused", which its filters do not match)."""
-    if isinstance(exc, (db_exc.DBConnectionError, db_exc.DBDeadlock)):
-        return True
-    return isinstance(exc, sa_exc.OperationalError) and exc.statement is None
-
-
 def response_for_exception(exc, request_id=None, environ=None):
     """Turn any exception into the error response the client sees."""
     if isinstance(exc, exception.ReserveException):
@@ -169,7 +156,7 @@ def response_for_exception(exc, request_id=None, environ=None):
             LOG.error('Request %s failed: %s', request_id, exc.message)
         return error_response(status, exc.message, request_id,
                               code=error_code(status, exc))
-    if _database_away(exc):
+    if db_api.database_away(exc):
         LOG.warning('Request %s failed, database unavailable: %s',
                     request_id, exc)
         return error_response(

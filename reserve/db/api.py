@@ -35,6 +35,30 @@ retry_on_deadlock = oslo_db_api.wrap_db_retry(max_retries=5,
                                               retry_on_deadlock=True)
 
 
+def database_away(exc):
+    """Whether ``exc`` is the database restarting (or a deadlock that
+    outlived its retries): nothing was written, and the same call may
+    succeed in a few seconds. A connection lost is oslo.db's
+    DBConnectionError; a new connection refused is left by oslo.db as
+    SQLAlchemy's OperationalError with no statement (e.g. PostgreSQL's
+    "the database system is shutting down" or "Connection refused",
+    which its filters do not match)."""
+    if isinstance(exc, (db_exc.DBConnectionError, db_exc.DBDeadlock)):
+        return True
+    return isinstance(exc, sa.exc.OperationalError) and exc.statement is None
+
+
+def log_failure(log, what, exc):
+    """Log that ``what`` failed with ``exc``, from its except block: one
+    line while the database is away (expected when it restarts), a
+    traceback for anything else."""
+    if database_away(exc):
+        log.warning('%s, the database is unavailable: %s', what,
+                    str(exc).splitlines()[0])
+    else:
+        log.exception('%s', what)
+
+
 @sa.event.listens_for(sa.engine.Engine, 'connect')
 def _sqlite_pragmas(dbapi_connection, connection_record):
     if isinstance(dbapi_connection, sqlite3.Connection):

@@ -56,8 +56,8 @@ class EventRunner:
             self._failed(context, event, exc)
             return False
         except Exception as exc:
-            LOG.exception('%s of lease %s failed', event.event_type,
-                          event.lease_id)
+            db_api.log_failure(LOG, '%s of lease %s failed' % (
+                event.event_type, event.lease_id), exc)
             self._failed(context, event, exc)
             return False
         db_api.event_update(context, event.id,
@@ -223,8 +223,8 @@ class EventLoop:
             full = False
             try:
                 full = self._dispatch()
-            except Exception:
-                LOG.exception('Event loop tick failed')
+            except Exception as exc:
+                db_api.log_failure(LOG, 'Event loop tick failed', exc)
             if full and self._free() > 0:
                 continue  # more may be due already
             # Woken when an event finishes, a lease changes, or the next
@@ -258,8 +258,8 @@ class EventLoop:
         try:
             due = db_api.event_next_time(reserve_context.get_admin_context(),
                                          after=now)
-        except Exception:
-            LOG.exception('Cannot read the next event time')
+        except Exception as exc:
+            db_api.log_failure(LOG, 'Cannot read the next event time', exc)
             return interval
         if due is None:
             return interval
