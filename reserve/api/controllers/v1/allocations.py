@@ -9,6 +9,7 @@ import pecan
 from pecan import rest
 
 from reserve.api.controllers.v1 import utils
+from reserve.api.views import allocations as views
 from reserve.common import exception
 from reserve.db import api as db_api
 
@@ -18,28 +19,6 @@ PATH = '/v1/allocations'
 
 LIST_PARAMS = ('project_id', 'host_id', 'reservation_id', 'lease_id',
                'limit', 'marker')
-
-
-def allocation_view(allocation, reservation, lease):
-    """The API representation of an allocation."""
-    return {
-        'id': allocation.id,
-        'host_id': allocation.host_id,
-        'host': allocation.host.name if allocation.host else None,
-        'reservation_id': reservation.id,
-        # The booking (/v1/reservations) whose claim this is, when the
-        # lease was made for one: the id its user holds.
-        'booking_id': allocation.booking_id,
-        'resource_type': reservation.resource_type,
-        'lease_id': lease.id,
-        'project_id': lease.project_id,
-        'count': allocation.count,
-        'start': utils.format_date(lease.start_date),
-        'end': utils.format_date(lease.end_date),
-        'status': lease.status,
-        'created_at': utils.format_date(allocation.created_at),
-        'updated_at': utils.format_date(allocation.updated_at),
-    }
 
 
 def _scope(ctx, params):
@@ -77,7 +56,7 @@ class AllocationsController(rest.RestController):
             reservation_id=params.get('reservation_id'),
             lease_id=params.get('lease_id'), limit=limit, marker=marker)
         return utils.collection('allocations',
-                                [allocation_view(*row) for row in found],
+                                [views.allocation_view(*row) for row in found],
                                 limit, params, PATH)
 
     @pecan.expose('json')
@@ -89,4 +68,4 @@ class AllocationsController(rest.RestController):
         row = db_api.allocation_get(ctx, allocation_id,
                                     project_id=project_id)
         utils.authorize(ctx, POLICY % 'get', row[2].project_id)
-        return {'allocation': allocation_view(*row)}
+        return {'allocation': views.allocation_view(*row)}

@@ -27,6 +27,7 @@ from reserve.api.controllers.v1 import devices as devices_api
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import device_reservations as schema
 from reserve.api import validation
+from reserve.api.views import device_reservations as views
 from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import api as db_api
@@ -51,67 +52,6 @@ COUNT_ONLY = ('model', 'numa_local')
 Status = states.Reservation
 
 
-def _unit_view(device):
-    return {'id': device.id, 'pci_address': device.pci_address,
-            'model': devices_api.model_of(device),
-            'numa_node': device.numa_node}
-
-
-def _attachment_view(attachment):
-    return {'domain': attachment.domain, 'unit_id': attachment.device_id,
-            'pci_address': attachment.device.pci_address,
-            'kind': attachment.kind, 'mdev_uuid': attachment.mdev_uuid,
-            'state': attachment.state, 'live': attachment.live,
-            'config': attachment.config,
-            'project_id': attachment.project_id}
-
-
-def _end_view(end_date):
-    return None if states.is_open_end(end_date) else \
-        utils.format_date(end_date)
-
-
-def reservation_view(ctx, reservation):
-    """The API representation of a device reservation."""
-    units = sorted((u.device for u in reservation.units),
-                   key=lambda d: d.pci_address)
-    lease = devices_db.reservation_lease(ctx, reservation.id)
-    try:
-        host = db_api.host_get(ctx, reservation.host_id).name
-    except exception.HostNotFound:
-        host = None
-    live = [a for a in reservation.attachments
-            if a.state != states.Attachment.DETACHED]
-    return {
-        'id': reservation.id,
-        'host_id': reservation.host_id,
-        'host': host,
-        'project_id': reservation.project_id,
-        'user_id': reservation.user_id,
-        'allowed_projects': reservation.project_ids(states.Role.ALLOWED),
-        'managing_projects': reservation.project_ids(states.Role.MANAGING),
-        'unit_ids': [d.id for d in units],
-        'units': [_unit_view(d) for d in units],
-        'mdev_type': reservation.mdev_type,
-        'request': reservation.request,
-        'start': utils.format_date(reservation.start_date),
-        'end': _end_view(reservation.end_date),
-        'status': reservation.status,
-        'status_reason': reservation.status_reason,
-        'contract_ref': reservation.contract_ref,
-        'reason': reservation.reason,
-        'topology_generation': reservation.topology_generation,
-        'domains': sorted({a.domain for a in live}),
-        'attachments': [_attachment_view(a) for a in sorted(
-            reservation.attachments,
-            key=lambda a: (a.domain, a.device.pci_address))],
-        'lease_id': lease.id if lease is not None else None,
-        'released_at': utils.format_date(reservation.released_at),
-        'created_at': utils.format_date(reservation.created_at),
-        'updated_at': utils.format_date(reservation.updated_at),
-    }
-
-
 def _get(ctx, reservation_id):
     """The reservation, 404 when the caller is not one of its projects."""
     return devices_db.reservation_get(
@@ -125,7 +65,7 @@ def _acts_for_owner(ctx, reservation):
 
 
 def _show(ctx, reservation_id):
-    return {'device_reservation': reservation_view(
+    return {'device_reservation': views.reservation_view(
         ctx, devices_db.reservation_get(ctx, reservation_id))}
 
 
@@ -204,7 +144,7 @@ def _domain_reader(ctx):
 
 def _dry_run(ctx, request, start, end, body):
     """Whether the request fits, and with which units: writes nothing."""
-    answer = {'start': utils.format_date(start), 'end': _end_view(
+    answer = {'start': utils.format_date(start), 'end': views.end_view(
         end or states.OPEN_END)}
     viewer = None if utils.can(ctx, SEES_ALL_DEVICES) else ctx.project_id
     domains = body.get('domains') or []
@@ -325,14 +265,15 @@ class DeviceReservationsController(rest.RestController):
             limit=limit, marker=marker)
         return utils.collection(
             'device_reservations',
-            [reservation_view(ctx, r) for r in found], limit, params, PATH)
+            [views.reservation_view(ctx, r) for r in found], limit, params,
+            PATH)
 
     @pecan.expose('json')
     def get_one(self, reservation_id):
         ctx = utils.context()
         utils.authorize(ctx, POLICY % 'get')
         utils.query_params(())
-        return {'device_reservation': reservation_view(
+        return {'device_reservation': views.reservation_view(
             ctx, _get(ctx, reservation_id))}
 
     @pecan.expose('json')

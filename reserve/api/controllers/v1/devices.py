@@ -13,6 +13,7 @@ import pecan
 from pecan import rest
 
 from reserve.api.controllers.v1 import utils
+from reserve.api.views import devices as views
 from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import api as db_api
@@ -30,54 +31,6 @@ LIST_PARAMS = ('host', 'model', 'state', 'numa_node', 'include_vfs',
                'limit', 'marker')
 AVAILABILITY_PARAMS = ('host', 'model', 'mdev_type', 'numa_local', 'start',
                        'end')
-
-
-def _hostdev_address(pci_address):
-    """The <address> of a <hostdev> that passes this function through."""
-    domain, bus, rest_ = pci_address.split(':')
-    slot, function = rest_.split('.')
-    return {'domain': '0x' + domain, 'bus': '0x' + bus, 'slot': '0x' + slot,
-            'function': '0x' + function}
-
-
-def model_of(device):
-    return selection.model_name(device.product_name, device.vendor_id,
-                                device.product_id)
-
-
-def device_view(device, state, holder=None, sees_all=False):
-    """The API representation of a GPU unit; ``holder``: the reservation
-    holding it now when the caller may see it."""
-    return {
-        'id': device.id,
-        'host_id': device.host_id,
-        'host': device.host.name if device.host else None,
-        'pci_address': device.pci_address,
-        'address': _hostdev_address(device.pci_address),
-        'node_device': device.name,
-        'model': model_of(device),
-        'vendor_id': device.vendor_id,
-        'vendor_name': device.vendor_name,
-        'product_id': device.product_id,
-        'product_name': device.product_name,
-        'pci_class': device.pci_class,
-        'numa_node': device.numa_node,
-        'iommu_group': device.iommu_group,
-        'iommu_group_members': list(device.iommu_group_members or ()),
-        'sriov': {
-            'physical_function': device.physical_function,
-            'virtual_functions': list(device.virtual_functions or ()),
-            'max_virtual_functions': device.max_virtual_functions,
-        },
-        'mdev_types': list(device.mdev_types or ()),
-        'mdevs': list(device.mdevs or ()) if sees_all else [],
-        'in_use_by': list(device.in_use_by or ()) if sees_all else [],
-        'driver': device.driver,
-        'state': state,
-        'reservation_id': holder.id if holder is not None else None,
-        'created_at': utils.format_date(device.created_at),
-        'updated_at': utils.format_date(device.updated_at),
-    }
 
 
 def _viewer(ctx):
@@ -225,8 +178,8 @@ class DevicesController(rest.RestController):
             if request.model and not selection.model_matches(
                     _as_unit(device), request.model):
                 continue
-            items.append(device_view(device, unit_state, holder,
-                                     viewer is None))
+            items.append(views.device_view(device, unit_state, holder,
+                                           viewer is None))
         page = _page(items, limit, params.get('marker'))
         return utils.collection('devices', page, limit, params, PATH)
 
@@ -246,15 +199,15 @@ class DevicesController(rest.RestController):
                       devices_db.device_list(ctx,
                                              host_ids=[device.host_id])}
         state, holder = _state(device, holders, by_address, viewer)
-        return {'device': device_view(device, state, holder,
-                                      viewer is None)}
+        return {'device': views.device_view(device, state, holder,
+                                            viewer is None)}
 
 
 def _as_unit(device):
     """Enough of a selection.Unit to match a model against."""
     return selection.Unit(
         id=device.id, host_id=device.host_id, host=None,
-        pci_address=device.pci_address, model=model_of(device),
+        pci_address=device.pci_address, model=views.model_of(device),
         vendor_id=device.vendor_id, product_id=device.product_id,
         numa_node=device.numa_node, is_vf=bool(device.physical_function),
         related=frozenset(), mdev_types={})

@@ -17,6 +17,7 @@ from pecan import rest
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import flavors as schema
 from reserve.api import validation
+from reserve.api.views import flavors as views
 from reserve.booking import admission
 from reserve.booking import catalogue
 from reserve.booking import sizing
@@ -43,39 +44,6 @@ AVAILABILITY_PARAMS = ('start', 'end', 'category', 'availability_zone')
 
 # API field → column, for the fields that differ.
 _COLUMNS = {'start': 'start_date', 'end': 'end_date'}
-
-
-def flavor_view(flavor, with_projects=False):
-    """The API representation of a catalogue flavor."""
-    view = {
-        'id': flavor.id,
-        'name': flavor.name,
-        'nova_flavor_id': flavor.nova_flavor_id,
-        'description': flavor.description,
-        'slots': flavor.slots,
-        # GPUs one instance asks for, read from nova (None: unknown).
-        'gpus': flavor.gpus,
-        'max_length_hours': flavor.max_length_hours,
-        'active': bool(flavor.active),
-        'is_public': bool(flavor.is_public),
-        'start': utils.format_date(flavor.start_date),
-        'end': utils.format_date(flavor.end_date),
-        'category': flavor.category,
-        'availability_zone': flavor.availability_zone,
-        'created_at': utils.format_date(flavor.created_at),
-        'updated_at': utils.format_date(flavor.updated_at),
-    }
-    if with_projects:
-        view['projects'] = flavor.project_ids
-    return view
-
-
-def _detail(ctx, flavor, with_projects):
-    """flavor_view of one flavor, with how many of its instances the
-    enrolled hosts' GPUs hold at once (gpu_slots; null without GPUs)."""
-    view = flavor_view(flavor, with_projects)
-    view['gpu_slots'] = sizing.gpu_slots(ctx, flavor)
-    return view
 
 
 def _read_nova_flavor(ctx, values, current=None):
@@ -161,11 +129,6 @@ def _check_span(start, end):
                 CONF.booking.max_query_days))
 
 
-def _gap_view(gap):
-    return {'start': utils.format_date(gap[0]),
-            'end': utils.format_date(gap[1])}
-
-
 class FlavorProjectsController(rest.RestController):
     """/v1/flavors/{id}/projects: the grants of a private flavor."""
 
@@ -228,11 +191,7 @@ class FreeSlotsController(rest.RestController):
         gaps = admission.free_slots(
             ctx, flavor, start, end, count,
             bypass_maintenance=utils.can(ctx, BYPASS_MAINTENANCE))
-        return {'flavor_id': flavor.id, 'instance_count': count,
-                'start': utils.format_date(start),
-                'end': utils.format_date(end),
-                'max_length_hours': flavor.max_length_hours,
-                'free_slots': [_gap_view(g) for g in gaps]}
+        return views.free_slots_view(flavor, count, start, end, gaps)
 
 
 def availability():
@@ -259,18 +218,7 @@ def availability():
     # what the reservable hosts hold of its nova flavor when empty.
     offered = admission.offered(ctx, flavors)
     free = admission.availability(ctx, flavors, start, end, offered)
-    return {
-        'start': utils.format_date(start),
-        'end': utils.format_date(end),
-        'availability': [{
-            'flavor_id': f.id, 'name': f.name,
-            'nova_flavor_id': f.nova_flavor_id, 'category': f.category,
-            'availability_zone': f.availability_zone,
-            'active': bool(f.active),
-            'slots': f.slots, 'gpus': f.gpus,
-            'total': offered[f.id], 'available': free[f.id],
-        } for f in flavors],
-    }
+    return views.availability_view(flavors, start, end, offered, free)
 
 
 _SUBRESOURCES = {'projects': FlavorProjectsController,
@@ -300,7 +248,7 @@ class FlavorsController(rest.RestController):
         flavors = catalogue.visible_list(ctx, hidden, filters, limit=limit,
                                          marker=marker)
         return utils.collection(
-            'flavors', [flavor_view(f, hidden) for f in flavors], limit,
+            'flavors', [views.flavor_view(f, hidden) for f in flavors], limit,
             params, PATH)
 
     @pecan.expose('json')
@@ -312,7 +260,7 @@ class FlavorsController(rest.RestController):
         utils.query_params(())
         hidden = _sees_hidden(ctx)
         flavor = catalogue.visible(ctx, flavor_ref, hidden)
-        return {'flavor': _detail(ctx, flavor, hidden)}
+        return {'flavor': views.detail(ctx, flavor, hidden)}
 
     @pecan.expose('json')
     def post(self, *args, **kwargs):
@@ -329,8 +277,8 @@ class FlavorsController(rest.RestController):
         _read_nova_flavor(ctx, values)
         flavor = desk.flavor_create(ctx, values, body.get('projects', ()))
         utils.set_created('%s/%s' % (PATH, flavor.id))
-        return {'flavor': _detail(ctx, desk.flavor_get(ctx, flavor.id),
-                                  True)}
+        return {'flavor': views.detail(ctx, desk.flavor_get(ctx, flavor.id),
+                                       True)}
 
     @pecan.expose('json')
     def patch(self, flavor_ref=None):
@@ -350,8 +298,8 @@ class FlavorsController(rest.RestController):
         values.setdefault('nova_flavor_id', flavor.nova_flavor_id)
         _read_nova_flavor(ctx, values, current=flavor)
         desk.flavor_update(ctx, flavor.id, values)
-        return {'flavor': _detail(ctx, desk.flavor_get(ctx, flavor.id),
-                                  True)}
+        return {'flavor': views.detail(ctx, desk.flavor_get(ctx, flavor.id),
+                                       True)}
 
     @pecan.expose('json')
     def delete(self, flavor_ref=None):

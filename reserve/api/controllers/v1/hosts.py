@@ -18,49 +18,18 @@ from pecan import rest
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import hosts as schema
 from reserve.api import validation
+from reserve.api.views import hosts as views
 from reserve.booking import drain
 from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
-from reserve.plugins import host_gpus
 
 LOG = logging.getLogger(__name__)
 POLICY = 'reserve:host:%s'
 PATH = '/v1/hosts'
 
 LIST_PARAMS = ('reservable', 'limit', 'marker')
-
-
-def host_view(ctx, host, libvirt_hosts=None):
-    """The API representation of an enrolled host. libvirt_hosts: the
-    enrolled libvirt hosts, when the caller read them for several."""
-    gpus, gpu_source = None, None
-    if host.kind == 'nova':
-        # What flavor bookings count GPUs against, and where it came from.
-        gpus, gpu_source = host_gpus.of_host(ctx, host,
-                                             libvirt_hosts=libvirt_hosts)
-    return {
-        'id': host.id,
-        'name': host.name,
-        'service_name': host.service_name,
-        'kind': host.kind,
-        'provider_uuid': host.provider_uuid,
-        'vcpus': host.vcpus,
-        'memory_mb': host.memory_mb,
-        'local_gb': host.local_gb,
-        'reservable': bool(host.reservable),
-        'capabilities': {c.key: c.value for c in host.capabilities},
-        'gpus': gpus,
-        'gpu_source': gpu_source,
-        # libvirt hosts
-        'uri': host.uri,
-        'topology_generation': host.topology_generation,
-        'refreshed_at': utils.format_date(host.refreshed_at),
-        'refresh_error': host.refresh_error,
-        'created_at': utils.format_date(host.created_at),
-        'updated_at': utils.format_date(host.updated_at),
-    }
 
 
 def capability_value(value):
@@ -93,7 +62,7 @@ class _RefreshController(rest.RestController):
         report = utils.rpc_call(
             'refresh host %s' % host.name,
             pecan.request.manager_api.refresh_host, ctx, host.id)
-        return {'host': host_view(ctx, db_api.host_get(ctx, host.id)),
+        return {'host': views.host_view(ctx, db_api.host_get(ctx, host.id)),
                 'refresh': report}
 
 
@@ -131,14 +100,6 @@ def _libvirt_host(ctx, ref):
     return host
 
 
-def window_view(window):
-    return {'id': window.id, 'host_id': window.host_id,
-            'start': utils.format_date(window.start_date),
-            'end': utils.format_date(window.end_date),
-            'note': window.note,
-            'created_at': utils.format_date(window.created_at)}
-
-
 class _MaintenanceController(rest.RestController):
     """/v1/hosts/{id}/maintenance-windows: times a host holds nothing."""
 
@@ -160,7 +121,7 @@ class _MaintenanceController(rest.RestController):
         utils.query_params(())
         host = self._host(ctx, 'list')
         return {'maintenance_windows': [
-            window_view(w) for w in db_api.host_windows(ctx, host.id)]}
+            views.window_view(w) for w in db_api.host_windows(ctx, host.id)]}
 
     @pecan.expose('json')
     def post(self, *args):
@@ -182,7 +143,7 @@ class _MaintenanceController(rest.RestController):
         _follow_up(ctx, outcome)
         utils.set_created('%s/%s/maintenance-windows/%s' % (
             PATH, host.id, window.id))
-        return {'maintenance_window': window_view(window),
+        return {'maintenance_window': views.window_view(window),
                 'reservations': drain.outcome_view(outcome)}
 
     @pecan.expose('json')
@@ -233,14 +194,14 @@ class HostsController(rest.RestController):
                                  marker=marker)
         libvirt_hosts = devices_db.libvirt_hosts(ctx)
         return utils.collection(
-            'hosts', [host_view(ctx, h, libvirt_hosts) for h in hosts],
+            'hosts', [views.host_view(ctx, h, libvirt_hosts) for h in hosts],
             limit, params, PATH)
 
     @pecan.expose('json')
     def get_one(self, host_ref):
         ctx = utils.context()
         utils.authorize(ctx, POLICY % 'get')
-        return {'host': host_view(ctx, db_api.host_get(ctx, host_ref))}
+        return {'host': views.host_view(ctx, db_api.host_get(ctx, host_ref))}
 
     @pecan.expose('json')
     def post(self, *args, **kwargs):
@@ -264,7 +225,7 @@ class HostsController(rest.RestController):
             ref = created['id']
         host = db_api.host_get(ctx, ref)
         utils.set_created('%s/%s' % (PATH, host.id))
-        return {'host': host_view(ctx, host)}
+        return {'host': views.host_view(ctx, host)}
 
     @pecan.expose('json')
     def patch(self, host_ref=None):
@@ -287,7 +248,7 @@ class HostsController(rest.RestController):
         db_api.host_update(ctx, host.id, values, _capabilities(body))
         if 'reservable' in body and host.kind == 'nova':
             _sync_fence(ctx)
-        answer['host'] = host_view(ctx, db_api.host_get(ctx, host.id))
+        answer['host'] = views.host_view(ctx, db_api.host_get(ctx, host.id))
         return answer
 
     @pecan.expose('json')

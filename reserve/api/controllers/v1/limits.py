@@ -3,6 +3,7 @@ import pecan
 from pecan import rest
 
 from reserve.api.controllers.v1 import utils
+from reserve.api.views import limits as views
 from reserve.booking import quota
 
 POLICY = 'reserve:limits:%s'
@@ -18,9 +19,5 @@ class LimitsController(rest.RestController):
         project_id = params.get('project_id') or ctx.project_id
         if project_id != ctx.project_id:
             utils.authorize(ctx, POLICY % 'get:all_projects')
-        return {'limits': {
-            'project_id': project_id,
-            'driver': quota.driver().name,
-            # -1 is no limit; in_use counts the live reservations only.
-            'resources': quota.report(ctx, project_id),
-        }}
+        return views.limits_view(project_id, quota.driver(),
+                                 quota.report(ctx, project_id))

@@ -6,6 +6,7 @@ from pecan import rest
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import maintenance as schema
 from reserve.api import validation
+from reserve.api.views import maintenance as views
 from reserve.booking import maintenance
 from reserve.common import exception
 from reserve.common import timeutils
@@ -15,19 +16,6 @@ POLICY = 'reserve:maintenance:%s'
 PATH = '/v1/maintenance-windows'
 
 LIST_PARAMS = ('flavor_id', 'include_past', 'limit', 'marker')
-
-
-def window_view(window):
-    return {
-        'id': window.id,
-        'start': utils.format_date(window.start_date),
-        'end': utils.format_date(window.end_date),
-        'note': window.note,
-        'all_flavors': bool(window.all_flavors),
-        'flavors': [] if window.all_flavors else window.flavor_ids,
-        'created_at': utils.format_date(window.created_at),
-        'updated_at': utils.format_date(window.updated_at),
-    }
 
 
 def _flavor_ids(ctx, refs):
@@ -89,14 +77,14 @@ class MaintenanceWindowsController(rest.RestController):
             ends_after=None if include_past else timeutils.utcnow(),
             limit=limit, marker=marker)
         return utils.collection('maintenance_windows',
-                                [window_view(w) for w in windows], limit,
+                                [views.window_view(w) for w in windows], limit,
                                 params, PATH)
 
     @pecan.expose('json')
     def get_one(self, window_id):
         ctx = utils.context()
         utils.authorize(ctx, POLICY % 'get')
-        return {'maintenance_window': window_view(
+        return {'maintenance_window': views.window_view(
             desk.window_get(ctx, window_id))}
 
     @pecan.expose('json')
@@ -117,7 +105,7 @@ class MaintenanceWindowsController(rest.RestController):
                                     flavor_ids, all_flavors,
                                     body.get('force', False))
         utils.set_created('%s/%s' % (PATH, window.id))
-        return {'maintenance_window': window_view(
+        return {'maintenance_window': views.window_view(
             desk.window_get(ctx, window.id))}
 
     @pecan.expose('json')
@@ -145,7 +133,7 @@ class MaintenanceWindowsController(rest.RestController):
                 ctx, body['flavors'])
         maintenance.update(ctx, window, values, flavor_ids,
                            body.get('force', False))
-        return {'maintenance_window': window_view(
+        return {'maintenance_window': views.window_view(
             desk.window_get(ctx, window.id))}
 
     @pecan.expose('json')

@@ -12,6 +12,7 @@ from pecan import rest
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import reservations as schema
 from reserve.api import validation
+from reserve.api.views import reservations as views
 from reserve.booking import admission
 from reserve.booking import catalogue
 from reserve.capacity import store as capacity_store
@@ -31,25 +32,6 @@ PATH = '/v1/reservations'
 
 LIST_PARAMS = ('all_projects', 'project_id', 'flavor_id', 'status',
                'limit', 'marker')
-
-
-def reservation_view(booking):
-    """The API representation of a booking."""
-    return {
-        'id': booking.id,
-        'project_id': booking.project_id,
-        'user_id': booking.user_id,
-        'flavor_id': booking.flavor_id,
-        'instance_count': booking.instance_count,
-        'start': utils.format_date(booking.start_date),
-        'end': utils.format_date(booking.end_date),
-        'status': booking.status,
-        'status_reason': booking.status_reason,
-        'lease_id': booking.lease_id,
-        'compute_flavor': booking.compute_flavor,
-        'created_at': utils.format_date(booking.created_at),
-        'updated_at': utils.format_date(booking.updated_at),
-    }
 
 
 class ReservationsController(rest.RestController):
@@ -79,8 +61,8 @@ class ReservationsController(rest.RestController):
             ctx, project_id=project_id, flavor_id=flavor_id,
             status=status, limit=limit, marker=marker)
         return utils.collection(
-            'reservations', [reservation_view(b) for b in bookings], limit,
-            params, PATH)
+            'reservations', [views.reservation_view(b) for b in bookings],
+            limit, params, PATH)
 
     @pecan.expose('json')
     def get_one(self, booking_id):
@@ -88,7 +70,7 @@ class ReservationsController(rest.RestController):
         utils.authorize(ctx, POLICY % 'get')
         booking = self._get(ctx, booking_id)
         utils.authorize(ctx, POLICY % 'get', booking.project_id)
-        return {'reservation': reservation_view(booking)}
+        return {'reservation': views.reservation_view(booking)}
 
     @pecan.expose('json')
     def post(self, *args, **kwargs):
@@ -106,7 +88,7 @@ class ReservationsController(rest.RestController):
             bypass_maintenance=utils.can(ctx, BYPASS_MAINTENANCE))
         utils.cast('reservation', 'create_lease', ctx, booking.id)
         utils.set_created('%s/%s' % (PATH, booking.id))
-        return {'reservation': reservation_view(booking)}
+        return {'reservation': views.reservation_view(booking)}
 
     @pecan.expose('json')
     def patch(self, booking_id=None):
@@ -122,7 +104,7 @@ class ReservationsController(rest.RestController):
             ctx, booking, end,
             bypass_maintenance=utils.can(ctx, BYPASS_MAINTENANCE))
         utils.cast('reservation', 'update_lease', ctx, booking.id)
-        return {'reservation': reservation_view(updated)}
+        return {'reservation': views.reservation_view(updated)}
 
     @pecan.expose('json')
     def delete(self, booking_id=None):
