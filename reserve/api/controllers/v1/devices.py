@@ -12,9 +12,11 @@ free now or over a window: a dry run that claims nothing.
 import pecan
 from pecan import rest
 
+from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
 from reserve.api.views import devices as views
 from reserve.common import exception
+from reserve.common.policies import devices as policies
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
@@ -22,8 +24,6 @@ from reserve.devices import claims
 from reserve.devices import selection
 from reserve.devices import states
 
-POLICY = 'reserve:device:%s'
-SEES_ALL = POLICY % 'list:all'
 PATH = '/v1/devices'
 AVAILABILITY = 'availability'
 
@@ -35,7 +35,8 @@ AVAILABILITY_PARAMS = ('host', 'model', 'mdev_type', 'numa_local', 'start',
 
 def _viewer(ctx):
     """None when the caller sees every unit, else its project."""
-    return None if utils.can(ctx, SEES_ALL) else ctx.project_id
+    return None if utils.can(ctx, policies.LIST_ALL) else \
+        ctx.project_id
 
 
 def host_filter(ctx, ref):
@@ -113,13 +114,11 @@ def _check_window(params):
     return start, end, True
 
 
-def availability():
+@method.handler(policy=policies.AVAILABILITY, params=AVAILABILITY_PARAMS)
+def availability(*, ctx, params):
     """GET /v1/devices/availability: per host and model (and NUMA node
     with numa_local), how many units are free now or over [start, end)
     and can be reserved together, and which. Writes nothing."""
-    ctx = utils.context()
-    utils.authorize(ctx, POLICY % 'availability')
-    params = utils.query_params(AVAILABILITY_PARAMS)
     start, end, window = _check_window(params)
     numa_local = utils.parse_bool('numa_local',
                                   params.get('numa_local', 'false'))
@@ -154,11 +153,8 @@ def availability():
 
 class DevicesController(rest.RestController):
 
-    @pecan.expose('json')
-    def get_all(self, **kwargs):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'list')
-        params = utils.query_params(LIST_PARAMS)
+    @method.expose(policy=policies.LIST, params=LIST_PARAMS)
+    def get_all(self, *, ctx, params):
         state = utils.choice(params, 'state', states.Unit.ALL)
         numa_node = _int_param(params, 'numa_node')
         include_vfs = utils.parse_bool('include_vfs',
@@ -185,11 +181,13 @@ class DevicesController(rest.RestController):
 
     @pecan.expose('json')
     def get_one(self, device_id):
+        # A word of the URL, with its own policy and parameters.
         if device_id == AVAILABILITY:
             return availability()
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'get')
-        utils.query_params(())
+        return self._show(device_id)
+
+    @method.handler(policy=policies.GET, params=())
+    def _show(self, device_id, *, ctx):
         viewer = _viewer(ctx)
         device = devices_db.device_get(ctx, device_id)
         holders = claims.held_now(ctx, host_ids=[device.host_id])

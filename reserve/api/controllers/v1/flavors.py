@@ -14,23 +14,22 @@ from oslo_utils import uuidutils
 import pecan
 from pecan import rest
 
+from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import flavors as schema
-from reserve.api import validation
 from reserve.api.views import flavors as views
 from reserve.booking import admission
 from reserve.booking import catalogue
 from reserve.booking import sizing
 from reserve.common import exception
+from reserve.common.policies import flavors as policies
+from reserve.common.policies import reservations as reservation_policies
 from reserve.common import timeutils
 from reserve.db import desk
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
-POLICY = 'reserve:flavor:%s'
-HIDDEN = POLICY % 'list:hidden'
-BYPASS_MAINTENANCE = 'reserve:reservation:bypass_maintenance'
 PATH = '/v1/flavors'
 AVAILABILITY = 'availability'
 # Words of the URL space below /v1/flavors that cannot be flavor names.
@@ -69,7 +68,7 @@ def _read_nova_flavor(ctx, values, current=None):
 
 
 def _sees_hidden(ctx):
-    return utils.can(ctx, HIDDEN)
+    return utils.can(ctx, policies.LIST_HIDDEN)
 
 
 def _check_name(name):
@@ -135,37 +134,29 @@ class FlavorProjectsController(rest.RestController):
     def __init__(self, flavor_ref):
         self.flavor_ref = flavor_ref
 
-    def _flavor(self, ctx, action):
-        utils.authorize(ctx, POLICY % action)
+    def _flavor(self, ctx):
         return desk.flavor_get(ctx, self.flavor_ref)
 
-    @pecan.expose('json')
-    def get_all(self):
-        ctx = utils.context()
-        utils.query_params(())
-        flavor = self._flavor(ctx, 'project:list')
+    # An unknown query parameter is refused before the policy, as it was.
+    @method.expose(policy=policies.PROJECT_LIST, params=(),
+                   params_first=True)
+    def get_all(self, *, ctx):
+        flavor = self._flavor(ctx)
         return {'projects': [{'project_id': p} for p in flavor.project_ids]}
 
-    @pecan.expose('json')
-    def post(self, *args):
-        if args:
-            utils.method_not_allowed('DELETE')
-        ctx = utils.context()
-        flavor = self._flavor(ctx, 'project:create')
-        body = validation.load_and_validate(pecan.request, schema.grant)
+    @method.expose(policy=policies.PROJECT_CREATE, body=schema.grant,
+                   status=201, item_methods='DELETE')
+    def post(self, *args, ctx, body):
+        flavor = self._flavor(ctx)
         desk.grant_add(ctx, flavor.id, body['project_id'])
-        utils.set_created('%s/%s/projects/%s' % (PATH, flavor.id,
-                                                 body['project_id']))
+        utils.set_location('%s/%s/projects/%s' % (PATH, flavor.id,
+                                                  body['project_id']))
         return {'project': {'project_id': body['project_id']}}
 
-    @pecan.expose('json')
-    def delete(self, project_id=None):
-        if project_id is None:
-            utils.method_not_allowed(utils.COLLECTION_METHODS)
-        ctx = utils.context()
-        flavor = self._flavor(ctx, 'project:delete')
+    @method.expose(policy=policies.PROJECT_DELETE, status=204)
+    def delete(self, project_id=None, *, ctx):
+        flavor = self._flavor(ctx)
         desk.grant_remove(ctx, flavor.id, project_id)
-        return utils.no_content()
 
 
 class FreeSlotsController(rest.RestController):
@@ -174,11 +165,8 @@ class FreeSlotsController(rest.RestController):
     def __init__(self, flavor_ref):
         self.flavor_ref = flavor_ref
 
-    @pecan.expose('json')
-    def get_all(self):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'free_slots')
-        params = utils.query_params(FREE_SLOTS_PARAMS)
+    @method.expose(policy=policies.FREE_SLOTS, params=FREE_SLOTS_PARAMS)
+    def get_all(self, *, ctx, params):
         flavor = catalogue.visible(ctx, self.flavor_ref, _sees_hidden(ctx))
         now = timeutils.utcnow()
         start = (utils.parse_date(params['start'], 'start')
@@ -190,18 +178,17 @@ class FreeSlotsController(rest.RestController):
         count = _positive_int(params, 'instance_count', 1)
         gaps = admission.free_slots(
             ctx, flavor, start, end, count,
-            bypass_maintenance=utils.can(ctx, BYPASS_MAINTENANCE))
+            bypass_maintenance=utils.can(
+                ctx, reservation_policies.BYPASS_MAINTENANCE))
         return views.free_slots_view(flavor, count, start, end, gaps)
 
 
-def availability():
+@method.handler(policy=policies.AVAILABILITY, params=AVAILABILITY_PARAMS)
+def availability(*, ctx, params):
     """GET /v1/flavors/availability[?start&end]: per visible flavor, the
     slots offered (total: the catalogue's slots capped by the GPUs of the
     enrolled hosts) and the fewest free at any instant of the window, or
     now (available). Read live from the calendar; nothing is cached."""
-    ctx = utils.context()
-    utils.authorize(ctx, POLICY % 'availability')
-    params = utils.query_params(AVAILABILITY_PARAMS)
     if ('start' in params) != ('end' in params):
         raise exception.Invalid(
             reason="query parameters 'start' and 'end' go together: give "
@@ -231,11 +218,8 @@ class FlavorsController(rest.RestController):
     def _lookup(self, flavor_ref, *remainder):
         return utils.subresource(_SUBRESOURCES, flavor_ref, remainder)
 
-    @pecan.expose('json')
-    def get_all(self, **kwargs):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'list')
-        params = utils.query_params(LIST_PARAMS)
+    @method.expose(policy=policies.LIST, params=LIST_PARAMS)
+    def get_all(self, *, ctx, params):
         hidden = _sees_hidden(ctx)
         filters = {k: params[k] for k in ('category', 'availability_zone')
                    if k in params}
@@ -253,22 +237,19 @@ class FlavorsController(rest.RestController):
 
     @pecan.expose('json')
     def get_one(self, flavor_ref):
+        # A word of the URL, with its own policy and parameters.
         if flavor_ref == AVAILABILITY:
             return availability()
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'get')
-        utils.query_params(())
+        return self._show(flavor_ref)
+
+    @method.handler(policy=policies.GET, params=())
+    def _show(self, flavor_ref, *, ctx):
         hidden = _sees_hidden(ctx)
         flavor = catalogue.visible(ctx, flavor_ref, hidden)
         return {'flavor': views.detail(ctx, flavor, hidden)}
 
-    @pecan.expose('json')
-    def post(self, *args, **kwargs):
-        if args:
-            utils.method_not_allowed(utils.ITEM_METHODS)
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'create')
-        body = validation.load_and_validate(pecan.request, schema.create)
+    @method.expose(policy=policies.CREATE, body=schema.create, status=201)
+    def post(self, *args, ctx, body):
         _check_name(body['name'])
         values = _columns(body)
         _check_window(values.get('start_date'), values.get('end_date'))
@@ -276,18 +257,13 @@ class FlavorsController(rest.RestController):
                           CONF.booking.default_max_length_hours)
         _read_nova_flavor(ctx, values)
         flavor = desk.flavor_create(ctx, values, body.get('projects', ()))
-        utils.set_created('%s/%s' % (PATH, flavor.id))
+        utils.set_location('%s/%s' % (PATH, flavor.id))
         return {'flavor': views.detail(ctx, desk.flavor_get(ctx, flavor.id),
                                        True)}
 
-    @pecan.expose('json')
-    def patch(self, flavor_ref=None):
-        if flavor_ref is None:
-            utils.method_not_allowed(utils.COLLECTION_METHODS)
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'update')
+    @method.expose(policy=policies.UPDATE, body=schema.update)
+    def patch(self, flavor_ref=None, *, ctx, body):
         flavor = desk.flavor_get(ctx, flavor_ref)
-        body = validation.load_and_validate(pecan.request, schema.update)
         if 'name' in body:
             _check_name(body['name'])
         values = _columns(body)
@@ -301,12 +277,7 @@ class FlavorsController(rest.RestController):
         return {'flavor': views.detail(ctx, desk.flavor_get(ctx, flavor.id),
                                        True)}
 
-    @pecan.expose('json')
-    def delete(self, flavor_ref=None):
-        if flavor_ref is None:
-            utils.method_not_allowed(utils.COLLECTION_METHODS)
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'delete')
+    @method.expose(policy=policies.DELETE, status=204)
+    def delete(self, flavor_ref=None, *, ctx):
         flavor = desk.flavor_get(ctx, flavor_ref)
         desk.flavor_destroy(ctx, flavor.id)
-        return utils.no_content()

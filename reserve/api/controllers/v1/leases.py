@@ -1,14 +1,13 @@
 """/v1/leases: the lease engine's leases, read only."""
-import pecan
 from pecan import rest
 
+from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
 from reserve.api.views import leases as views
+from reserve.common.policies import leases as policies
 from reserve.common import states
 from reserve.db import api as db_api
 
-POLICY = 'reserve:lease:%s'
-ALL_PROJECTS = POLICY % 'list:all_projects'
 PATH = '/v1/leases'
 
 LIST_PARAMS = ('all_projects', 'project_id', 'status', 'limit', 'marker')
@@ -16,12 +15,9 @@ LIST_PARAMS = ('all_projects', 'project_id', 'status', 'limit', 'marker')
 
 class LeasesController(rest.RestController):
 
-    @pecan.expose('json')
-    def get_all(self, **kwargs):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'list')
-        params = utils.query_params(LIST_PARAMS)
-        project_id = utils.list_scope(ctx, params, ALL_PROJECTS)
+    @method.expose(policy=policies.LIST, params=LIST_PARAMS)
+    def get_all(self, *, ctx, params):
+        project_id = utils.list_scope(ctx, params, policies.LIST_ALL_PROJECTS)
         status = utils.choice(params, 'status', states.Lease.ALL)
         limit = utils.parse_limit(params)
         marker = utils.check_marker(
@@ -32,11 +28,10 @@ class LeasesController(rest.RestController):
                                            for lease in leases],
                                 limit, params, PATH)
 
-    @pecan.expose('json')
-    def get_one(self, lease_id):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'get')
+    @method.expose(policy=policies.GET, view=views.show)
+    def get_one(self, lease_id, *, ctx):
         lease = db_api.lease_get(
-            ctx, lease_id, project_id=utils.show_scope(ctx, ALL_PROJECTS))
-        utils.authorize(ctx, POLICY % 'get', lease.project_id)
-        return {'lease': views.lease_view(lease)}
+            ctx, lease_id,
+            project_id=utils.show_scope(ctx, policies.LIST_ALL_PROJECTS))
+        utils.authorize(ctx, policies.GET, lease.project_id)
+        return lease
