@@ -10,6 +10,7 @@ from reserve.common import heartbeat
 from reserve.common import rpc
 from reserve.worker import reconciler
 from reserve.worker import rpcapi
+from reserve.worker import unit_reconciler
 from reserve.worker import worker
 
 CONF = cfg.CONF
@@ -30,7 +31,9 @@ class WorkerService:
                                       self.endpoint.target.version,
                                       [self.endpoint])
         self._server.start()
-        self._reconciler = reconciler.Reconciler(rpcapi.WorkerAPI())
+        worker_api = rpcapi.WorkerAPI()
+        self._reconcilers = (reconciler.Reconciler(worker_api),
+                             unit_reconciler.UnitReconciler(worker_api))
         self._thread = threading.Thread(target=self._reconcile_loop,
                                         name='reserve-reconciler',
                                         daemon=True)
@@ -39,10 +42,11 @@ class WorkerService:
 
     def _reconcile_loop(self):
         while not self._stop.wait(CONF.worker.reconcile_interval):
-            try:
-                self._reconciler.run(reserve_context.get_admin_context())
-            except Exception:
-                LOG.exception('Reconciler run failed')
+            for job in self._reconcilers:
+                try:
+                    job.run(reserve_context.get_admin_context())
+                except Exception:
+                    LOG.exception('%s run failed', type(job).__name__)
 
     def stop(self):
         self._stop.set()
