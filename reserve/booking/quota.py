@@ -6,6 +6,13 @@ ALLOCATED, ACTIVE; COMPLETE and ERROR rows use nothing):
 * ``reservations``: how many;
 * ``instance_hours``: instance_count x started hours of each one.
 
+and one over its live GPU-unit reservations (pending, active,
+needs-review, until their units are released), which /v1/limits does not
+show:
+
+* ``unit_hours``: units x started hours of each one; an open-ended one
+  counts as if it ended ``[quota]open_ended_hours`` after its start.
+
 Limits come from keystone unified limits through oslo.limit
 (``[quota]driver = unified_limits``) or from ``[quota]`` itself (the
 default, for clouds without them). A breach is an OverQuota (413).
@@ -23,18 +30,35 @@ from oslo_log import log as logging
 
 from reserve.common import exception
 from reserve.db import desk
+from reserve.db import devices as devices_db
+from reserve.devices import states as device_states
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 RESERVATIONS = 'reservations'
 INSTANCE_HOURS = 'instance_hours'
+UNIT_HOURS = 'unit_hours'
+# What /v1/limits reports: the booking desk's.
 RESOURCES = (RESERVATIONS, INSTANCE_HOURS)
 
 
 def instance_hours(count, start, end):
     """A booking's instance-hours: every started hour counts."""
     return count * int(math.ceil((end - start).total_seconds() / 3600.0))
+
+
+def unit_hours(units, start, end):
+    """A unit reservation's unit-hours; an open end (None or OPEN_END)
+    counts [quota]open_ended_hours from the start."""
+    if end is None or device_states.is_open_end(end):
+        return units * CONF.quota.open_ended_hours
+    return instance_hours(units, start, end)
+
+
+def new_unit_reservation(units, start, end):
+    """What a new unit reservation adds."""
+    return {UNIT_HOURS: unit_hours(units, start, end)}
 
 
 def new_booking(count, start, end):
@@ -51,9 +75,17 @@ def new_end(count, start, old_end, end):
 
 
 def usage(context, project_id, resources=RESOURCES):
-    """{resource: in use} of a project, from its live bookings."""
-    count, hours = desk.project_usage(context, project_id)
-    counted = {RESERVATIONS: count, INSTANCE_HOURS: hours}
+    """{resource: in use} of a project, from its live bookings and unit
+    reservations."""
+    counted = {}
+    if set(resources) & {RESERVATIONS, INSTANCE_HOURS}:
+        count, hours = desk.project_usage(context, project_id)
+        counted.update({RESERVATIONS: count, INSTANCE_HOURS: hours})
+    if UNIT_HOURS in resources:
+        counted[UNIT_HOURS] = sum(
+            unit_hours(units, start, end) for start, end, units in
+            devices_db.project_unit_windows(
+                context, project_id, device_states.Reservation.LIVE))
     return {resource: counted[resource] for resource in resources}
 
 
@@ -96,8 +128,9 @@ class ConfigDriver:
 class UnifiedLimitsDriver:
     """Keystone unified limits, read with oslo.limit.
 
-    Keystone holds registered limits ``reservations`` and
-    ``instance_hours`` for this service's endpoint ([oslo_limit]), and
+    Keystone holds registered limits ``reservations``,
+    ``instance_hours`` and ``unit_hours`` for this service's endpoint
+    ([oslo_limit]), and
     per-project limits overriding them. oslo.limit asks our usage callback
     for what a project uses. A resource with no registered limit counts as
     a limit of 0, as oslo.limit has it.

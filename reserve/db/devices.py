@@ -173,6 +173,19 @@ def reservations_unreleased(context, statuses=None):
         return query.order_by(_DR.created_at).all()
 
 
+def project_unit_windows(context, project_id, statuses):
+    """(start, end, units) of each unreleased device reservation of
+    ``statuses`` a project made: what its quota of unit-hours counts."""
+    query = (sa.select(_DR.start_date, _DR.end_date, sa.func.count())
+             .join(_UNIT, _UNIT.reservation_id == _DR.id)
+             .where(_DR.project_id == project_id)
+             .where(_DR.released_at.is_(None))
+             .where(_DR.status.in_(statuses))
+             .group_by(_DR.id, _DR.start_date, _DR.end_date))
+    with db_api.reader.using(context) as session:
+        return [tuple(row) for row in session.execute(query)]
+
+
 def reservation_update(context, reservation_id, values,
                        expected_status=None):
     """Update a reservation; with expected_status (one or several), only

@@ -19,6 +19,7 @@ import datetime
 
 from reserve.common import exception
 from reserve.common import timeutils
+from reserve.db import api as db_api
 from reserve.db import devices as devices_db
 from reserve.devices import selection
 from reserve.devices import states
@@ -225,3 +226,25 @@ def claim(context, request, start, end, viewer, values, projects,
 
 def _on_host(request, host_id):
     return dataclasses.replace(request, host_id=host_id)
+
+
+def release(context, reservation_id):
+    """Free the units of a reservation whose lease was never made: its
+    start never ran, so nothing of it is on the host, and its planned
+    attachments are closed without libvirt. Idempotent; a reservation
+    with something attached is left to the manager (runs.end)."""
+    reservation = devices_db.reservation_find(context, reservation_id)
+    if reservation is None or reservation.released_at is not None:
+        return False
+    if any(a.state == states.Attachment.ATTACHED
+           for a in reservation.attachments):
+        return False
+    with db_api.writer.using(context):
+        for attachment in reservation.attachments:
+            if attachment.state != states.Attachment.DETACHED:
+                devices_db.attachment_update(context, attachment.id, {
+                    'state': states.Attachment.DETACHED, 'live': None,
+                    'config': None})
+        devices_db.reservation_update(context, reservation_id,
+                                      {'released_at': timeutils.utcnow()})
+    return True

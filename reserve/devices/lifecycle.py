@@ -1,19 +1,17 @@
 """The life of a device reservation, as the manager runs it (what its
 lease runs, through the device:gpu plugin, is in ``runs``).
 
-* ``create``: one transaction claims the units (selection under the
-  host's lock, overlap refused), writes the reservation and its lease
-  (owned by it, one ``device:gpu`` reservation of
-  the same id, three events). A reservation starting now is attached in
-  that same transaction: if an mdev creation or an attach fails, every
-  step is undone and nothing stays claimed, created or attached. A count
+* ``checked``: a creation from an API of the previous release, checked
+  as the booking desk (reserve.booking.units) checks its own: a count
   naming ``domains`` but no host is taken from a host that has them all
-  (their names read first, outside every lock).
-* ``cancel``: the lease's delete path (its end runs now).
+  (their names read first, outside every lock). The manager then makes
+  its lease, whose device:gpu plugin claims the units.
+* ``cancel`` and ``live_lease``: the lease's delete path (its end runs
+  now).
 * ``affirm``: a reservation in review (see ``runs.rediscover``) made
   good again against the host's topology now.
 * ``attach`` / ``detach``: domains named while a reservation lives.
-* ``settle``: what a lost step left behind.
+* ``settle``: what a lost step left attached.
 """
 from oslo_log import log as logging
 
@@ -61,80 +59,44 @@ def _check_domains(conn, host, domains):
 
 # creation ----------------------------------------------------------------
 
-def create(context, values, selection_lock, lease_events):
-    """Claim, write the lease, and attach a reservation starting now.
-    Idempotent by ``values['id']``; returns the reservation id."""
-    if devices_db.reservation_find(context, values['id']) is not None:
-        return values['id']
+def checked(context, values):
+    """A creation's values as a manager's request (an API of the
+    previous release, which claims nothing itself) has them checked:
+    the host chosen (steered by the domains named, their names read
+    outside every lock) and pinned, and the domains named found on it.
+    The claim is the device:gpu plugin's, in the lease's transaction."""
     start, end = window_of(values)
-    # Domains named without a host or units steer the choice to the
-    # hosts that have them: read here, before any lock or transaction.
     request = claims.on_hosts_with_domains(
         context, runs.request_of(values), start, end, values.get('domains'),
         _domain_names, viewer=values.get('viewer'))
-    # The dry run finds the host (and fails early); the claim runs it
-    # again under the host's lock.
     chosen = claims.check(context, request, start, end,
                           viewer=values.get('viewer'))
     host = db_api.host_get(context, chosen.host_id)
-    values = dict(values, host_id=host.id)
-    # A reservation that starts now is attached while it is claimed, so
-    # that a failure is the request's answer. (Later ones by their start
-    # event: their units may be held until then.)
-    immediate = start <= timeutils.utcnow()
-    lease_row = {'name': states.lease_name(values['id']),
-                 'owner_type': engine_states.Owner.DEVICE_RESERVATION,
-                 'owner_id': values['id'],
-                 'project_id': values['project_id'],
-                 'user_id': values.get('user_id') or '',
-                 'start_date': start, 'end_date': end,
-                 'status': engine_states.Lease.PENDING}
-    with hosts.host_lock(host.id):
-        # The host is asked only when it must be: for the domains named,
-        # or to attach now.
-        conn = None
-        if values.get('domains') or immediate:
-            conn = hosts.connect(host.uri)
-            _check_domains(conn, host, values.get('domains'))
-        with attachments.saga() as undo:
-            with selection_lock, db_api.writer.using(context):
-                # What the device:gpu plugin's reserve does.
-                row = runs.claim(context, lease_row, values)
-                row['status'] = engine_states.Reservation.PENDING
-                db_api.lease_create(context, lease_row, [row],
-                                    lease_events(start, end))
-                if immediate:
-                    reservation = devices_db.reservation_get(context,
-                                                             values['id'])
-                    runs.realize(context, conn, reservation,
-                                 reservation.attachments, undo)
-        if immediate and conn is not None:
-            runs.resync(context, host, conn)
-    LOG.info('Device reservation %s claims %s on %s', values['id'],
-             ', '.join(u.pci_address for u in chosen.units), host.name)
-    return values['id']
+    if values.get('domains'):
+        with hosts.host_lock(host.id):
+            _check_domains(hosts.connect(host.uri), host, values['domains'])
+    return dict(values, host_id=host.id)
 
 
 # cancellation ------------------------------------------------------------
 
-def cancel(context, reservation_id, delete_lease, reason):
-    """Cancel a live reservation: its lease's delete path runs its end
-    now. Returns False when it was not live any more."""
-    if not devices_db.reservation_update(
-            context, reservation_id,
-            {'status': Status.CANCELLED, 'status_reason': reason},
-            expected_status=Status.LIVE):
-        return False
-    _finish_cancel(context, reservation_id, delete_lease)
-    return True
+def cancel(context, reservation_id, reason):
+    """Mark a live reservation cancelled (False when it was not live any
+    more); the caller then ends its lease (``live_lease``)."""
+    return devices_db.reservation_update(
+        context, reservation_id,
+        {'status': Status.CANCELLED, 'status_reason': reason},
+        expected_status=Status.LIVE)
 
 
-def _finish_cancel(context, reservation_id, delete_lease):
+def live_lease(context, reservation_id):
+    """The id of the lease a cancelled reservation still has to end, or
+    None once its units are released here (no lease, or it has ended)."""
     lease = devices_db.reservation_lease(context, reservation_id)
     if lease is not None and lease.status != engine_states.Lease.TERMINATED:
-        delete_lease(context, lease.id)
-    else:
-        runs.end(context, reservation_id)
+        return lease.id
+    runs.end(context, reservation_id)
+    return None
 
 
 # review ------------------------------------------------------------------
@@ -287,25 +249,24 @@ def _give_back(context, host, reservation_id, rows):
 
 # reconciliation ----------------------------------------------------------
 
-def settle(context, delete_lease):
-    """What a lost step left behind: a cancelled reservation whose
-    lease still runs, or a reservation whose lease is gone unreleased.
-    Returns the ids it moved on."""
+def settle(context):
+    """What a lost step left on a host: a reservation whose lease is
+    gone while something of it may be attached (active, or an
+    attachment attached) is released. Returns the ids it moved on.
+
+    A reservation waiting for its lease, or cancelled before it got one,
+    holds nothing on the host: the worker's reconciler builds or
+    releases it, and deletes the leases of cancelled ones."""
     moved = []
     for reservation in devices_db.reservations_unreleased(context):
-        lease = devices_db.reservation_lease(context, reservation.id)
-        if lease is None:
-            LOG.warning('Device reservation %s has no lease: releasing it',
-                        reservation.id)
-            runs.end(context, reservation.id)
-        elif (reservation.status == Status.CANCELLED and lease.status not in
-              (engine_states.Lease.DELETING,
-               engine_states.Lease.TERMINATED)):
-            LOG.warning('Device reservation %s is cancelled but its lease '
-                        '%s is %s: deleting the lease', reservation.id,
-                        lease.id, lease.status)
-            delete_lease(context, lease.id)
-        else:
+        attached = reservation.status == Status.ACTIVE or any(
+            a.state == states.Attachment.ATTACHED
+            for a in reservation.attachments)
+        if not attached or devices_db.reservation_lease(
+                context, reservation.id) is not None:
             continue
+        LOG.warning('Device reservation %s has no lease: releasing it',
+                    reservation.id)
+        runs.end(context, reservation.id)
         moved.append(reservation.id)
     return moved

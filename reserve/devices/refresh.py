@@ -81,7 +81,7 @@ def _domain_view(conn, domain, hostdevs=None):
     return view
 
 
-def refresh_all(context, delete_lease):
+def refresh_all(context):
     """Rediscover every libvirt host, then settle what a lost step left
     behind. Returns {host name: report or error}."""
     results = {}
@@ -91,15 +91,14 @@ def refresh_all(context, delete_lease):
         except Exception as exc:  # noqa: BLE001 - one host must not stop all
             LOG.warning('Refresh of host %s failed: %s', host.name, exc)
             results[host.name] = {'error': str(exc)}
-    lifecycle.settle(context, delete_lease)
+    lifecycle.settle(context)
     return results
 
 
 class RefreshLoop:
     """Runs refresh_all every [devices]refresh_interval seconds."""
 
-    def __init__(self, delete_lease):
-        self._delete_lease = delete_lease
+    def __init__(self):
         self._stop = threading.Event()
         self._thread = None
 
@@ -110,12 +109,10 @@ class RefreshLoop:
         self._thread.start()
 
     def _loop(self):
-        # At once: a cancellation a killed manager left half done (the
-        # reservation cancelled, its lease still running) ends now, not
-        # one refresh interval later.
+        # At once: a reservation a killed manager left attached without
+        # its lease is released now, not one refresh interval later.
         try:
-            moved = lifecycle.settle(reserve_context.get_admin_context(),
-                                     self._delete_lease)
+            moved = lifecycle.settle(reserve_context.get_admin_context())
             if moved:
                 LOG.warning('Settled %d device reservation(s) a previous '
                             'run left half done', len(moved))
@@ -126,8 +123,7 @@ class RefreshLoop:
             return
         while not self._stop.wait(CONF.devices.refresh_interval):
             try:
-                refresh_all(reserve_context.get_admin_context(),
-                            self._delete_lease)
+                refresh_all(reserve_context.get_admin_context())
             except Exception:
                 LOG.exception('Device refresh failed')
 

@@ -1,8 +1,11 @@
 """What the lease engine runs of a device reservation, through the
 device:gpu plugin (reserve.plugins.device_gpu):
 
-* ``claim`` (the plugin's reserve, inside the lease's transaction):
-  select and write the units, the reservation and its attachment plan.
+* ``claim`` (the booking desk, reserve.booking.units, or the plugin's
+  reserve for a manager's request): select and write the units, the
+  reservation and its attachment plan, inside the caller's transaction.
+* ``lease_request`` and ``adopt``: the lease the worker asks the manager
+  for, and the plugin's reserve taking over the claim already written.
 * ``start`` / ``end`` (the lease's start_lease / end_lease events):
   attach the planned units (undone on failure, the event is retried), or
   take everything back (the domain keeps running unless
@@ -21,6 +24,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.common import exception
+from reserve.common import states as engine_states
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
@@ -96,6 +100,41 @@ def claim(context, lease_values, values):
             # counts nova hosts; this one shows in /v1/allocations).
             'allocations': [{'host_id': chosen.host_id, 'count': count,
                              'start_date': start, 'end_date': end}]}
+
+
+def lease_request(reservation_id, project_id, user_id, start, end,
+                  device_reservation=None):
+    """The lease values of a device reservation for
+    LeaseManager.create_lease: owned by it, one device:gpu request.
+    ``device_reservation``: the creation's values, for a reservation not
+    claimed yet (the plugin's reserve claims it); else its id alone."""
+    return {
+        'name': states.lease_name(reservation_id),
+        'owner_type': engine_states.Owner.DEVICE_RESERVATION,
+        'owner_id': reservation_id,
+        'project_id': project_id, 'user_id': user_id or '',
+        'start_date': timeutils.isoformat(start),
+        'end_date': timeutils.isoformat(end),
+        'reservations': [{'resource_type': states.RESOURCE_TYPE,
+                          'device_reservation': device_reservation or
+                          {'id': reservation_id}}]}
+
+
+def adopt(context, reservation):
+    """The plugin's reserve for a reservation claimed already: the
+    columns of its lease reservation, as ``claim`` returns them. Refused
+    once it is no longer live (cancelled before its lease was made)."""
+    if reservation.status not in Status.LIVE or reservation.released_at:
+        raise exception.InvalidState(
+            what='Device reservation %s' % reservation.id,
+            status=reservation.status,
+            reason='only a live reservation gets a lease')
+    count = len(reservation.units)
+    return {'id': reservation.id, 'resource_type': states.RESOURCE_TYPE,
+            'amount': count,
+            'allocations': [{'host_id': reservation.host_id, 'count': count,
+                             'start_date': reservation.start_date,
+                             'end_date': reservation.end_date}]}
 
 
 def _request_record(request):

@@ -22,6 +22,7 @@ from reserve.db import api as db_api
 from reserve.db import devices as devices_db
 from reserve.devices import lifecycle as device_lifecycle
 from reserve.devices import portable
+from reserve.devices import runs as device_runs
 from reserve.devices import refresh as device_refresh
 from reserve.devices import states as device_states
 from reserve.manager import notify
@@ -86,8 +87,15 @@ def _existing_lease(context, name, owner_type, owner_id):
     return db_api.lease_get_by_name(context, name)
 
 
+def _awaits_lease(reservation):
+    """Whether a device reservation is claimed and live, its lease yet
+    to be made (by the worker)."""
+    return (reservation is not None and reservation.released_at is None
+            and reservation.status in device_states.Reservation.LIVE)
+
+
 class LeaseManager:
-    target = messaging.Target(version='1.2')
+    target = messaging.Target(version='1.3')
 
     def __init__(self, wake=None, nova_client=None, placement_client=None):
         self._wake = wake or (lambda: None)
@@ -321,21 +329,35 @@ class LeaseManager:
 
     @portable.portable_errors
     def create_device_reservation(self, context, values):
-        """Claim GPU units and write the lease that starts and ends the
-        reservation (see reserve.devices.lifecycle.create)."""
-        reservation_id = device_lifecycle.create(
-            context, values, _SELECTION_LOCK, lease_events)
-        self._wake()
-        lease = devices_db.reservation_lease(context, reservation_id)
-        if lease is not None:
-            notify.emit(context, 'lease.create', lease)
-        return {'id': reservation_id}
+        """Make the lease of a device reservation (idempotent by
+        values['id']): one the booking desk claimed already (an API whose
+        worker is capped below 1.1), or, from an API of the previous
+        release, one checked here and claimed by the lease's device:gpu
+        plugin. Its start event attaches."""
+        found = devices_db.reservation_find(context, values['id'])
+        if found is not None:
+            request = device_runs.lease_request(
+                found.id, found.project_id, found.user_id,
+                found.start_date, found.end_date)
+        else:
+            values = device_lifecycle.checked(context, values)
+            start, end = device_lifecycle.window_of(values)
+            request = device_runs.lease_request(
+                values['id'], values['project_id'], values.get('user_id'),
+                start, end, device_reservation=values)
+        self.create_lease(context, request)
+        return {'id': values['id']}
 
     @portable.portable_errors
     def cancel_device_reservation(self, context, reservation_id, reason):
-        """Cancel a live device reservation: its lease ends now."""
-        return device_lifecycle.cancel(context, reservation_id,
-                                       self.delete_lease, reason)
+        """Cancel a live device reservation: its lease ends now (for an
+        API of the previous release, or one whose worker is capped)."""
+        if not device_lifecycle.cancel(context, reservation_id, reason):
+            return False
+        lease_id = device_lifecycle.live_lease(context, reservation_id)
+        if lease_id is not None:
+            self.delete_lease(context, lease_id)
+        return True
 
     @portable.portable_errors
     def affirm_device_reservation(self, context, reservation_id, who):
@@ -364,6 +386,11 @@ class LeaseManager:
         """Move the end of a live device reservation (None: open-ended)
         through its lease, if its units stay free that long."""
         lease = devices_db.reservation_lease(context, reservation_id)
+        if lease is None and _awaits_lease(
+                devices_db.reservation_find(context, reservation_id)):
+            # Its lease, not made yet, is made now to take the new end.
+            self.create_device_reservation(context, {'id': reservation_id})
+            lease = devices_db.reservation_lease(context, reservation_id)
         if lease is None:
             raise exception.InvalidState(
                 what='Device reservation %s' % reservation_id,

@@ -6,6 +6,9 @@
       set the domains, move the end
 1.2 - sync_lease (cast): make a lease's cloud objects match its
       allocations; refresh_host reads a nova host's capacity; sync_fence
+1.3 - a device:gpu lease adopts the claim the booking desk wrote (the
+      worker's create_lease); create_device_reservation makes the lease
+      of a reservation claimed already
 """
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -17,8 +20,13 @@ CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 
+# The version from which the manager adopts the booking desk's claims of
+# GPU units.
+UNIT_CLAIMS_VERSION = '1.3'
+
+
 class ManagerAPI:
-    RPC_API_VERSION = '1.2'
+    RPC_API_VERSION = '1.3'
 
     def __init__(self, timeout=120):
         self._client = rpc.get_client(
@@ -99,13 +107,22 @@ class ManagerAPI:
         return self._call(context, 'host_domains', version='1.1',
                           host_id=host_id, name=name)
 
-    def create_device_reservation(self, context, values):
+    def adopts_unit_claims(self):
+        """Whether [upgrade_levels] manager lets through what needs a
+        manager that adopts the booking desk's claims (1.3); if not, the
+        manager claims the units itself, as in the previous release."""
+        return self._client.can_send_version(UNIT_CLAIMS_VERSION)
+
+    def create_device_reservation(self, context, values, claimed=False):
         """Claim GPU units (values: id, project_id, user_id, viewer, the
         request: unit_ids or count/model/host_id/numa_local, mdev_type,
         allowed_projects, managing_projects, start, end, domains,
-        contract_ref, reason). Idempotent by id; returns {id}."""
+        contract_ref, reason) and make their lease; with ``claimed``
+        (1.3), only make the lease of the units the booking desk claimed.
+        Idempotent by id; returns {id}."""
         return self._call(context, 'create_device_reservation',
-                          version='1.1', values=values)
+                          version=UNIT_CLAIMS_VERSION if claimed else '1.1',
+                          values=values)
 
     def cancel_device_reservation(self, context, reservation_id, reason):
         """Cancel a live device reservation; False if it was not live."""

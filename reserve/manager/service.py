@@ -18,8 +18,7 @@ class ManagerService:
         self.heartbeat = heartbeat.Heartbeat(db_api.MANAGER_BINARY)
         self.event_loop = events.EventLoop(alive=self.heartbeat.fresh)
         self.endpoint = manager.LeaseManager(wake=self.event_loop.wake)
-        self.device_refresh = device_refresh.RefreshLoop(
-            self.endpoint.delete_lease)
+        self.device_refresh = device_refresh.RefreshLoop()
         self.capacity = periodic.CapacityLoop(self.endpoint)
         self._server = None
 

@@ -1,7 +1,9 @@
 """device:gpu — GPU units of a libvirt host reserved for projects.
 
-The units are claimed at lease creation (the device reservation and its
-units are written in the lease's transaction); at start they are handed
+The units are claimed by the booking desk (reserve.booking.units) before
+the lease is asked for: its reserve adopts that claim, or, for a
+manager's request that was not claimed (an API of the previous release),
+claims them in the lease's transaction. At start they are handed
 to the reservation's domains as PCI hostdevs or mediated devices, at the
 end taken back (see reserve.devices.runs). The lease reservation's
 id is the device reservation's (/v1/device-reservations/<id>).
@@ -24,6 +26,9 @@ class DeviceGpuPlugin(base.ResourcePlugin):
             raise exception.Invalid(
                 reason='a device:gpu reservation is made through '
                        '/v1/device-reservations')
+        found = devices_db.reservation_find(context, request['id'])
+        if found is not None:
+            return runs.adopt(context, found)
         return runs.claim(context, lease_values, request)
 
     def build(self, context, lease, reservation):

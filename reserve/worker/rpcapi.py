@@ -1,6 +1,8 @@
 """Client side of the worker's RPC API (topic reserve-worker).
 
 1.0 - create_lease, update_lease, delete_lease
+1.1 - create_unit_lease, delete_unit_lease: the lease of a GPU-unit
+      reservation the booking desk claimed, made and torn down
 """
 from oslo_config import cfg
 
@@ -8,17 +10,21 @@ from reserve.common import rpc
 
 CONF = cfg.CONF
 
+# The version that brought the unit reservations' casts.
+UNITS_VERSION = '1.1'
+
 
 class WorkerAPI:
-    RPC_API_VERSION = '1.0'
+    RPC_API_VERSION = '1.1'
 
     def __init__(self):
         self._client = rpc.get_client(
             rpc.WORKER_TOPIC, self.RPC_API_VERSION,
             version_cap=CONF.upgrade_levels.worker)
 
-    def _cast(self, context, method, **kwargs):
-        self._client.prepare(version='1.0').cast(context, method, **kwargs)
+    def _cast(self, context, method, version='1.0', **kwargs):
+        self._client.prepare(version=version).cast(context, method,
+                                                   **kwargs)
 
     def create_lease(self, context, booking_id):
         """Turn a PENDING_CREATE booking into a lease (idempotent)."""
@@ -35,3 +41,20 @@ class WorkerAPI:
         """
         self._cast(context, 'delete_lease', booking_id=booking_id,
                    lease_id=lease_id)
+
+    def takes_units(self):
+        """Whether [upgrade_levels] worker lets the unit reservations'
+        casts through (1.1); if not, their callers ask the manager
+        themselves, as the previous release did."""
+        return self._client.can_send_version(UNITS_VERSION)
+
+    def create_unit_lease(self, context, reservation_id):
+        """Make the lease of a claimed unit reservation (idempotent)."""
+        self._cast(context, 'create_unit_lease', version=UNITS_VERSION,
+                   reservation_id=reservation_id)
+
+    def delete_unit_lease(self, context, reservation_id):
+        """Tear a cancelled unit reservation's lease down, or release
+        its claim when it has none."""
+        self._cast(context, 'delete_unit_lease', version=UNITS_VERSION,
+                   reservation_id=reservation_id)

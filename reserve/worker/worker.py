@@ -1,4 +1,5 @@
-"""The worker's RPC endpoint: turns bookings into leases.
+"""The worker's RPC endpoint: turns bookings and unit reservations
+(claimed by the booking desk) into leases.
 
 Every method is idempotent and safe to run again: the reconciler casts
 them again whenever a booking's next step is overdue.
@@ -12,6 +13,10 @@ from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import desk
+from reserve.db import devices as devices_db
+from reserve.devices import claims as device_claims
+from reserve.devices import runs as device_runs
+from reserve.devices import states as device_states
 from reserve.manager import rpcapi as manager_rpcapi
 from reserve.notification import sync
 
@@ -25,7 +30,7 @@ def lease_name(booking_id):
 
 
 class BookingWorker:
-    target = messaging.Target(version='1.0')
+    target = messaging.Target(version='1.1')
 
     def __init__(self, manager_api=None):
         self._manager_api = manager_api
@@ -126,3 +131,57 @@ class BookingWorker:
                 return
         if lease_id:
             self.manager_api.delete_lease(context, lease_id)
+
+    # GPU-unit reservations (1.1) -----------------------------------------
+
+    def create_unit_lease(self, context, reservation_id):
+        """Have the manager make the lease of a claimed unit reservation
+        (owned by it: the manager answers with the same lease if it made
+        one); the device:gpu plugin adopts the claim."""
+        found = devices_db.reservation_find(context, reservation_id)
+        if (found is None or found.released_at is not None or
+                found.status not in device_states.Reservation.LIVE):
+            return  # cancelled, or over
+        if devices_db.reservation_lease(context, reservation_id):
+            return
+        values = device_runs.lease_request(
+            found.id, found.project_id, found.user_id, found.start_date,
+            found.end_date)
+        try:
+            lease = self.manager_api.create_lease(context, values)
+        except messaging.MessagingTimeout:
+            LOG.warning('Manager did not answer for device reservation %s; '
+                        'will retry', reservation_id)
+            return
+        except exception.ReserveException as exc:
+            LOG.info('Device reservation %s got no lease: %s',
+                     reservation_id, exc)
+            if devices_db.reservation_update(
+                    context, reservation_id,
+                    {'status': device_states.Reservation.CANCELLED,
+                     'status_reason': 'its lease could not be made: %s' %
+                     exc.message},
+                    expected_status=device_states.Reservation.LIVE):
+                device_claims.release(context, reservation_id)
+            return
+        current = devices_db.reservation_find(context, reservation_id)
+        if (current is None or
+                current.status == device_states.Reservation.CANCELLED):
+            # Cancelled while we were at it: the lease must not outlive it.
+            self.manager_api.delete_lease(context, lease['id'])
+            return
+        LOG.info('Device reservation %s has lease %s', reservation_id,
+                 lease['id'])
+
+    def delete_unit_lease(self, context, reservation_id):
+        """A cancelled unit reservation: its lease is deleted (its end
+        runs now and detaches); without one, its claim is released."""
+        found = devices_db.reservation_find(context, reservation_id)
+        if (found is None or
+                found.status != device_states.Reservation.CANCELLED):
+            return
+        lease = devices_db.reservation_lease(context, reservation_id)
+        if lease is None:
+            device_claims.release(context, reservation_id)
+        elif lease.status != states.Lease.TERMINATED:
+            self.manager_api.delete_lease(context, lease.id)

@@ -47,8 +47,8 @@ pytestmark = pytest.mark.usefixtures('roomy')
 
 
 @pytest.fixture
-def gpu_api(api, tmp_path):  # noqa: F811
-    yield from device_api.gpu_api_fixture(api, tmp_path)
+def gpu_api(api, tmp_path, monkeypatch):  # noqa: F811
+    yield from device_api.gpu_api_fixture(api, tmp_path, monkeypatch)
 
 
 def test_the_document_is_valid_openapi():

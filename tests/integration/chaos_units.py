@@ -9,6 +9,13 @@ domain to attach them to) and of one vGPU (an mdev created at start)
 come in while the daemons are killed. The hosts are small (two or three
 free units each): many requests are refused (409), as they should be.
 
+A 201 is a claim (``pending``, no lease yet): the worker has the manager
+build its lease, and the lease's start attaches. A killed worker or a
+lost cast delays that by up to [worker]pending_create_timeout plus one
+reconcile interval (the unit reconciler casts it again), which the grace
+after the last end covers; nothing here may expect a reservation to be
+attached, or to have a lease, right after its 201.
+
 The checker's lines, each of which should be 0:
 
 * ``unit reservations lost``: accepted (201) and then unknown;

@@ -6,6 +6,8 @@ in db). The rules, tables below:
   LOWER    common conf db virt   import only from LOWER layers
   UPPER    every other layer     import from any layer
   plugins                        never imports reserve.devices.lifecycle
+  plugins devices booking        never import reserve.manager nor
+                                 reserve.worker (the daemons' endpoints)
 
 capacity (the capacity model) is UPPER: it reads the plugins, and the
 lower layers do not need it. Every layer must be in LOWER or UPPER, so
@@ -22,10 +24,15 @@ LOWER = {'common', 'conf', 'db', 'virt',
          '__init__', 'version'}  # the two modules directly under reserve/
 UPPER = {'api', 'booking', 'capacity', 'cmd', 'devices', 'manager',
          'notification', 'plugins', 'worker', 'wsgi'}
+# The manager owns its lock and its events, the worker its casts: what
+# they run is handed nothing of theirs and never calls back into them.
+_ENDPOINTS = ('reserve.manager', 'reserve.worker')
 FORBIDDEN = {
     # lifecycle drives the manager's requests; the device:gpu plugin runs
     # a reservation through reserve.devices.runs.
-    'plugins': ('reserve.devices.lifecycle',),
+    'plugins': ('reserve.devices.lifecycle',) + _ENDPOINTS,
+    'devices': _ENDPOINTS,
+    'booking': _ENDPOINTS,
 }
 
 ROOT = pathlib.Path(reserve.__file__).parent

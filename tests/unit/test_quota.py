@@ -9,6 +9,7 @@ from reserve.booking import quota
 from reserve.common import context as reserve_context
 from reserve.common import exception
 from reserve.common import states
+from reserve.devices import states as device_states
 from tests.unit import factories
 
 B = states.Booking
@@ -29,6 +30,26 @@ def test_instance_hours_count_every_started_hour():
         seconds=1)) == 4
     assert quota.instance_hours(2, T0, T0 + datetime.timedelta(
         minutes=1)) == 2
+
+
+def test_unit_hours_count_started_hours_and_an_open_end(override):
+    override('open_ended_hours', 10, group='quota')
+    assert quota.unit_hours(2, T0, T0 + H + datetime.timedelta(
+        minutes=30)) == 4
+    assert quota.new_unit_reservation(3, T0, None) == {'unit_hours': 30}
+    assert quota.unit_hours(1, T0, device_states.OPEN_END) == 10
+
+
+def test_unit_hours_usage_is_not_a_bookings_resource(db, override):
+    # /v1/limits reports the booking desk's resources only.
+    assert 'unit_hours' not in quota.RESOURCES
+    assert quota.usage(ctx(), 'project-a', ['unit_hours']) == {
+        'unit_hours': 0}
+    override('unit_hours', 5, group='quota')
+    with pytest.raises(exception.OverQuota) as caught:
+        quota.enforce(ctx(), 'project-a', {'unit_hours': 6})
+    assert 'unit_hours (0 in use + 6 asked > limit 5)' in \
+        caught.value.message
 
 
 def test_what_a_new_booking_adds():

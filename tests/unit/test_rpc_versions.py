@@ -134,3 +134,46 @@ def test_without_a_cap_the_new_casts_reach_a_new_server(serve):
     manager_rpcapi.ManagerAPI(timeout=10).sync_lease(ctx(), 'lease-1')
     assert new.got.wait(10)
     assert new.calls == ['sync_lease']
+
+
+class NewWorker:
+    """A reserve-worker of this release (1.1: the unit casts)."""
+    target = messaging.Target(version='1.1')
+
+    def __init__(self):
+        self.calls = []
+        self.got = threading.Event()
+
+    def create_unit_lease(self, context, reservation_id):
+        self.calls.append(('create_unit_lease', reservation_id))
+        self.got.set()
+
+
+def test_unit_casts_reach_a_new_worker(serve):
+    server = rpc.get_server(rpc.WORKER_TOPIC, '1.1', [NewWorker()])
+    endpoint = server.dispatcher.endpoints[0]
+    server.start()
+    try:
+        api = worker_rpcapi.WorkerAPI()
+        assert api.takes_units()
+        api.create_unit_lease(ctx(), 'rsv-1')
+        assert endpoint.got.wait(10)
+    finally:
+        server.stop()
+        server.wait()
+    assert endpoint.calls == [('create_unit_lease', 'rsv-1')]
+
+
+def test_a_worker_capped_at_1_0_takes_no_unit_casts(serve, override):
+    # The API and the reconciler then ask the manager themselves, as
+    # the previous release did.
+    override('worker', '1.0', group='upgrade_levels')
+    assert not worker_rpcapi.WorkerAPI().takes_units()
+
+
+def test_managers_capped_at_1_2_are_not_handed_the_desks_claims(serve,
+                                                                override):
+    # The API then sends the whole request to the manager, as before.
+    assert manager_rpcapi.ManagerAPI(timeout=10).adopts_unit_claims()
+    override('manager', '1.2', group='upgrade_levels')
+    assert not manager_rpcapi.ManagerAPI(timeout=10).adopts_unit_claims()

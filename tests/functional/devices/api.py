@@ -1,8 +1,12 @@
 """The GPU device API tests' fixture: the API of api_fixtures with
 the real lease manager answering its RPC calls (on the fake transport)
 and owning libvirt test:/// hosts, private copies of
-etc/reserve/gpu-hosts completed by reserve.virt.fake. ``gpu_api.tick()``
-runs the due events, as the manager's event loop would.
+etc/reserve/gpu-hosts completed by reserve.virt.fake.
+
+The API's casts to the worker are recorded (``gpu_api.casts``);
+``gpu_api.work()`` delivers them to an in-process worker that calls the
+manager without the RPC hop, and ``gpu_api.tick()`` does that, then runs
+the due events, as the manager's event loop would.
 """
 import pathlib
 import shutil
@@ -15,6 +19,9 @@ from reserve.manager import manager
 from reserve.manager import notify
 from reserve import plugins
 from reserve.virt import fake
+from reserve.worker import rpcapi as worker_rpcapi
+from reserve.worker import worker
+from tests.functional.api_fixtures import admin_context
 from tests.functional.api_fixtures import ADMIN
 from tests.functional.devices import gpu_cloud
 
@@ -22,11 +29,18 @@ CONF = cfg.CONF
 DEFINITIONS = gpu_cloud.DEFINITIONS
 
 
+UNIT_CASTS = ('create_unit_lease', 'delete_unit_lease')
+
+
 class GpuApi:
-    def __init__(self, app, tmp_path):
+    def __init__(self, app, tmp_path, lease_manager):
         self.app = app
         self.tmp_path = tmp_path
         self.loop = events.EventLoop()
+        self.manager = lease_manager
+        self.worker = worker.BookingWorker(
+            manager_api=gpu_cloud.LocalManagerAPI(lease_manager))
+        self.casts = []
         self.uris = []
 
     def enroll(self, definition='a100-host.xml', name=None):
@@ -52,7 +66,16 @@ class GpuApi:
         return self.app.get('/v1/hosts/%s/domains/%s' % (host['id'], name),
                             headers=ADMIN).json['domain']
 
+    def work(self):
+        """Deliver the casts made so far to the worker; returns them."""
+        delivered, self.casts = self.casts, []
+        for method, reservation_id in delivered:
+            getattr(self.worker, method)(admin_context(), reservation_id)
+        return delivered
+
     def tick(self):
+        """The worker, then the manager's event loop."""
+        self.work()
         return self.loop.tick()
 
     def topology_change(self, host, edit):
@@ -61,16 +84,25 @@ class GpuApi:
         gpu_cloud._forget(host['uri'])
 
 
-def gpu_api_fixture(api, tmp_path):
+def _recorder(found, method):
+    def record(self, context, reservation_id):
+        found.casts.append((method, reservation_id))
+    return record
+
+
+def gpu_api_fixture(api, tmp_path, monkeypatch):
     """The body of conftest's gpu_api fixture."""
     CONF.set_override('fake_test_driver', True, group='devices')
     CONF.set_override('minutes_before_end_lease', 0, group='manager')
     notify.reset()
     plugins._PLUGINS.clear()
-    server = rpc.get_server(rpc.MANAGER_TOPIC, '1.0',
-                            [manager.LeaseManager()])
+    lease_manager = manager.LeaseManager()
+    server = rpc.get_server(rpc.MANAGER_TOPIC, '1.0', [lease_manager])
     server.start()
-    found = GpuApi(api, tmp_path)
+    found = GpuApi(api, tmp_path, lease_manager)
+    for method in UNIT_CASTS:
+        monkeypatch.setattr(worker_rpcapi.WorkerAPI, method,
+                            _recorder(found, method))
     yield found
     server.stop()
     server.wait()

@@ -16,5 +16,5 @@ def cloud(tmp_path):
 
 
 @pytest.fixture
-def gpu_api(api, tmp_path):  # noqa: F811
-    yield from device_api.gpu_api_fixture(api, tmp_path)
+def gpu_api(api, tmp_path, monkeypatch):  # noqa: F811
+    yield from device_api.gpu_api_fixture(api, tmp_path, monkeypatch)

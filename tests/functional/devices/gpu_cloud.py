@@ -1,7 +1,10 @@
 """A GPU cloud made of libvirt test:/// hosts, for the device tests.
 
-``GpuCloud`` runs the lease manager and the event loop in-process on a
-fresh SQLite database; each host it enrolls is a private copy of a
+``GpuCloud`` runs the lease manager, the event loop and a worker
+in-process on a fresh SQLite database; its ``reserve`` and ``cancel``
+are the manager's requests (as an API of the previous release, or one
+whose worker is capped, sends them; the booking desk's road is the API
+tests'); each host it enrolls is a private copy of a
 definition of etc/reserve/gpu-hosts (its own URI, hence its own libvirt
 state), completed by reserve.virt.fake (mdev creation, hot-plug).
 ``topology_change`` rewrites a host's definition and reopens it, as if
@@ -26,6 +29,8 @@ from reserve.manager import notify
 from reserve import plugins
 from reserve.virt import connection
 from reserve.virt import fake
+from reserve.worker import unit_reconciler
+from reserve.worker import worker
 from tests.fixtures import database
 
 CONF = cfg.CONF
@@ -44,11 +49,41 @@ def ahead(seconds=0, hours=0, days=0):
         seconds=seconds, hours=hours, days=days)
 
 
+class LocalManagerAPI:
+    """The worker's view of the manager, without the RPC hop."""
+
+    def __init__(self, lease_manager):
+        self.lease_manager = lease_manager
+
+    def __getattr__(self, name):
+        method = getattr(self.lease_manager, name)
+        return lambda context, *args, **kwargs: method(
+            reserve_context.get_admin_context(), *args, **kwargs)
+
+
+class LocalWorkerAPI:
+    """The reconciler's casts, delivered at once to ``worker``."""
+
+    def __init__(self, booking_worker):
+        self.worker = booking_worker
+
+    def takes_units(self):
+        return True
+
+    def create_unit_lease(self, context, reservation_id):
+        self.worker.create_unit_lease(context, reservation_id)
+
+    def delete_unit_lease(self, context, reservation_id):
+        self.worker.delete_unit_lease(context, reservation_id)
+
+
 class GpuCloud:
     def __init__(self, tmp_path, loop=None):
         self.tmp_path = tmp_path
         self.ctx = reserve_context.get_admin_context()
         self.manager = manager.LeaseManager()
+        self.worker = worker.BookingWorker(
+            manager_api=LocalManagerAPI(self.manager))
         self._own_loop = loop is None
         self.loop = loop or events.EventLoop()
         self.uris = []
@@ -116,6 +151,13 @@ class GpuCloud:
         return self.manager.cancel_device_reservation(
             self.ctx, reservation_id, 'cancelled by a test')
 
+    def reconcile(self):
+        """One run of the worker's reconciler, every device reservation
+        made to look untouched for [worker]pending_create_timeout."""
+        age_reservations()
+        job = unit_reconciler.UnitReconciler(LocalWorkerAPI(self.worker))
+        return job.run(self.ctx)
+
     # what libvirt holds ------------------------------------------------
 
     def hostdevs(self, host):
@@ -129,6 +171,16 @@ class GpuCloud:
 
     def libvirt_state(self, host):
         return self.hostdevs(host), self.mdevs(host)
+
+
+def age_reservations():
+    """Make every device reservation look untouched for longer than
+    [worker]pending_create_timeout (what the reconciler waits for)."""
+    past = timeutils.utcnow() - datetime.timedelta(
+        seconds=CONF.worker.pending_create_timeout + 1)
+    table = models.DeviceReservation.__table__
+    with db_api.get_engine().begin() as conn:
+        conn.execute(table.update().values(updated_at=past))
 
 
 def _forget(uri):

@@ -1,12 +1,12 @@
 """Property-based: checks change nothing, claims take all or nothing.
 
 Failures are injected at each step of a claim (writing the reservation,
-writing its lease, each mdev creation, each attach, each record of an
-attachment; before the step, or after it changed the host) and of a
-start and an end run by the event loop. Whatever step fails, no unit is
-left claimed by a failed claim, no mdev left created, no hostdev left
-attached; the steps that succeed leave everything in place, and the end
-gives it all back.
+writing its lease; before the step, or after it) and of a start (each
+mdev creation, each attach, each record of an attachment; before the
+step, or after it changed the host) and an end run by the event loop.
+Whatever step fails, no unit is left claimed by a failed claim, no mdev
+left created, no hostdev left attached; the steps that succeed leave
+everything in place, and the end gives it all back.
 """
 import contextlib
 import datetime
@@ -210,8 +210,9 @@ def test_an_immediate_claim_takes_all_or_nothing(mode, data, fail_at,
             return
         event('claimed with %d steps' % len(faults.steps))
         assert not faults.injected
-        attached_everything(cloud, host, rsv_id)
+        # Its start, due at once, attaches.
         cloud.tick()
+        attached_everything(cloud, host, rsv_id)
         assert cloud.reservation(rsv_id).status == 'active'
         ended_cleanly(cloud, host, rsv_id, initial)
 

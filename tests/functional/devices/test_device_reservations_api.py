@@ -1,5 +1,6 @@
 """/v1/device-reservations through the whole WSGI stack, the lease
-manager behind the fake transport and its event loop ticked by hand."""
+manager behind the fake transport, the worker's casts delivered and its
+event loop ticked by hand (gpu_api.tick)."""
 import re
 
 import pytest
@@ -73,13 +74,17 @@ def test_reserve_watch_it_go_active_and_see_the_hostdev(gpu_api, a100):
         '0000:17:00.0', '0000:31:00.0']
     assert rsv['topology_generation'] == a100['topology_generation']
     assert rsv['domains'] == ['gpu-vm-2']
-    assert rsv['lease_id']
-    # Starting now, it was attached while created.
+    # Claimed; its lease is the worker's, its attach the start event's.
+    assert rsv['lease_id'] is None
     assert [(a['domain'], a['kind'], a['state']) for a in
-            rsv['attachments']] == [('gpu-vm-2', 'pci', 'attached')] * 2
+            rsv['attachments']] == [('gpu-vm-2', 'pci', 'planned')] * 2
+    assert gpu_api.casts == [('create_unit_lease', rsv['id'])]
     gpu_api.tick()
     rsv = _show(gpu_api, rsv['id']).json['device_reservation']
     assert rsv['status'] == 'active'
+    assert rsv['lease_id']
+    assert [(a['domain'], a['kind'], a['state']) for a in
+            rsv['attachments']] == [('gpu-vm-2', 'pci', 'attached')] * 2
     domain = gpu_api.domain(a100, 'gpu-vm-2')
     assert {'kind': 'pci', 'id': '0000:17:00.0', 'live': True,
             'config': True} in domain['hostdevs']
@@ -319,19 +324,28 @@ def test_more_slices_than_a_unit_offers_is_400(gpu_api):
     assert _counts() == dict.fromkeys(CLAIM_TABLES, 0)
 
 
-def test_a_failed_mdev_creation_is_undone_and_answered(gpu_api):
+def test_a_failed_mdev_creation_is_undone_and_shown(gpu_api):
     t4 = gpu_api.enroll('t4-host.xml')
     conn = device_hosts.connect(t4['uri'])
     # Someone takes the card's one T4-16Q slice behind reserve's back,
     # after the last discovery.
     taken = conn.create_mdev('0000:d8:00.0', 'nvidia-230')
     mdevs = sorted(m.uuid for m in conn.mdevs())
-    response = _create(gpu_api, {
+    rsv = _create(gpu_api, {
         'unit_ids': [gpu_api.unit(t4, '0000:d8:00.0')],
-        'mdev_type': 'nvidia-230', 'domains': ['vgpu-vm-2']},
-        expect_errors=True)
-    assert_error(response, 409, detail_has='failed and was undone')
-    assert _counts() == dict.fromkeys(CLAIM_TABLES, 0)
+        'mdev_type': 'nvidia-230', 'domains': ['vgpu-vm-2']}).json[
+        'device_reservation']
+    # The attach is its start event's: the failure shows on the
+    # reservation and on the lease's event, which is retried.
+    gpu_api.tick()
+    shown = _show(gpu_api, rsv['id']).json['device_reservation']
+    assert shown['status'] == 'pending'
+    assert 'failed and was undone' in shown['status_reason']
+    lease = gpu_api.app.get('/v1/leases/%s' % shown['lease_id'],
+                            headers=ADMIN).json['lease']
+    start = next(e for e in lease['events']
+                 if e['event_type'] == 'start_lease')
+    assert 'failed and was undone' in start['last_error']
     assert sorted(m.uuid for m in conn.mdevs()) == mdevs
     assert gpu_api.domain(t4, 'vgpu-vm-2')['hostdevs'] == []
     assert taken.uuid in mdevs
@@ -344,6 +358,7 @@ def test_patch_domains_and_the_admin_fields(gpu_api, a100):
                             'domains': ['gpu-vm-2']}).json[
         'device_reservation']
     gpu_api.tick()
+    rsv = _show(gpu_api, rsv['id']).json['device_reservation']
     app, url = gpu_api.app, '%s/%s' % (URL, rsv['id'])
     changed = app.patch_json(url, {'domains': ['gpu-vm-3']},
                              headers=MEMBER_A).json['device_reservation']
@@ -559,6 +574,8 @@ def test_a_domain_named_chooses_its_host(gpu_api, two_hosts, domains, host,
     rsv = _create(gpu_api, body).json['device_reservation']
     assert rsv['host'] == host
     assert [u['pci_address'] for u in rsv['units']] == [pci_address]
+    gpu_api.tick()
+    rsv = _show(gpu_api, rsv['id']).json['device_reservation']
     assert [(a['domain'], a['state']) for a in rsv['attachments']] == [
         (domains[0], 'attached')]
 

@@ -99,10 +99,14 @@ def test_pending_then_active_then_expired(cloud, monkeypatch):
         'lease.event.before_end_lease', 'lease.event.end_lease')]
 
 
-def test_a_reservation_starting_now_is_attached_when_created(cloud):
+def test_a_reservation_starting_now_is_attached_by_its_start_at_once(cloud):
     host = cloud.enroll('t4-host.xml')
     rsv_id = cloud.reserve(count=1, model='Tesla T4',
                            mdev_type='nvidia-222', domains=['vgpu-vm-2'])
+    assert [a.state for a in cloud.reservation(rsv_id).attachments] == [
+        'planned']
+    # Its start event is due at once.
+    assert cloud.tick() == 1
     rsv = cloud.reservation(rsv_id)
     [attachment] = rsv.attachments
     assert attachment.state == 'attached'
@@ -110,7 +114,6 @@ def test_a_reservation_starting_now_is_attached_when_created(cloud):
     assert attachment.mdev_uuid in cloud.mdevs(host)
     assert cloud.hostdevs(host)['vgpu-vm-2'] == [('mdev',
                                                   attachment.mdev_uuid)]
-    cloud.tick()
     assert cloud.reservation(rsv_id).status == 'active'
 
 
@@ -182,6 +185,8 @@ def test_domains_are_read_outside_every_lock_and_steer_the_claim(
     monkeypatch.setattr(lifecycle, '_domain_names', spy)
     rsv = cloud.reservation(cloud.reserve(count=1, domains=['gpu-vm-2']))
     assert rsv.host_id == a100.id
+    cloud.tick()
+    rsv = cloud.reservation(rsv.id)
     assert [(a.domain, a.state) for a in rsv.attachments] == [
         ('gpu-vm-2', 'attached')]
     # Once per host with units of the request, before the claim.
@@ -328,6 +333,7 @@ def test_passthrough_units_go_to_one_domain_each(cloud):
     host = cloud.enroll('a100-host.xml')
     rsv_id = cloud.reserve(count=2, model=A100_MODEL,
                            domains=['gpu-vm-2', 'gpu-vm-3'])
+    cloud.tick()
     holders = cloud.hostdevs(host)
     assert len(holders['gpu-vm-2']) == len(holders['gpu-vm-3']) == 1
     with pytest.raises(exception.Conflict):
@@ -367,20 +373,44 @@ def test_device_leases_are_not_booking_orphans(cloud):
         cloud.ctx, created_before=ahead(hours=1)) == []
 
 
-def test_settle_finishes_a_cancel_whose_lease_was_not_deleted(cloud):
+def test_the_reconciler_finishes_a_cancel_whose_lease_was_not_deleted(
+        cloud):
     host = cloud.enroll('a100-host.xml')
     rsv_id = cloud.reserve(unit_ids=[cloud.unit(host, '0000:17:00.0').id],
                            domains=['gpu-vm-2'])
     cloud.tick()
-    # The manager died between the status and the lease's delete path.
+    # Cancelled, and the delete_unit_lease cast lost (or the manager died
+    # between the status and the lease's delete path).
     devices_db.reservation_update(cloud.ctx, rsv_id,
                                   {'status': 'cancelled'})
-    assert lifecycle.settle(cloud.ctx, cloud.manager.delete_lease) == [
-        rsv_id]
+    assert cloud.reconcile()['unit_cancels'] == 1
+    assert cloud.lease(rsv_id).status == engine_states.Lease.DELETING
     cloud.tick()
     assert cloud.reservation(rsv_id).released_at is not None
     assert cloud.hostdevs(host)['gpu-vm-2'] == []
-    assert lifecycle.settle(cloud.ctx, cloud.manager.delete_lease) == []
+    assert cloud.reconcile()['unit_cancels'] == 0
+
+
+def test_settle_releases_what_a_lost_lease_left_attached(cloud):
+    host = cloud.enroll('a100-host.xml')
+    rsv_id = cloud.reserve(unit_ids=[cloud.unit(host, '0000:17:00.0').id],
+                           domains=['gpu-vm-2'])
+    waiting = cloud.reserve(unit_ids=[cloud.unit(host, '0000:b1:00.0').id],
+                            start=iso(ahead(hours=1)))
+    cloud.tick()
+    assert cloud.hostdevs(host)['gpu-vm-2']
+    # Its lease is gone (removed by hand, say) while its unit is attached.
+    db_api.lease_destroy(cloud.ctx, cloud.lease(rsv_id).id)
+    db_api.lease_destroy(cloud.ctx, cloud.lease(waiting).id)
+    assert lifecycle.settle(cloud.ctx) == [rsv_id]
+    assert cloud.reservation(rsv_id).released_at is not None
+    assert cloud.hostdevs(host)['gpu-vm-2'] == []
+    # One with nothing on the host is the reconciler's: it gets its lease
+    # again.
+    assert cloud.reservation(waiting).released_at is None
+    assert cloud.reconcile()['unit_leases'] == 1
+    assert cloud.lease(waiting) is not None
+    assert lifecycle.settle(cloud.ctx) == []
 
 
 def test_setting_domains_that_fail_leaves_the_reservation_as_it_was(cloud):

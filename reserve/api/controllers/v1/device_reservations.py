@@ -7,8 +7,10 @@ with ``numa_local``), for ``allowed_projects`` (the audience, the
 caller's project by default) and optional ``managing_projects``, from
 ``start`` (default now) to ``end`` (absent or null: open-ended until
 cancelled). ``?dry_run=true`` answers whether and which units would fit
-and claims nothing. The manager claims atomically: overlap with another
-reservation of the same units is refused (409).
+and claims nothing. The booking desk (reserve.booking.units, on the road
+of unit_road) claims atomically: overlap with another reservation of the
+same units is refused (409); the 201 is pending, with no lease until the
+worker has the manager build it (its start event attaches).
 
 Only the projects of a reservation (its maker, audience, managers) see
 it: for the others it does not exist (404). ``domains`` get its units at
@@ -25,6 +27,7 @@ from pecan import rest
 
 from reserve.api.controllers.v1 import devices as devices_api
 from reserve.api.controllers.v1 import method
+from reserve.api.controllers.v1 import unit_road
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import device_reservations as schema
 from reserve.api.views import device_reservations as views
@@ -299,11 +302,10 @@ class DeviceReservationsController(rest.RestController):
             'contract_ref': body.get('contract_ref'),
             'reason': body.get('reason'),
         }
-        created = utils.rpc_call('reserve GPU units',
-                                 _manager().create_device_reservation,
-                                 ctx, values)
-        utils.set_created('%s/%s' % (PATH, created['id']))
-        return _show(ctx, created['id'])
+        reservation_id = unit_road.create(ctx, values, start, end,
+                                          _domain_reader(ctx))
+        utils.set_created('%s/%s' % (PATH, reservation_id))
+        return _show(ctx, reservation_id)
 
     @method.expose(body=schema.update)
     def patch(self, reservation_id=None, *, ctx, body):
@@ -370,10 +372,7 @@ class DeviceReservationsController(rest.RestController):
         if reservation.status in Status.LIVE:
             reason = 'cancelled by %s at %s' % (
                 ctx.user_id, utils.format_date(timeutils.utcnow()))
-            if not utils.rpc_call(
-                    'cancel device reservation %s' % reservation.id,
-                    _manager().cancel_device_reservation, ctx,
-                    reservation.id, reason):
+            if not unit_road.cancel(ctx, reservation.id, reason):
                 raise exception.InvalidState(
                     what='Device reservation %s' % reservation.id,
                     status='changing', reason='it changed while being '

@@ -1,0 +1,92 @@
+"""The booking desk's side of GPU-unit reservations
+(/v1/device-reservations), in the API process, as admission.py is for
+bookings: a 201 is a claim, and the worker then has the manager build
+its lease (reserve.worker.worker.BookingWorker.create_unit_lease).
+
+* ``reserve``: the dates (gauntlet.check_dates), the domains named (read
+  from the manager before any lock: ``read_domains``), then in one writer
+  transaction under the capacity lock the quota of unit-hours
+  (quota.py) and the claim of the units under their host's lock
+  (reserve.devices.runs.claim). The reservation is ``pending`` with no
+  lease.
+* ``cancel``: the compare-and-swap to ``cancelled``; a claim no lease
+  took yet is released at once (its lease's end releases it otherwise).
+
+Attaching, detaching and everything else that touches libvirt stays the
+manager's.
+"""
+import dataclasses
+
+from oslo_log import log as logging
+
+from reserve.booking import admission
+from reserve.booking import gauntlet
+from reserve.booking import quota
+from reserve.common import exception
+from reserve.common import timeutils
+from reserve.db import api as db_api
+from reserve.db import devices as devices_db
+from reserve.devices import claims
+from reserve.devices import runs
+from reserve.devices import states
+
+LOG = logging.getLogger(__name__)
+
+Status = states.Reservation
+
+
+def _units_asked(request):
+    return len(request.unit_ids) or request.count
+
+
+def _choose(context, request, start, end, domains, read_domains, viewer):
+    """The dry run of the claim, outside every lock: the request pinned
+    to the host it would get, whose domains were checked."""
+    request = claims.on_hosts_with_domains(
+        context, request, start, end, domains, read_domains, viewer=viewer)
+    chosen = claims.check(context, request, start, end, viewer=viewer)
+    if domains:
+        host = db_api.host_get(context, chosen.host_id)
+        known = read_domains(host)
+        missing = [name for name in domains if name not in known]
+        if missing:
+            raise exception.DomainNotFound(name=missing[0], host=host.name)
+    return dataclasses.replace(request, host_id=chosen.host_id)
+
+
+@db_api.retry_on_deadlock
+def reserve(context, values, start, end, read_domains):
+    """Check, count and claim a unit reservation; returns its id.
+
+    values: what LeaseManager.create_device_reservation takes (id,
+    project_id, user_id, viewer, the request, the projects, domains,
+    contract_ref, reason); [start, end): its window, end None when
+    open-ended. read_domains(host): the names of a host's domains.
+    """
+    end = end or states.OPEN_END
+    gauntlet.check_dates(start, end, timeutils.utcnow())
+    viewer = values.get('viewer')
+    request = _choose(context, runs.request_of(values), start, end,
+                      values.get('domains') or [], read_domains, viewer)
+    values = dict(values, host_id=request.host_id)
+    deltas = quota.new_unit_reservation(_units_asked(request), start, end)
+    with admission.capacity_transaction(context):
+        quota.enforce(context, values['project_id'], deltas)
+        runs.claim(context, {'start_date': start, 'end_date': end}, values)
+    LOG.info('Device reservation %s claimed on host %s for project %s',
+             values['id'], request.host_id, values['project_id'])
+    return values['id']
+
+
+def cancel(context, reservation_id, reason):
+    """Cancel a live reservation (False when it was not live any more).
+    Without a lease yet its units are free at once; with one, its
+    deletion (the worker's) runs its end."""
+    if not devices_db.reservation_update(
+            context, reservation_id,
+            {'status': Status.CANCELLED, 'status_reason': reason},
+            expected_status=Status.LIVE):
+        return False
+    if devices_db.reservation_lease(context, reservation_id) is None:
+        claims.release(context, reservation_id)
+    return True
