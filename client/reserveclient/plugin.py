@@ -20,6 +20,7 @@ from osc_lib import exceptions
 from osc_lib import utils
 
 from reserveclient.v1 import client as client_v1
+from reserveclient.v1 import httpclient
 
 LOG = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ API_VERSIONS = {'1': 'reserveclient.v1.client.Client'}
 def check_api_version(check_version):
     """Accept "1" (negotiate) or a microversion "1.<minor>"."""
     try:
-        major, _minor = client_v1.parse_version(check_version)
+        major, _minor = httpclient.parse_version(check_version)
     except ValueError:
         raise exceptions.CommandError(
             '--os-reserve-api-version %r is not a version: use 1 (the '

@@ -9,102 +9,7 @@ from osc_lib import exceptions
 
 from reserveclient.osc import utils
 from reserveclient.osc.v1 import base
-
-SHOW_FIELDS = ('id', 'name', 'nova_flavor_id', 'description', 'slots',
-               'gpus', 'gpu_slots', 'max_length_hours', 'active',
-               'is_public', 'start', 'end', 'category', 'availability_zone',
-               'projects', 'created_at', 'updated_at')
-
-
-def _show(flavor):
-    return utils.show_fields(flavor, SHOW_FIELDS)
-
-
-def _add_field_arguments(parser, create):
-    """Options shared by create and set; set can also clear some."""
-    parser.add_argument(
-        '--nova-flavor', metavar='<nova-flavor>', dest='nova_flavor_id',
-        required=create,
-        help='ID of the nova flavor the reserved instances boot with'
-             '%s' % ('' if create else ' (new value)'))
-    parser.add_argument(
-        '--slots', metavar='<count>', type=utils.non_negative_int,
-        required=create,
-        help='How many instances of the flavor can be reserved at the same '
-             'time')
-    parser.add_argument(
-        '--description', metavar='<text>',
-        help='Description shown to users')
-    parser.add_argument(
-        '--max-length-hours', metavar='<hours>', type=utils.positive_int,
-        help='Longest reservation allowed, in hours%s' %
-             (' (default: the server\'s [booking] default_max_length_hours)'
-              if create else ''))
-    parser.add_argument(
-        '--start', metavar='<date>', type=utils.parse_date,
-        help='Reservations of the flavor may not start before this: ' +
-             utils.DATE_HELP)
-    parser.add_argument(
-        '--end', metavar='<date>', type=utils.parse_date,
-        help='Reservations of the flavor must end by this: ' +
-             utils.DATE_HELP)
-    parser.add_argument(
-        '--category', metavar='<category>',
-        help='Category the flavor is listed under')
-    parser.add_argument(
-        '--availability-zone', metavar='<zone>',
-        help='Availability zone of the flavor')
-    public = parser.add_mutually_exclusive_group()
-    public.add_argument(
-        '--public', dest='is_public', action='store_true', default=None,
-        help='Every project may book the flavor%s' %
-             (' (default)' if create else ''))
-    public.add_argument(
-        '--private', dest='is_public', action='store_false',
-        help='Only projects granted access may book the flavor (see '
-             '"openstack reserve flavor access grant")')
-    active = parser.add_mutually_exclusive_group()
-    active.add_argument(
-        '--enable', dest='active', action='store_true', default=None,
-        help='The flavor can be booked%s' % (' (default)' if create else ''))
-    active.add_argument(
-        '--disable', dest='active', action='store_false',
-        help='No new reservations of the flavor; existing ones stay')
-    if not create:
-        for option, what in (('--no-max-length-hours', 'the length limit'),
-                             ('--no-start', 'the earliest start'),
-                             ('--no-end', 'the latest end'),
-                             ('--no-description', 'the description'),
-                             ('--no-category', 'the category'),
-                             ('--no-availability-zone',
-                              'the availability zone')):
-            parser.add_argument(
-                option, action='store_true', default=False,
-                dest='clear_' + option[5:].replace('-', '_'),
-                help='Remove %s' % what)
-
-
-_BODY_KEYS = ('nova_flavor_id', 'slots', 'description', 'max_length_hours',
-              'start', 'end', 'category', 'availability_zone', 'is_public',
-              'active')
-_CLEARABLE = ('max_length_hours', 'start', 'end', 'description', 'category',
-              'availability_zone')
-
-
-def _body(parsed_args):
-    body = {}
-    for key in _BODY_KEYS:
-        value = getattr(parsed_args, key)
-        if value is not None:
-            body[key] = value
-    for key in _CLEARABLE:
-        if getattr(parsed_args, 'clear_' + key, False):
-            if key in body:
-                raise exceptions.CommandError(
-                    '--%s and --no-%s exclude each other' % (
-                        key.replace('_', '-'), key.replace('_', '-')))
-            body[key] = None
-    return body
+from reserveclient.osc.v1 import flavor_fields
 
 
 class CreateFlavor(base.ReserveCommand, command.ShowOne):
@@ -115,7 +20,7 @@ class CreateFlavor(base.ReserveCommand, command.ShowOne):
         parser.add_argument(
             'name', metavar='<name>',
             help='Name users book the flavor by (not a UUID)')
-        _add_field_arguments(parser, create=True)
+        flavor_fields.add_field_arguments(parser, create=True)
         parser.add_argument(
             '--project', metavar='<project>', dest='projects',
             action='append', default=[],
@@ -125,11 +30,12 @@ class CreateFlavor(base.ReserveCommand, command.ShowOne):
 
     def take_action(self, parsed_args):
         client = base.reserve_client(self)
-        body = _body(parsed_args)
+        body = flavor_fields.request_body(parsed_args)
         if parsed_args.projects:
             body['projects'] = [base.resolve_project(self, p)
                                 for p in parsed_args.projects]
-        return _show(client.flavors.create(name=parsed_args.name, **body))
+        return flavor_fields.show(
+            client.flavors.create(name=parsed_args.name, **body))
 
 
 class ListFlavor(base.ReserveCommand, command.Lister):
@@ -200,7 +106,7 @@ class ShowFlavor(base.ReserveCommand, command.ShowOne):
 
     def take_action(self, parsed_args):
         client = base.reserve_client(self)
-        return _show(client.flavors.get(parsed_args.flavor))
+        return flavor_fields.show(client.flavors.get(parsed_args.flavor))
 
 
 class SetFlavor(base.ReserveCommand, command.Command):
@@ -211,11 +117,11 @@ class SetFlavor(base.ReserveCommand, command.Command):
         parser.add_argument('flavor', metavar='<flavor>',
                             help='Flavor (name or ID)')
         parser.add_argument('--name', metavar='<name>', help='New name')
-        _add_field_arguments(parser, create=False)
+        flavor_fields.add_field_arguments(parser, create=False)
         return parser
 
     def take_action(self, parsed_args):
-        body = _body(parsed_args)
+        body = flavor_fields.request_body(parsed_args)
         if parsed_args.name is not None:
             body['name'] = parsed_args.name
         if not body:

@@ -4,6 +4,7 @@ import pytest
 from reserveclient import exceptions
 from reserveclient.tests.unit import fakes
 from reserveclient.v1 import client as reserve_client
+from reserveclient.v1 import httpclient
 
 
 def make(api=None, **kwargs):
@@ -62,7 +63,7 @@ class TestVersions:
             'OpenStack-API-Version'] == 'reserve 1.3'
 
     def test_negotiates_newest_common_version(self, monkeypatch):
-        monkeypatch.setattr(reserve_client, 'MAX_VERSION', '1.4')
+        monkeypatch.setattr(httpclient, 'MAX_VERSION', '1.4')
         api = fakes.FakeReserveAPI(max_version='1.2')
         client, session = make(api)
         client.reservations.list()
@@ -75,12 +76,12 @@ class TestVersions:
         assert client.api_version == '1.2'
 
     def test_negotiation_caps_at_the_client_maximum(self, monkeypatch):
-        monkeypatch.setattr(reserve_client, 'MAX_VERSION', '1.1')
+        monkeypatch.setattr(httpclient, 'MAX_VERSION', '1.1')
         client, _ = make(fakes.FakeReserveAPI(max_version='1.9'))
         assert client.api_version == '1.1'
 
     def test_failed_discovery_falls_back_to_the_minimum(self, monkeypatch):
-        monkeypatch.setattr(reserve_client, 'MAX_VERSION', '1.1')
+        monkeypatch.setattr(httpclient, 'MAX_VERSION', '1.1')
         client, session = make()
         session.api._route = lambda *a: fakes._error(404, 'gone')
         assert client.api_version == '1.0'

@@ -1,0 +1,40 @@
+"""The GPU units of the reserve API."""
+from reserveclient import exceptions
+from reserveclient.v1 import base
+
+
+class DeviceManager(base.Manager):
+    """/v1/devices: the GPU units of the libvirt hosts."""
+
+    path = '/v1/devices'
+    key = 'device'
+    collection_key = 'devices'
+    what = 'device'
+
+    def list(self, limit=None, marker=None, **filters):
+        """Filters: host (name or ID), model, state, numa_node."""
+        return self._list(filters, limit=limit, marker=marker)
+
+    def find(self, ref, host=None):
+        """A unit by its ID, PCI address (0000:3b:00.0) or node device
+        name (pci_0000_3b_00_0), on ``host`` when given."""
+        try:
+            return self.get(ref)
+        except exceptions.NotFound as exc:
+            not_found = exc
+        # Virtual functions are listed only when asked for.
+        matches = [d for d in self.list(host=host, include_vfs='true')
+                   if ref in (d.get('pci_address'), d.get('node_device'))]
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            raise exceptions.ReserveClientError(
+                'More than one GPU unit is %s (on hosts %s); give the host '
+                'or use the ID.' % (ref, ', '.join(
+                    sorted(str(m.get('host')) for m in matches))))
+        raise not_found
+
+    def availability(self, start=None, end=None, **filters):
+        """{start, end, availability: [{host, model, free, unit_ids}]}"""
+        return self.http.get('%s/availability' % self.path,
+                             dict(filters, start=start, end=end))

@@ -1,0 +1,28 @@
+"""The reservations (bookings) of the reserve API."""
+from reserveclient.v1 import base
+
+
+class ReservationManager(base.Manager):
+    """/v1/reservations: bookings of a flavor for a window."""
+
+    path = '/v1/reservations'
+    key = 'reservation'
+    collection_key = 'reservations'
+    what = 'reservation'
+
+    def list(self, all_projects=False, project_id=None, flavor_id=None,
+             status=None, limit=None, marker=None):
+        params = {'project_id': project_id, 'flavor_id': flavor_id,
+                  'status': status}
+        if all_projects:
+            params['all_projects'] = 'true'
+        return self._list(params, limit=limit, marker=marker)
+
+    def create(self, flavor_id, start, end, instance_count=None):
+        body = {'flavor_id': flavor_id, 'start': start, 'end': end}
+        if instance_count is not None:
+            body['instance_count'] = instance_count
+        return self._create(body)
+
+    def update(self, reservation_id, end):
+        return self._update(reservation_id, {'end': end})
