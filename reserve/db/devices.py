@@ -14,6 +14,7 @@ from sqlalchemy import orm
 from reserve.common import exception
 from reserve.common import states
 from reserve.db import api as db_api
+from reserve.db import leases as leases_db
 from reserve.db import models
 
 _DR = models.DeviceReservation
@@ -206,7 +207,7 @@ def reservation_destroy(context, reservation_id):
 
 def reservation_lease(context, reservation_id):
     """The lease a device reservation owns, or None once it is gone."""
-    return db_api.lease_get_by_owner(
+    return leases_db.lease_get_by_owner(
         context, states.Owner.DEVICE_RESERVATION, reservation_id)
 
 

@@ -22,6 +22,8 @@ from reserve.common import states as engine_states
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
+from reserve.db import hosts as hosts_db
+from reserve.db import leases as leases_db
 from reserve.devices import attachments
 from reserve.devices import claims
 from reserve.devices import hosts
@@ -76,7 +78,7 @@ def create(context, values, selection_lock, lease_events):
     # again under the host's lock.
     chosen = claims.check(context, request, start, end,
                           viewer=values.get('viewer'))
-    host = db_api.host_get(context, chosen.host_id)
+    host = hosts_db.host_get(context, chosen.host_id)
     values = dict(values, host_id=host.id)
     # A reservation that starts now is attached while it is claimed, so
     # that a failure is the request's answer. (Later ones by their start
@@ -101,8 +103,8 @@ def create(context, values, selection_lock, lease_events):
                 # What the device:gpu plugin's reserve does.
                 row = runs.claim(context, lease_row, values)
                 row['status'] = engine_states.Reservation.PENDING
-                db_api.lease_create(context, lease_row, [row],
-                                    lease_events(start, end))
+                leases_db.lease_create(context, lease_row, [row],
+                                       lease_events(start, end))
                 if immediate:
                     reservation = devices_db.reservation_get(context,
                                                              values['id'])

@@ -15,6 +15,8 @@ from reserve.common import states as engine_states
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
+from reserve.db import events as events_db
+from reserve.db import leases as leases_db
 from reserve.devices import claims
 from reserve.devices import hosts as device_hosts
 from reserve.devices import lifecycle
@@ -363,7 +365,7 @@ def test_moving_the_end_checks_the_units(cloud):
 def test_device_leases_are_not_booking_orphans(cloud):
     cloud.enroll('a100-host.xml')
     cloud.reserve(count=1, model=A100_MODEL)
-    assert db_api.lease_list_orphans(
+    assert leases_db.lease_list_orphans(
         cloud.ctx, created_before=ahead(hours=1)) == []
 
 
@@ -420,7 +422,7 @@ def test_a_start_waits_for_the_late_end_before_it(cloud):
     assert cloud.reservation(first).status == 'active'
     end = next(e for e in cloud.lease(first).events
                if e.event_type == 'end_lease')
-    db_api.event_update(cloud.ctx, end.id, {
+    events_db.event_update(cloud.ctx, end.id, {
         'status': 'IN_PROGRESS', 'claimed_by': 'manager-gone',
         'claimed_at': timeutils.utcnow()})
     _wait_start(2.1)
@@ -436,7 +438,7 @@ def test_a_start_waits_for_the_late_end_before_it(cloud):
     assert cloud.hostdevs(host)['gpu-vm-3'] == []
 
     # The end is taken over; the start follows once it has run.
-    db_api.event_update(cloud.ctx, end.id, {'status': 'UNDONE'})
+    events_db.event_update(cloud.ctx, end.id, {'status': 'UNDONE'})
     # (retried after [manager]event_retry_interval, dates to the second)
     _wait_start(2.1)
     cloud.tick(2)
