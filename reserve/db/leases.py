@@ -6,6 +6,7 @@ joins the transaction the caller may have open on it.
 """
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
+from sqlalchemy import orm
 
 from reserve.common import exception
 from reserve.common import states
@@ -51,58 +52,51 @@ def lease_create(context, lease_values, reservations, events):
         return lease
 
 
+def _whole_leases(session):
+    """A query of leases loading, for all the rows at once, their
+    reservations with their allocations and hosts, and their events: the
+    objects are whole after the session, in a query per table."""
+    return session.query(models.Lease).options(
+        orm.selectinload(models.Lease.reservations)
+        .selectinload(models.LeaseReservation.allocations)
+        .joinedload(models.Allocation.host),
+        orm.selectinload(models.Lease.events))
+
+
 def lease_get(context, lease_id, project_id=None):
     with db_api.reader.using(context) as session:
-        query = session.query(models.Lease).filter_by(id=lease_id)
+        query = _whole_leases(session).filter_by(id=lease_id)
         if project_id is not None:
             query = query.filter_by(project_id=project_id)
         lease = query.first()
         if lease is None:
             raise exception.LeaseNotFound(id=lease_id)
-        _load_lease(lease)
         return lease
-
-
-def _load_lease(lease):
-    # Touch the relationships so the object is usable after the session.
-    for reservation in lease.reservations:
-        for allocation in reservation.allocations:
-            allocation.host  # noqa: B018
-    lease.events  # noqa: B018
 
 
 def lease_get_by_name(context, name):
     with db_api.reader.using(context) as session:
-        lease = session.query(models.Lease).filter_by(name=name).first()
-        if lease is not None:
-            _load_lease(lease)
-        return lease
+        return _whole_leases(session).filter_by(name=name).first()
 
 
 def lease_get_by_owner(context, owner_type, owner_id):
     """The lease of a booking or a device reservation (states.Owner),
     or None."""
     with db_api.reader.using(context) as session:
-        lease = (session.query(models.Lease)
-                 .filter_by(owner_type=owner_type, owner_id=owner_id)
-                 .first())
-        if lease is not None:
-            _load_lease(lease)
-        return lease
+        return (_whole_leases(session)
+                .filter_by(owner_type=owner_type, owner_id=owner_id)
+                .first())
 
 
 def lease_list(context, project_id=None, status=None, limit=None,
                marker=None):
     with db_api.reader.using(context) as session:
-        query = session.query(models.Lease)
+        query = _whole_leases(session)
         if project_id is not None:
             query = query.filter_by(project_id=project_id)
         if status is not None:
             query = query.filter_by(status=status)
-        leases = db_api._paginate(query, models.Lease, limit, marker)
-        for lease in leases:
-            _load_lease(lease)
-        return leases
+        return db_api._paginate(query, models.Lease, limit, marker)
 
 
 @db_api.retry_on_deadlock
@@ -185,13 +179,16 @@ def allocations_delete(context, reservation_id):
 
 
 def _allocations_of(session, project_id=None):
-    """Allocations joined to their lease (of ``project_id`` if given)."""
+    """Allocations joined to their lease (of ``project_id`` if given),
+    which are read with them."""
     query = (session.query(models.Allocation)
              .join(models.LeaseReservation,
                    models.Allocation.reservation_id ==
                    models.LeaseReservation.id)
              .join(models.Lease,
-                   models.LeaseReservation.lease_id == models.Lease.id))
+                   models.LeaseReservation.lease_id == models.Lease.id)
+             .options(orm.contains_eager(models.Allocation.reservation)
+                      .contains_eager(models.LeaseReservation.lease)))
     if project_id is not None:
         query = query.filter(models.Lease.project_id == project_id)
     return query
