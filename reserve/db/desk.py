@@ -72,21 +72,6 @@ def bookings_in_window(context, flavors, start, end, guard,
     return found
 
 
-# MariaDB turns an IN list of 1,000 values or more into a join with a
-# temporary table, which it reads once per row the query makes (twice per
-# booking in peak_loads) instead of testing each booking against a
-# sorted list: shorter lists, OR-ed, keep it a test on the booking. (On
-# SQLite, OR-ed lists cost an index search each: one list there.)
-_IN_LIST = 500
-
-
-def _one_of(column, values, dialect):
-    if dialect != 'mysql':
-        return column.in_(values)
-    return sa.or_(*(column.in_(values[i:i + _IN_LIST])
-                    for i in range(0, len(values), _IN_LIST)))
-
-
 def _holding(query, flavors, start, end, guard, exclude_booking):
     """``query`` narrowed to the live bookings of ``flavors`` that hold
     slots in [start, end), found through the index on the window (a
@@ -171,7 +156,8 @@ def peak_loads(context, flavors, start, end, guard):
         loads = (sa.select(flavor_id.label('flavor_id'),
                            load.label('load'), sides.c.side)
                  .outerjoin(sides, sa.true())
-                 .where(_one_of(B.flavor_id, sorted(peaks), dialect))
+                 .where(functions.one_of(B.flavor_id, sorted(peaks),
+                                         dialect))
                  .where(B.end_date > start - guard)
                  .where(B.end_date <= end + longest)
                  .where(B.start_date < end)

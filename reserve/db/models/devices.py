@@ -81,6 +81,12 @@ class DeviceReservation(Base):
     topology_generation = orm.mapped_column(sa.String(64), nullable=False)
     # Set once its end has run: from then on its units are free again.
     released_at = orm.mapped_column(sa.DateTime)
+    # Not columns: read with the row where asked for (reserve.db.devices
+    # reservation_get), None otherwise. The name of its host (None once
+    # the host is unenrolled) and the id of the lease it owns (None once
+    # that is gone).
+    host_name = orm.query_expression()
+    lease_id = orm.query_expression()
 
     projects = orm.relationship(
         'DeviceReservationProject', lazy='selectin',

@@ -75,17 +75,12 @@ def reservation_view(ctx, reservation):
     """The API representation of a device reservation."""
     units = sorted((u.device for u in reservation.units),
                    key=lambda d: d.pci_address)
-    lease = devices_db.reservation_lease(ctx, reservation.id)
-    try:
-        host = db_api.host_get(ctx, reservation.host_id).name
-    except exception.HostNotFound:
-        host = None
     live = [a for a in reservation.attachments
             if a.state != states.Attachment.DETACHED]
     return {
         'id': reservation.id,
         'host_id': reservation.host_id,
-        'host': host,
+        'host': reservation.host_name,
         'project_id': reservation.project_id,
         'user_id': reservation.user_id,
         'allowed_projects': reservation.project_ids(states.Role.ALLOWED),
@@ -105,7 +100,7 @@ def reservation_view(ctx, reservation):
         'attachments': [_attachment_view(a) for a in sorted(
             reservation.attachments,
             key=lambda a: (a.domain, a.device.pci_address))],
-        'lease_id': lease.id if lease is not None else None,
+        'lease_id': reservation.lease_id,
         'released_at': utils.format_date(reservation.released_at),
         'created_at': utils.format_date(reservation.created_at),
         'updated_at': utils.format_date(reservation.updated_at),
