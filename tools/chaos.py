@@ -26,6 +26,7 @@ sys.path.insert(0, REPO)
 from tests.fixtures import backends  # noqa: E402
 from tests.integration import chaos  # noqa: E402
 from tests.integration import cloud  # noqa: E402
+from tests.integration import cloud_lifecycle  # noqa: E402
 
 
 def main():
@@ -52,7 +53,7 @@ def main():
     if args.minutes:
         profile = dataclasses.replace(profile,
                                       load_seconds=args.minutes * 60)
-    cloud.ensure_up()
+    cloud_lifecycle.ensure_up()
     nova = cloud.nova_client('admin', 'admin', 'admin')
     flavor = nova.flavors.create('chaos-%s' % uuid.uuid4().hex[:6],
                                  ram=256, vcpus=1, disk=1)

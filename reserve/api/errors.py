@@ -13,13 +13,13 @@ has the same JSON shape::
 import http
 import json
 
-from oslo_db import exception as db_exc
 from oslo_log import log as logging
 from oslo_middleware import request_id as request_id_mw
 import webob
 import webob.exc
 
 from reserve.common import exception
+from reserve.db import api as db_api
 
 LOG = logging.getLogger(__name__)
 
@@ -156,9 +156,7 @@ def response_for_exception(exc, request_id=None, environ=None):
             LOG.error('Request %s failed: %s', request_id, exc.message)
         return error_response(status, exc.message, request_id,
                               code=error_code(status, exc))
-    if isinstance(exc, (db_exc.DBConnectionError, db_exc.DBDeadlock)):
-        # The database restarting, or a deadlock that outlived its
-        # retries: nothing was written; the client may try again.
+    if db_api.database_away(exc):
         LOG.warning('Request %s failed, database unavailable: %s',
                     request_id, exc)
         return error_response(

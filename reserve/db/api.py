@@ -11,10 +11,13 @@ project's rows when it is set; the API passes None only for callers
 allowed to see all projects, so a project never learns that another
 project's row exists (404).
 """
+import contextlib
+import contextvars
 import importlib
 import sqlite3
 
 from oslo_db import api as oslo_db_api
+from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 from oslo_db.sqlalchemy import utils as db_utils
 import sqlalchemy as sa
@@ -36,12 +39,88 @@ retry_on_deadlock = oslo_db_api.wrap_db_retry(max_retries=5,
                                               retry_on_deadlock=True)
 
 
+def database_away(exc):
+    """Whether ``exc`` is the database restarting (or a deadlock that
+    outlived its retries): nothing was written, and the same call may
+    succeed in a few seconds. A connection lost is oslo.db's
+    DBConnectionError; a new connection refused is left by oslo.db as
+    SQLAlchemy's OperationalError with no statement (e.g. PostgreSQL's
+    "the database system is shutting down" or "Connection refused",
+    which its filters do not match)."""
+    if isinstance(exc, (db_exc.DBConnectionError, db_exc.DBDeadlock)):
+        return True
+    return isinstance(exc, sa.exc.OperationalError) and exc.statement is None
+
+
+def log_failure(log, what, exc):
+    """Log that ``what`` failed with ``exc``, from its except block: one
+    line while the database is away (expected when it restarts), a
+    traceback for anything else."""
+    if database_away(exc):
+        log.warning('%s, the database is unavailable: %s', what,
+                    str(exc).splitlines()[0])
+    else:
+        log.exception('%s', what)
+
+
 @sa.event.listens_for(sa.engine.Engine, 'connect')
 def _sqlite_pragmas(dbapi_connection, connection_record):
     if isinstance(dbapi_connection, sqlite3.Connection):
         dbapi_connection.execute('PRAGMA busy_timeout = %d' %
                                  SQLITE_BUSY_TIMEOUT_MS)
         dbapi_connection.execute('PRAGMA journal_mode = WAL')
+
+
+# A writer's transaction on SQLite takes the write lock when it begins
+# (BEGIN IMMEDIATE), waiting for it under the busy timeout. A deferred
+# one that reads first and writes later cannot wait: when another writer
+# has committed since its read, SQLite fails the write at once with
+# "database is locked", whatever the timeout.
+_BEGIN_IMMEDIATE = contextvars.ContextVar('reserve_db_begin_immediate',
+                                          default=False)
+# Writer blocks open in this thread. One of another context opened inside
+# a writer's transaction begins as before (deferred): taking the write
+# lock there would wait for this very thread.
+_OPEN_WRITERS = contextvars.ContextVar('reserve_db_open_writers',
+                                       default=0)
+
+
+@sa.event.listens_for(sa.engine.Engine, 'begin')
+def _sqlite_begin(conn):
+    # Runs before oslo.db's own listener (class-level listeners come
+    # first), which then sees the transaction begun and emits nothing.
+    if (conn.dialect.name == 'sqlite' and _BEGIN_IMMEDIATE.get() and
+            'in_transaction' not in conn.info):
+        conn.exec_driver_sql('BEGIN IMMEDIATE')
+        conn.info['in_transaction'] = True
+
+
+class _Writer:
+    """enginefacade's writer, whose outermost transaction on SQLite
+    begins with the write lock held."""
+
+    def __init__(self, facade_writer):
+        self._facade_writer = facade_writer
+
+    @contextlib.contextmanager
+    def using(self, context):
+        with self._facade_writer.using(context) as session:
+            if (not _OPEN_WRITERS.get() and
+                    session.get_bind().dialect.name == 'sqlite'):
+                # Begins the connection's transaction now.
+                token = _BEGIN_IMMEDIATE.set(True)
+                try:
+                    session.connection()
+                finally:
+                    _BEGIN_IMMEDIATE.reset(token)
+            depth = _OPEN_WRITERS.set(_OPEN_WRITERS.get() + 1)
+            try:
+                yield session
+            finally:
+                _OPEN_WRITERS.reset(depth)
+
+    def __getattr__(self, name):
+        return getattr(self._facade_writer, name)
 
 
 def _make_context_manager():
@@ -52,7 +131,7 @@ def _make_context_manager():
 
 context_manager = _make_context_manager()
 reader = context_manager.reader
-writer = context_manager.writer
+writer = _Writer(context_manager.writer)
 
 
 def get_engine():
@@ -67,7 +146,7 @@ def reset_engine():
         context_manager.writer.get_engine().dispose()
     context_manager = _make_context_manager()
     reader = context_manager.reader
-    writer = context_manager.writer
+    writer = _Writer(context_manager.writer)
 
 
 def _paginate(query, model, limit, marker, sort_key='created_at',

@@ -19,6 +19,7 @@ from reserve.common import context as reserve_context
 from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
+from reserve.db import api as db_api
 from reserve.db import events as events_db
 from reserve.db import leases as leases_db
 from reserve.manager import notify
@@ -57,8 +58,8 @@ class EventRunner:
             self._failed(context, event, exc)
             return False
         except Exception as exc:
-            LOG.exception('%s of lease %s failed', event.event_type,
-                          event.lease_id)
+            db_api.log_failure(LOG, '%s of lease %s failed' % (
+                event.event_type, event.lease_id), exc)
             self._failed(context, event, exc)
             return False
         events_db.event_update(context, event.id,
@@ -225,8 +226,8 @@ class EventLoop:
             full = False
             try:
                 full = self._dispatch()
-            except Exception:
-                LOG.exception('Event loop tick failed')
+            except Exception as exc:
+                db_api.log_failure(LOG, 'Event loop tick failed', exc)
             if full and self._free() > 0:
                 continue  # more may be due already
             # Woken when an event finishes, a lease changes, or the next
@@ -260,8 +261,8 @@ class EventLoop:
         try:
             due = events_db.event_next_time(
                 reserve_context.get_admin_context(), after=now)
-        except Exception:
-            LOG.exception('Cannot read the next event time')
+        except Exception as exc:
+            db_api.log_failure(LOG, 'Cannot read the next event time', exc)
             return interval
         if due is None:
             return interval

@@ -18,8 +18,11 @@ libvirt lets two guests name the same PCI device; reserve does not:
 attach refuses a device held by another domain of the host (running or
 defined), a function whose IOMMU group or SR-IOV PF/VF is held by another
 domain, a GPU passed through whole while it carries vGPUs, and the reverse.
+
+What it reads and changes is in reserve.virt.node_devices (PCI functions,
+mdevs) and reserve.virt.domains (domains' hostdevs, the attach and detach
+change); HostConnection adds the lock, the errors and the reconnection.
 """
-import dataclasses
 import functools
 import threading
 import uuid as uuid_lib
@@ -28,39 +31,19 @@ import libvirt
 from oslo_log import log as logging
 
 from reserve.virt import discovery
+from reserve.virt import domains as virt_domains
 from reserve.virt import exception
 from reserve.virt import hostdev
 from reserve.virt import mdev
+from reserve.virt import node_devices
 from reserve.virt import topology
 
 LOG = logging.getLogger(__name__)
-
-# What a driver answers for a call it does not implement at all.
-_UNSUPPORTED = (libvirt.VIR_ERR_NO_SUPPORT,
-                libvirt.VIR_ERR_OPERATION_UNSUPPORTED)
-_INACTIVE_XML = libvirt.VIR_DOMAIN_XML_INACTIVE | libvirt.VIR_DOMAIN_XML_SECURE
-_LIVE = libvirt.VIR_DOMAIN_AFFECT_LIVE
-_CONFIG = libvirt.VIR_DOMAIN_AFFECT_CONFIG
-
-
-@dataclasses.dataclass(frozen=True)
-class Domain:
-    name: str
-    uuid: str
-    running: bool
-    persistent: bool
 
 
 def _ignore_libvirt_error(_ctx, _err):
     """libvirt prints every error on stderr unless told otherwise; here
     each one reaches the caller as an exception instead."""
-
-
-def _where(key, live, config):
-    """The Hostdev ``key`` with where it is among a domain's live and
-    config hostdev keys (None for a side the domain does not have)."""
-    return hostdev.Hostdev(*key, live=None if live is None else key in live,
-                           config=None if config is None else key in config)
 
 
 def _host_call(func):
@@ -76,6 +59,20 @@ def _host_call(func):
                     uri=self.uri, reason='%s: %s' % (func.__name__, exc),
                     libvirt_code=exc.get_error_code())
     return wrapper
+
+
+def _resolve(device):
+    """(kind, id) of whatever names a device."""
+    if isinstance(device, discovery.Mdev):
+        return hostdev.MDEV, device.uuid
+    if isinstance(device, hostdev.Hostdev):
+        return device.kind, device.id
+    if isinstance(device, (discovery.GPU, hostdev.PciAddress)):
+        return hostdev.PCI, str(node_devices.pci_address(device))
+    try:
+        return hostdev.PCI, str(hostdev.PciAddress.parse(device))
+    except exception.InvalidDevice:
+        return hostdev.MDEV, hostdev.normalize_uuid(device)
 
 
 _HOSTS = {}
@@ -157,63 +154,42 @@ class HostConnection:
     def gpus(self):
         """The host's GPUs (PCI functions of display class, SR-IOV VFs
         included), sorted by PCI address."""
-        return [dev for dev in self._pci_devices() if dev.is_gpu]
+        return [dev for dev in node_devices.pci_devices(self._libvirt)
+                if dev.is_gpu]
 
     @_host_call
     def gpu(self, device):
         """One PCI function by address, node device name or GPU."""
-        return self._pci_device(self._pci_address(device))
+        return self._pci_device(node_devices.pci_address(device))
 
     @_host_call
     def mdevs(self):
         """The mediated devices that exist on the host, sorted by UUID."""
-        return self._mdevs()
+        return node_devices.mdevs(self._libvirt)
 
     @_host_call
     def topology_generation(self):
         """The fingerprint of the GPU layout (see reserve.virt.topology)."""
         return topology.generation(
-            dev for dev in self._pci_devices() if dev.is_gpu)
-
-    def _pci_devices(self):
-        devices = self._libvirt.listAllDevices(
-            libvirt.VIR_CONNECT_LIST_NODE_DEVICES_CAP_PCI_DEV)
-        return sorted((discovery.parse_pci_device(dev.XMLDesc(0))
-                       for dev in devices), key=lambda d: d.address)
+            dev for dev in node_devices.pci_devices(self._libvirt)
+            if dev.is_gpu)
 
     def _pci_device(self, address):
-        try:
-            dev = self._libvirt.nodeDeviceLookupByName(
-                address.node_device_name)
-        except libvirt.libvirtError as exc:
-            if exc.get_error_code() == libvirt.VIR_ERR_NO_NODE_DEVICE:
-                raise exception.PciDeviceNotFound(address=str(address),
-                                                  uri=self.uri)
-            raise
-        return discovery.parse_pci_device(dev.XMLDesc(0))
-
-    def _mdevs(self):
-        devices = self._libvirt.listAllDevices(
-            libvirt.VIR_CONNECT_LIST_NODE_DEVICES_CAP_MDEV)
-        return sorted((discovery.parse_mdev(dev.XMLDesc(0))
-                       for dev in devices), key=lambda m: m.uuid)
+        return node_devices.pci_device(self._libvirt, self.uri, address)
 
     def _mdev(self, uuid):
-        for found in self._mdevs():
-            if found.uuid == uuid:
-                return found
-        return None
+        return node_devices.find_mdev(self._libvirt, uuid)
 
     # domains ---------------------------------------------------------------
 
     @_host_call
     def domains(self):
         """Every domain of the host, running or only defined."""
-        return sorted((Domain(name=dom.name(), uuid=dom.UUIDString(),
-                              running=bool(dom.isActive()),
-                              persistent=bool(dom.isPersistent()))
-                       for dom in self._libvirt.listAllDomains(0)),
-                      key=lambda d: d.name)
+        found = [virt_domains.Domain(name=dom.name(), uuid=dom.UUIDString(),
+                                     running=bool(dom.isActive()),
+                                     persistent=bool(dom.isPersistent()))
+                 for dom in self._libvirt.listAllDomains(0)]
+        return sorted(found, key=lambda d: d.name)
 
     @_host_call
     def domain_xml(self, domain_name, inactive=False):
@@ -237,8 +213,8 @@ class HostConnection:
     def attached(self, domain_name):
         """The PCI and mdev hostdevs of a domain, each with where it is
         (``live``: the running guest; ``config``: its definition)."""
-        live, config = self._hostdev_keys(self._domain(domain_name))
-        return [_where(key, live, config)
+        live, config = virt_domains.hostdev_keys(self._domain(domain_name))
+        return [virt_domains.where(key, live, config)
                 for key in sorted((live or set()) | (config or set()))]
 
     @_host_call
@@ -247,15 +223,17 @@ class HostConnection:
         node device name, or an mdev UUID. Idempotent; returns the
         Hostdev with where the device now is. Raises DeviceInUse when
         another domain of the host holds it (or hardware it shares)."""
-        kind, device_id = self._resolve(device)
+        kind, device_id = _resolve(device)
         dom = self._domain(domain_name)
-        self._check_free(kind, device_id, domain_name)
-        before = self._state(dom, kind, device_id)
+        virt_domains.check_free(self._libvirt, self.uri, kind, device_id,
+                                domain_name)
+        before = virt_domains.state(dom, kind, device_id)
         live, config = before.live is False, before.config is False
         if not (live or config):
             return before
-        self._change(dom, kind, device_id, True, live, config)
-        after = self._state(dom, kind, device_id)
+        virt_domains.change(self._libvirt, self.uri, dom, kind, device_id,
+                            True, live, config)
+        after = virt_domains.state(dom, kind, device_id)
         LOG.info('Attached %s %s to %s on %s (live: %s, config: %s).', kind,
                  device_id, domain_name, self.uri, after.live, after.config)
         return after
@@ -264,160 +242,26 @@ class HostConnection:
     def detach(self, domain_name, device):
         """Take a device back from a domain. Idempotent; returns the
         Hostdev with where the device still is."""
-        kind, device_id = self._resolve(device)
+        kind, device_id = _resolve(device)
         dom = self._domain(domain_name)
-        before = self._state(dom, kind, device_id)
+        before = virt_domains.state(dom, kind, device_id)
         live, config = before.live is True, before.config is True
         if not (live or config):
             return before
-        self._change(dom, kind, device_id, False, live, config)
-        after = self._state(dom, kind, device_id)
+        virt_domains.change(self._libvirt, self.uri, dom, kind, device_id,
+                            False, live, config)
+        after = virt_domains.state(dom, kind, device_id)
         LOG.info('Detached %s %s from %s on %s (still live: %s, in '
                  'config: %s).', kind, device_id, domain_name, self.uri,
                  after.live, after.config)
         return after
 
     def _domain(self, name):
-        try:
-            return self._libvirt.lookupByName(name)
-        except libvirt.libvirtError as exc:
-            if exc.get_error_code() == libvirt.VIR_ERR_NO_DOMAIN:
-                raise exception.DomainNotFound(name=name, uri=self.uri)
-            raise
-
-    def _hostdev_keys(self, dom):
-        """(live keys or None when not running, config keys or None when
-        transient) of a domain's hostdevs."""
-        live = config = None
-        if dom.isActive():
-            live = {h.key for h in hostdev.parse_hostdevs(dom.XMLDesc(0))}
-        if dom.isPersistent():
-            config = {h.key for h in
-                      hostdev.parse_hostdevs(dom.XMLDesc(_INACTIVE_XML))}
-        return live, config
-
-    def _state(self, dom, kind, device_id):
-        return _where((kind, device_id), *self._hostdev_keys(dom))
+        return virt_domains.lookup(self._libvirt, self.uri, name)
 
     def _holders(self):
         """{(kind, id): {domain names}} over every domain, live or defined."""
-        holders = {}
-        for dom in self._libvirt.listAllDomains(0):
-            live, config = self._hostdev_keys(dom)
-            for key in (live or set()) | (config or set()):
-                holders.setdefault(key, set()).add(dom.name())
-        return holders
-
-    def _check_free(self, kind, device_id, domain_name):
-        holders = self._holders()
-
-        def others(key):
-            return sorted(holders.get(key, set()) - {domain_name})
-
-        label = '%s %s' % ('PCI device' if kind == hostdev.PCI
-                           else 'mediated device', device_id)
-        taken = others((kind, device_id))
-        if taken:
-            raise exception.DeviceInUse(
-                device=label, uri=self.uri,
-                reason='attached to domain %s' % ', '.join(taken))
-        if kind == hostdev.MDEV:
-            if self._mdev(device_id) is None:
-                raise exception.MdevNotFound(uuid=device_id, uri=self.uri)
-            return
-        dev = self._pci_device(hostdev.PciAddress.parse(device_id))
-        related = [(member, 'its IOMMU group %s' % dev.iommu_group)
-                   for member in dev.iommu_group_members
-                   if member != device_id]
-        if dev.physical_function:
-            related.append((dev.physical_function, 'its physical function'))
-        related += [(vf, 'its virtual function') for vf in
-                    dev.virtual_functions]
-        for address, relation in related:
-            taken = others((hostdev.PCI, address))
-            if taken:
-                raise exception.DeviceInUse(
-                    device=label, uri=self.uri,
-                    reason='%s %s is attached to domain %s' % (
-                        relation, address, ', '.join(taken)))
-        children = [m.uuid for m in self._mdevs()
-                    if m.parent_address == device_id]
-        if children:
-            raise exception.DeviceInUse(
-                device=label, uri=self.uri,
-                reason='it carries mediated devices %s' % ', '.join(children))
-
-    def _change(self, dom, kind, device_id, attach, live, config):
-        """Attach (or detach) in the scopes asked: both in one call where
-        the driver can; otherwise live by hot-plug if it can, and the
-        definition by editing it and defining it again."""
-        xml = hostdev.hostdev_xml(kind, device_id)
-        call = dom.attachDeviceFlags if attach else dom.detachDeviceFlags
-        try:
-            call(xml, (_LIVE if live else 0) | (_CONFIG if config else 0))
-            return
-        except libvirt.libvirtError as exc:
-            if exc.get_error_code() not in _UNSUPPORTED:
-                raise
-            LOG.debug('%s cannot %s devices (%s); falling back.', self.uri,
-                      'attach' if attach else 'detach', exc)
-        done_live = False
-        if live:
-            try:
-                call(xml, _LIVE)
-                done_live = True
-            except libvirt.libvirtError as exc:
-                if exc.get_error_code() not in _UNSUPPORTED:
-                    raise
-                if not config:
-                    raise exception.VirtError(
-                        uri=self.uri, libvirt_code=exc.get_error_code(),
-                        reason='cannot hot-plug devices, and domain %s is '
-                               'transient (no definition to change)'
-                               % dom.name())
-                LOG.info('%s cannot hot-plug; %s sees %s %s at its next '
-                         'start.', self.uri, dom.name(), kind, device_id)
-        if config:
-            try:
-                self._redefine(dom, kind, device_id, attach)
-            except Exception:
-                if done_live:
-                    undo = (dom.detachDeviceFlags if attach
-                            else dom.attachDeviceFlags)
-                    try:
-                        undo(xml, _LIVE)
-                    except libvirt.libvirtError:
-                        LOG.exception('Could not undo the live change of '
-                                      '%s %s on %s', kind, device_id,
-                                      dom.name())
-                raise
-
-    def _redefine(self, dom, kind, device_id, attach):
-        # SECURE keeps what a plain dump leaves out (graphics passwords).
-        current = dom.XMLDesc(_INACTIVE_XML)
-        edit = hostdev.add_hostdev if attach else hostdev.remove_hostdev
-        changed = edit(current, kind, device_id)
-        if changed != current:
-            self._libvirt.defineXML(changed)
-
-    def _resolve(self, device):
-        """(kind, id) of whatever names a device."""
-        if isinstance(device, discovery.Mdev):
-            return hostdev.MDEV, device.uuid
-        if isinstance(device, hostdev.Hostdev):
-            return device.kind, device.id
-        if isinstance(device, (discovery.GPU, hostdev.PciAddress)):
-            return hostdev.PCI, str(self._pci_address(device))
-        try:
-            return hostdev.PCI, str(hostdev.PciAddress.parse(device))
-        except exception.InvalidDevice:
-            return hostdev.MDEV, hostdev.normalize_uuid(device)
-
-    @staticmethod
-    def _pci_address(device):
-        if isinstance(device, hostdev.PciAddress):
-            return device
-        return hostdev.PciAddress.parse(getattr(device, 'address', device))
+        return virt_domains.holders(self._libvirt)
 
     # mediated devices --------------------------------------------------------
 
@@ -426,7 +270,7 @@ class HostConnection:
         """Start a mediated device of ``type_id`` on the parent GPU (GPU,
         PCI address or node device name); a new UUID unless given.
         Idempotent for an existing UUID of the same parent and type."""
-        gpu = self._pci_device(self._pci_address(parent))
+        gpu = self._pci_device(node_devices.pci_address(parent))
         offered = gpu.mdev_type(type_id)
         if offered is None:
             raise exception.MdevTypeNotSupported(

@@ -8,6 +8,7 @@ from oslo_log import log as logging
 from reserve.common import context as reserve_context
 from reserve.common import heartbeat
 from reserve.common import rpc
+from reserve.db import api as db_api
 from reserve.worker import reconciler
 from reserve.worker import rpcapi
 from reserve.worker import worker
@@ -41,8 +42,8 @@ class WorkerService:
         while not self._stop.wait(CONF.worker.reconcile_interval):
             try:
                 self._reconciler.run(reserve_context.get_admin_context())
-            except Exception:
-                LOG.exception('Reconciler run failed')
+            except Exception as exc:
+                db_api.log_failure(LOG, 'Reconciler run failed', exc)
 
     def stop(self):
         self._stop.set()

@@ -1,11 +1,14 @@
 """Version documents, microversions, the error shape, request ids,
 healthcheck and authentication of the API."""
+import socket
+
 from oslo_config import cfg
 from oslo_db import exception as db_exc
 import pytest
 import webtest
 
 from reserve.api import app as api_app
+from reserve.db import api as db_api
 from tests.functional.api_fixtures import api  # noqa: F401
 from tests.functional.api_fixtures import assert_error
 from tests.functional.api_fixtures import make_flavor
@@ -199,4 +202,26 @@ def test_a_database_that_is_away_is_a_503_not_a_500(api, monkeypatch,
     assert resp.headers['Retry-After'] == '5'
     assert resp.json['errors'][0]['code'] == 'reserve.service_unavailable'
     assert 'nothing was changed' in resp.json['errors'][0]['detail']
+    assert 'Traceback' not in caplog.text
+
+
+def test_a_postgresql_that_refuses_connections_is_a_503(api, caplog):
+    """While PostgreSQL restarts, a new connection is refused ("the
+    database system is shutting down", then "Connection refused"):
+    oslo.db leaves that error unwrapped, and it is a 503 all the same."""
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        port = s.getsockname()[1]
+    # Nothing listens on ``port`` once the socket is closed.
+    used = CONF.database.connection
+    CONF.set_override('connection', 'postgresql+psycopg2://reserve@'
+                      '127.0.0.1:%d/reserve' % port, group='database')
+    db_api.reset_engine()
+    try:
+        resp = api.get('/v1/flavors', headers=MEMBER_A, status=503)
+    finally:
+        CONF.set_override('connection', used, group='database')
+        db_api.reset_engine()
+    assert resp.headers['Retry-After'] == '5'
+    assert resp.json['errors'][0]['code'] == 'reserve.service_unavailable'
     assert 'Traceback' not in caplog.text

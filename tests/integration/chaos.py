@@ -70,7 +70,8 @@ class Profile:
     load_seconds: float = 600       # bookings are made over this long
     start_within: tuple = (5, 90)   # seconds from when it is made
     length: tuple = (10, 180)       # seconds
-    unit_length: tuple = (5, 120)   # seconds, of a unit reservation
+    unit_length: tuple = (5, 60)    # seconds, of a unit reservation
+    unit_hosts: int = 4             # libvirt GPU hosts of each kind
     cancel_share: float = 0.1
     kill_every: tuple = (20, 40)    # seconds between two kills
     broker_restarts: int = 2
@@ -82,6 +83,7 @@ class Profile:
 
 SHORT = Profile(bookings=40, unit_reservations=20, load_seconds=60,
                 start_within=(5, 40), length=(10, 40), unit_length=(5, 20),
+                unit_hosts=2,
                 kill_every=(8, 15),
                 broker_restarts=1, database_restarts=0)
 

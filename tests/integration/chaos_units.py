@@ -1,7 +1,8 @@
 """The GPU-unit part of a chaos run (tests/integration/chaos.py).
 
-Two libvirt test:/// GPU hosts (etc/reserve/gpu-hosts' a100 and t4) are
-enrolled; both managers reach them through one shared test-host server
+libvirt test:/// GPU hosts of etc/reserve/gpu-hosts (a100 and t4, as
+many of each as the profile's ``unit_hosts``) are enrolled; both
+managers reach them through one shared test-host server
 (reserve.virt.fake_shared), so that what one manager attaches the other
 sees, as on a real host. Reservations of one or two whole GPUs (with a
 domain to attach them to) and of one vGPU (an mdev created at start)
@@ -29,13 +30,18 @@ import sqlalchemy as sa
 
 from reserve.virt import fake_shared
 
-# name, definition, domains to attach to, mdev type (None: whole GPUs).
-# Each host has two or three units free: two of each kind.
-HOSTS = tuple(
-    [('chaos-a100-%d' % i, 'a100-host.xml', ('gpu-vm-2', 'gpu-vm-3'), None)
-     for i in (1, 2)] +
-    [('chaos-t4-%d' % i, 't4-host.xml', ('vgpu-vm-2', 'vgpu-vm-3'),
-      'nvidia-222') for i in (1, 2)])
+
+def gpu_hosts(per_kind):
+    """The run's GPU hosts, ``per_kind`` of each kind (whole A100s, T4
+    vGPUs), as (name, definition, domains to attach to, mdev type or
+    None for whole GPUs). Each has two or three units free."""
+    return tuple(
+        [('chaos-a100-%d' % i, 'a100-host.xml', ('gpu-vm-2', 'gpu-vm-3'),
+          None) for i in range(1, per_kind + 1)] +
+        [('chaos-t4-%d' % i, 't4-host.xml', ('vgpu-vm-2', 'vgpu-vm-3'),
+          'nvidia-222') for i in range(1, per_kind + 1)])
+
+
 LIVE = ('pending', 'active', 'needs-review')
 URL = '/v1/device-reservations'
 
@@ -71,6 +77,7 @@ def answered(send, count_503, idempotent=False, tries=10):
 class UnitLoad:
     def __init__(self, daemons, profile, rng, project, log=print):
         self.daemons, self.profile = daemons, profile
+        self.hosts = gpu_hosts(profile.unit_hosts)
         self.random, self.project, self.log = rng, project, log
         self.uris = {}              # host name -> URI
         self.baseline = {}          # host name -> (holders, mdevs)
@@ -96,7 +103,7 @@ class UnitLoad:
         return holders, mdevs
 
     def enroll(self):
-        for name, definition, _, _ in HOSTS:
+        for name, definition, _, _ in self.hosts:
             uri = self.daemons.gpu_host_uri(definition, name)
             self.uris[name] = uri
             for _ in range(10):
@@ -119,7 +126,7 @@ class UnitLoad:
             return None
 
     def reserve_one(self, lock):
-        name, _, domains, mdev_type = self.random.choice(HOSTS)
+        name, _, domains, mdev_type = self.random.choice(self.hosts)
         start = _utcnow() + datetime.timedelta(
             seconds=self.random.uniform(*self.profile.start_within))
         end = start + datetime.timedelta(

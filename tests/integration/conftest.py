@@ -5,11 +5,11 @@ import sys
 import pytest
 
 try:
-    from . import cloud
+    from . import cloud_lifecycle
 except ImportError:  # tests/integration is not a package
     if os.path.dirname(os.path.abspath(__file__)) not in sys.path:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import cloud
+    import cloud_lifecycle
 
 
 def pytest_configure(config):
@@ -20,7 +20,8 @@ def pytest_configure(config):
 
 @pytest.fixture(scope='session')
 def openstack_cloud():
-    """Endpoints of the loopback cloud (cloud.endpoints()) for the session.
+    """Endpoints of the loopback cloud (cloud_lifecycle.endpoints()) for
+    the session.
 
     Reuses a cloud that already answers, unless it came up with other
     configuration files than tools/cloud/etc renders now (e.g. before
@@ -29,10 +30,10 @@ def openstack_cloud():
     up here is stopped at the end of the session unless RESERVE_CLOUD_KEEP
     is set (then tools/cloud/down.sh stops it).
     """
-    info = cloud.ensure_up()
+    info = cloud_lifecycle.ensure_up()
     yield info
     if info['started'] and not os.environ.get('RESERVE_CLOUD_KEEP'):
-        cloud.down()
+        cloud_lifecycle.down()
 
 
 @pytest.fixture

@@ -27,6 +27,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(
 sys.path.insert(0, REPO)
 
 from tests.integration import cloud  # noqa: E402
+from tests.integration import cloud_lifecycle  # noqa: E402
 
 
 def main():
@@ -37,7 +38,7 @@ def main():
     group.add_argument('--since', metavar='FILE',
                        help='report only what FILE did not record')
     args = parser.parse_args()
-    if not cloud.is_up():
+    if not cloud_lifecycle.is_up():
         if args.save:
             with open(args.save, 'w') as f:
                 json.dump([], f)

@@ -32,8 +32,9 @@ port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # Wall clock in milliseconds (bash 5: EPOCHREALTIME).
 now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 
-# take_lock: serialise install.sh, up.sh and down.sh (and tests/integration/cloud.py, which
-# holds the same lock and sets RESERVE_CLOUD_LOCKED=1 for the scripts it runs).
+# take_lock: serialise install.sh, up.sh and down.sh (and
+# tests/integration/cloud_lifecycle.py, which holds the same lock and sets
+# RESERVE_CLOUD_LOCKED=1 for the scripts it runs).
 take_lock() {
   [ "${RESERVE_CLOUD_LOCKED:-}" = 1 ] && return 0
   mkdir -p "$CLOUD_DIR"

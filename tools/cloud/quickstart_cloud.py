@@ -21,6 +21,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(
 sys.path.insert(0, REPO)
 
 from tests.integration import cloud  # noqa: E402
+from tests.integration import cloud_lifecycle  # noqa: E402
 
 GPU_FLAVOR = 'g1.vgpu'
 VGPUS_PER_HOST = 2
@@ -65,9 +66,10 @@ def add_gpu_flavor(nova):
 def main():
     print('Loopback cloud (placement + nova, fake computes host1 and '
           'host2): starting it if it is not up; the first time installs '
-          'it under %s (about a minute, 700 MB).' % cloud.CLOUD_DIR,
-          flush=True)
-    info = cloud.ensure_up(log=lambda out: print(out, end='', flush=True))
+          'it under %s (about a minute, 700 MB).'
+          % cloud_lifecycle.CLOUD_DIR, flush=True)
+    info = cloud_lifecycle.ensure_up(
+        log=lambda out: print(out, end='', flush=True))
     providers = [add_vgpus(host) for host in cloud.COMPUTE_HOSTS]
     add_gpu_flavor(cloud.nova_client('admin', 'admin', 'admin'))
     print('Loopback cloud ready: nova %s, placement %s; %d vGPUs on each of '

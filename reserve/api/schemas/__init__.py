@@ -1,1 +1,2 @@
-"""JSON schemas of the request bodies, one module per resource."""
+"""One module per resource: the JSON schemas of its request bodies (what
+the API validates with) and its part of the OpenAPI document."""

@@ -1,9 +1,12 @@
-"""Bodies of /v1/device-reservations.
+"""/v1/device-reservations: the bodies the API validates, and its part of
+the OpenAPI document.
 
 Dates are checked as strings here and parsed afterwards (ISO 8601 with a
 timezone); which of unit_ids and count is given, and what goes with it,
 is checked by the controller, so that the message says it plainly.
 """
+from reserve.api.schemas import parts
+from reserve.devices import states as device_states
 
 _date = {'type': 'string', 'minLength': 1, 'maxLength': 64}
 _id = {'type': 'string', 'minLength': 1, 'maxLength': 36}
@@ -74,3 +77,130 @@ detach = {
     'required': ['domain'],
     'additionalProperties': False,
 }
+
+
+# -- the OpenAPI document ----------------------------------------------------
+
+def request_bodies():
+    return {'DeviceReservationCreate': create,
+            'DeviceReservationUpdate': update,
+            'DeviceAttach': attach, 'DeviceDetach': detach}
+
+
+def response_schemas():
+    return {
+        'DeviceUnit': parts.obj({'id': parts.STR, 'pci_address': parts.STR,
+                                 'model': parts.STR,
+                                 'numa_node': parts.INT_OR_NULL}),
+        'DeviceAttachment': parts.obj({
+            'domain': parts.STR, 'unit_id': parts.STR,
+            'pci_address': parts.STR,
+            'kind': parts.enum(('pci', 'mdev')),
+            'mdev_uuid': parts.STR_OR_NULL,
+            'state': parts.enum((device_states.Attachment.PLANNED,
+                                 device_states.Attachment.ATTACHED,
+                                 device_states.Attachment.DETACHED)),
+            'live': parts.BOOL_OR_NULL, 'config': parts.BOOL_OR_NULL,
+            'project_id': parts.STR_OR_NULL,
+        }),
+        'DeviceReservation': parts.obj({
+            'id': parts.STR, 'host_id': parts.STR,
+            'host': parts.STR_OR_NULL, 'project_id': parts.STR,
+            'user_id': parts.STR, 'allowed_projects': parts.STR_LIST,
+            'managing_projects': parts.STR_LIST,
+            'unit_ids': parts.STR_LIST,
+            'units': parts.array_of(parts.ref('DeviceUnit')),
+            'mdev_type': parts.STR_OR_NULL,
+            'request': {'type': ['object', 'null']},
+            'start': parts.DATE,
+            'end': dict(parts.DATE_OR_NULL, description='null: open-ended'),
+            'status': parts.enum(device_states.Reservation.ALL),
+            'status_reason': parts.STR_OR_NULL,
+            'contract_ref': parts.STR_OR_NULL,
+            'reason': parts.STR_OR_NULL,
+            'topology_generation': parts.STR_OR_NULL,
+            'domains': parts.STR_LIST,
+            'attachments': parts.array_of(parts.ref('DeviceAttachment')),
+            'lease_id': parts.STR_OR_NULL,
+            'released_at': parts.DATE_OR_NULL,
+            'created_at': parts.DATE, 'updated_at': parts.DATE,
+        }, description='GPU units reserved for a set of projects.'),
+        'DeviceReservationDryRun': parts.obj({
+            'fits': parts.BOOL, 'start': parts.DATE,
+            'end': parts.DATE_OR_NULL, 'reason': parts.STR,
+            'host_id': parts.STR, 'host': parts.STR,
+            'unit_ids': parts.STR_LIST,
+            'units': parts.array_of(parts.ref('DeviceUnit')),
+            'attachments': parts.array_of(parts.obj({
+                'domain': parts.STR, 'unit_id': parts.STR,
+                'pci_address': parts.STR, 'kind': parts.STR})),
+        }, optional=('reason', 'host_id', 'host', 'unit_ids', 'units',
+                     'attachments'),
+            description='Whether the request fits (and which units it '
+                        'would take, or why not); nothing is reserved.'),
+    }
+
+
+def paths():
+    drsv = parts.path_param('device_reservation_id',
+                            'Device reservation ID')
+    tag = 'device-reservations'
+    one = parts.one('device_reservation', 'DeviceReservation')
+    create = parts.operation(
+        'createDeviceReservation', tag,
+        'Reserve GPU units (with dry_run=true: only say whether and which '
+        'would fit)', one, [parts.param('dry_run', schema=parts.BOOL)],
+        body='DeviceReservationCreate', status=201,
+        # 404: a unit or host the body names is unknown
+        errors_=(400, 403, 404, 409, 503))
+    # A dry run answers 200 with what would be reserved.
+    create['responses']['200'] = parts.json_response(
+        parts.obj({'dry_run': parts.ref('DeviceReservationDryRun')}),
+        'With dry_run=true: whether it fits; nothing is reserved')
+    return {
+        '/v1/device-reservations': {
+            'get': parts.operation(
+                'listDeviceReservations', tag, 'List GPU unit reservations',
+                parts.collection('device_reservations',
+                                 'DeviceReservation'),
+                [parts.ALL_PROJECTS, parts.PROJECT_ID,
+                 parts.param('status', schema=parts.enum(
+                     device_states.Reservation.ALL)),
+                 parts.param('host', description='Host ID or name'),
+                 parts.LIMIT, parts.MARKER]),
+            'post': create,
+        },
+        '/v1/device-reservations/{device_reservation_id}': {
+            'get': parts.operation(
+                'showDeviceReservation', tag, 'Show a GPU unit reservation',
+                one, [drsv], errors_=(400, 403, 404)),
+            'patch': parts.operation(
+                'updateDeviceReservation', tag,
+                'Change its end, projects or notes; or (on their own) the '
+                'domains its units go to', one, [drsv],
+                body='DeviceReservationUpdate',
+                errors_=(400, 403, 404, 409, 503)),
+            'delete': parts.operation(
+                'cancelDeviceReservation', tag,
+                'Cancel a live reservation, or remove one that is over',
+                None, [drsv], status=204, errors_=(403, 404, 409, 503)),
+        },
+        '/v1/device-reservations/{device_reservation_id}/affirm': {
+            'post': parts.operation(
+                'affirmDeviceReservation', tag,
+                'Re-affirm a reservation in needs-review (administrators)',
+                one, [drsv], errors_=(400, 403, 404, 409, 503)),
+        },
+        '/v1/device-reservations/{device_reservation_id}/attach': {
+            'post': parts.operation(
+                'attachDeviceDomain', tag,
+                'Attach the units (or some) to a domain', one, [drsv],
+                body='DeviceAttach', errors_=(400, 403, 404, 409, 503)),
+        },
+        '/v1/device-reservations/{device_reservation_id}/detach': {
+            'post': parts.operation(
+                'detachDeviceDomain', tag, 'Detach the units from a domain',
+                one, [drsv], body='DeviceDetach',
+                errors_=(400, 403, 404, 409, 503)),
+        },
+    }

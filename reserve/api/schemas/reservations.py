@@ -1,8 +1,11 @@
-"""Bodies of /v1/reservations.
+"""/v1/reservations: the bodies the API validates, and its part of the
+OpenAPI document.
 
 Dates are checked as strings here and parsed afterwards (an ISO 8601 date
 and time with a timezone), so that the message names the field.
 """
+from reserve.api.schemas import parts
+from reserve.common import states
 
 _date = {'type': 'string', 'minLength': 1, 'maxLength': 64}
 
@@ -26,3 +29,64 @@ update = {
     'required': ['end'],
     'additionalProperties': False,
 }
+
+
+# -- the OpenAPI document ----------------------------------------------------
+
+def request_bodies():
+    return {'ReservationCreate': create, 'ReservationUpdate': update}
+
+
+def response_schemas():
+    return {
+        'Reservation': parts.obj({
+            'id': parts.STR, 'project_id': parts.STR,
+            'user_id': parts.STR,
+            'flavor_id': dict(parts.STR,
+                              description='The catalogue flavor'),
+            'instance_count': parts.INT, 'start': parts.DATE,
+            'end': parts.DATE,
+            'status': parts.enum(states.Booking.ALL),
+            'status_reason': parts.STR_OR_NULL,
+            'lease_id': parts.STR_OR_NULL,
+            'compute_flavor': parts.STR_OR_NULL,
+            'created_at': parts.DATE, 'updated_at': parts.DATE,
+        }, description='A booking of a catalogue flavor for a window.'),
+    }
+
+
+def paths():
+    rsv = parts.path_param('reservation_id', 'Reservation ID')
+    one = parts.one('reservation', 'Reservation')
+    return {
+        '/v1/reservations': {
+            'get': parts.operation(
+                'listReservations', 'reservations',
+                'List reservations (your project unless told)',
+                parts.collection('reservations', 'Reservation'),
+                [parts.ALL_PROJECTS, parts.PROJECT_ID,
+                 parts.param('flavor_id', description='Flavor ID or name'),
+                 parts.param('status',
+                             schema=parts.enum(states.Booking.ALL)),
+                 parts.LIMIT, parts.MARKER]),
+            'post': parts.operation(
+                'createReservation', 'reservations',
+                'Book a flavor for a window', one,
+                body='ReservationCreate', status=201,
+                errors_=(400, 403, 409, 413)),
+        },
+        '/v1/reservations/{reservation_id}': {
+            'get': parts.operation(
+                'showReservation', 'reservations', 'Show a reservation',
+                one, [rsv], errors_=(400, 403, 404)),
+            'patch': parts.operation(
+                'updateReservation', 'reservations',
+                'Move the end of a reservation', one, [rsv],
+                body='ReservationUpdate',
+                errors_=(400, 403, 404, 409, 413)),
+            'delete': parts.operation(
+                'deleteReservation', 'reservations',
+                'Cancel (or remove) a reservation', None, [rsv],
+                status=204, errors_=(403, 404, 409)),
+        },
+    }

@@ -3,52 +3,61 @@ from oslo_policy import policy
 from reserve.common.policies import base
 
 PREFIX = 'reserve:device_reservation:%s'
+CREATE = PREFIX % 'create'
+CREATE_OTHER_PROJECTS = PREFIX % 'create:other_projects'
+LIST = PREFIX % 'list'
+LIST_ALL_PROJECTS = PREFIX % 'list:all_projects'
+GET = PREFIX % 'get'
+UPDATE = PREFIX % 'update'
+ATTACH = PREFIX % 'attach'
+DELETE = PREFIX % 'delete'
+AFFIRM = PREFIX % 'affirm'
 PATH = '/v1/device-reservations'
 
 
-def _rule(action, check_str, description, operations):
+def _rule(name, check_str, description, operations):
     return policy.DocumentedRuleDefault(
-        name=PREFIX % action, check_str=check_str, description=description,
+        name=name, check_str=check_str, description=description,
         operations=[{'path': path, 'method': method}
                     for method, path in operations],
         scope_types=['project'])
 
 
 rules = [
-    _rule('create', base.PROJECT_MEMBER_OR_ADMIN,
+    _rule(CREATE, base.PROJECT_MEMBER_OR_ADMIN,
           'Reserve GPU units for the project (or check, with dry_run, '
           'whether they fit).',
           [('POST', PATH)]),
-    _rule('create:other_projects', base.ADMIN,
+    _rule(CREATE_OTHER_PROJECTS, base.ADMIN,
           'Reserve GPU units for other projects: name any project in '
           'allowed_projects and managing_projects.',
           [('POST', PATH)]),
-    _rule('list', base.PROJECT_READER_OR_ADMIN,
+    _rule(LIST, base.PROJECT_READER_OR_ADMIN,
           'List the device reservations the project made, is allowed on '
           'or manages.',
           [('GET', PATH)]),
-    _rule('list:all_projects', base.ADMIN_OR_SERVICE,
+    _rule(LIST_ALL_PROJECTS, base.ADMIN_OR_SERVICE,
           'List and show the device reservations of every project.',
           [('GET', PATH + '?all_projects=1'), ('GET', PATH + '/{id}')]),
-    _rule('get', base.PROJECT_READER_OR_ADMIN,
+    _rule(GET, base.PROJECT_READER_OR_ADMIN,
           'Show a device reservation with its units and attachments (404 '
           'for a project outside it).',
           [('GET', PATH + '/{id}')]),
-    _rule('update', base.ADMIN,
+    _rule(UPDATE, base.ADMIN,
           "Change a device reservation's end, projects, contract "
           'reference or reason.',
           [('PATCH', PATH + '/{id}')]),
-    _rule('attach', base.PROJECT_MEMBER_OR_ADMIN,
+    _rule(ATTACH, base.PROJECT_MEMBER_OR_ADMIN,
           "Name the domains that get a reservation's units (its audience "
           'and managers; an allowed project detaches only what it '
           'attached).',
           [('PATCH', PATH + '/{id}'), ('POST', PATH + '/{id}/attach'),
            ('POST', PATH + '/{id}/detach')]),
-    _rule('delete', base.PROJECT_MEMBER_OR_ADMIN,
+    _rule(DELETE, base.PROJECT_MEMBER_OR_ADMIN,
           'Cancel a device reservation (the project that made it, or one '
           'that manages it), or remove one that is over.',
           [('DELETE', PATH + '/{id}')]),
-    _rule('affirm', base.ADMIN,
+    _rule(AFFIRM, base.ADMIN,
           'Re-affirm a device reservation in needs-review against its '
           "host's GPU topology now.",
           [('POST', PATH + '/{id}/affirm')]),

@@ -3,31 +3,35 @@ from oslo_policy import policy
 from reserve.common.policies import base
 
 PREFIX = 'reserve:device:%s'
+LIST = PREFIX % 'list'
+GET = PREFIX % 'get'
+AVAILABILITY = PREFIX % 'availability'
+LIST_ALL = PREFIX % 'list:all'
 
 
-def _rule(action, check_str, description, operations):
+def _rule(name, check_str, description, operations):
     return policy.DocumentedRuleDefault(
-        name=PREFIX % action, check_str=check_str, description=description,
+        name=name, check_str=check_str, description=description,
         operations=[{'path': path, 'method': method}
                     for method, path in operations],
         scope_types=['project'])
 
 
 rules = [
-    _rule('list', base.PROJECT_READER_OR_ADMIN,
+    _rule(LIST, base.PROJECT_READER_OR_ADMIN,
           'List the GPU units of the libvirt hosts. A unit held now by a '
           'device reservation is left out for projects outside its '
           'audience.',
           [('GET', '/v1/devices')]),
-    _rule('get', base.PROJECT_READER_OR_ADMIN,
+    _rule(GET, base.PROJECT_READER_OR_ADMIN,
           'Show a GPU unit (404 while a reservation the project is not in '
           'holds it).',
           [('GET', '/v1/devices/{id}')]),
-    _rule('availability', base.PROJECT_READER_OR_ADMIN,
+    _rule(AVAILABILITY, base.PROJECT_READER_OR_ADMIN,
           'Count the GPU units free now or over a window, by host and '
           'model (a dry run: nothing is claimed).',
           [('GET', '/v1/devices/availability')]),
-    _rule('list:all', base.ADMIN,
+    _rule(LIST_ALL, base.ADMIN,
           'See every GPU unit whoever holds it, with what holds it (the '
           'reservation, the domains and mdevs reserve did not make).',
           [('GET', '/v1/devices'), ('GET', '/v1/devices/{id}'),

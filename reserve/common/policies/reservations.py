@@ -3,47 +3,54 @@ from oslo_policy import policy
 from reserve.common.policies import base
 
 PREFIX = 'reserve:reservation:%s'
+CREATE = PREFIX % 'create'
+LIST = PREFIX % 'list'
+LIST_ALL_PROJECTS = PREFIX % 'list:all_projects'
+GET = PREFIX % 'get'
+UPDATE = PREFIX % 'update'
+DELETE = PREFIX % 'delete'
+BYPASS_MAINTENANCE = PREFIX % 'bypass_maintenance'
 
 rules = [
     policy.DocumentedRuleDefault(
-        name=PREFIX % 'create',
+        name=CREATE,
         check_str=base.PROJECT_MEMBER_OR_ADMIN,
         description='Book a flavor for a time window.',
         operations=[{'path': '/v1/reservations', 'method': 'POST'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=PREFIX % 'list',
+        name=LIST,
         check_str=base.PROJECT_READER_OR_ADMIN,
         description="List a project's reservations.",
         operations=[{'path': '/v1/reservations', 'method': 'GET'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=PREFIX % 'list:all_projects',
+        name=LIST_ALL_PROJECTS,
         check_str=base.ADMIN_OR_SERVICE,
         description='List the reservations of every project.',
         operations=[{'path': '/v1/reservations?all_projects=1',
                      'method': 'GET'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=PREFIX % 'get',
+        name=GET,
         check_str=base.PROJECT_READER_OR_ADMIN,
         description='Show a reservation.',
         operations=[{'path': '/v1/reservations/{id}', 'method': 'GET'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=PREFIX % 'update',
+        name=UPDATE,
         check_str=base.PROJECT_MEMBER_OR_ADMIN,
         description='Extend the end of a reservation.',
         operations=[{'path': '/v1/reservations/{id}', 'method': 'PATCH'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=PREFIX % 'delete',
+        name=DELETE,
         check_str=base.PROJECT_MEMBER_OR_ADMIN,
         description='Cancel a reservation and tear its lease down.',
         operations=[{'path': '/v1/reservations/{id}', 'method': 'DELETE'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(
-        name=PREFIX % 'bypass_maintenance',
+        name=BYPASS_MAINTENANCE,
         check_str=base.ADMIN,
         description='Book or extend a reservation over a maintenance '
                     'window of its flavor (free slots are then computed '

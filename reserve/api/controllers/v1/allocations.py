@@ -5,61 +5,36 @@ Administrators see every project's allocations (``project_id`` narrows
 them to one); the readers of a project see those of their own leases,
 as ``/v1/leases/{id}`` shows them.
 """
-import pecan
 from pecan import rest
 
+from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
+from reserve.api.views import allocations as views
 from reserve.common import exception
+from reserve.common.policies import allocations as policies
 from reserve.db import api as db_api
 
-POLICY = 'reserve:allocation:%s'
-ALL_PROJECTS = POLICY % 'list:all_projects'
 PATH = '/v1/allocations'
 
 LIST_PARAMS = ('project_id', 'host_id', 'reservation_id', 'lease_id',
                'limit', 'marker')
 
 
-def allocation_view(allocation, reservation, lease):
-    """The API representation of an allocation."""
-    return {
-        'id': allocation.id,
-        'host_id': allocation.host_id,
-        'host': allocation.host.name if allocation.host else None,
-        'reservation_id': reservation.id,
-        # The booking (/v1/reservations) whose claim this is, when the
-        # lease was made for one: the id its user holds.
-        'booking_id': allocation.booking_id,
-        'resource_type': reservation.resource_type,
-        'lease_id': lease.id,
-        'project_id': lease.project_id,
-        'count': allocation.count,
-        'start': utils.format_date(lease.start_date),
-        'end': utils.format_date(lease.end_date),
-        'status': lease.status,
-        'created_at': utils.format_date(allocation.created_at),
-        'updated_at': utils.format_date(allocation.updated_at),
-    }
-
-
 def _scope(ctx, params):
     """The project the caller sees (None: every project)."""
     project_id = params.get('project_id')
-    if utils.can(ctx, ALL_PROJECTS):
+    if utils.can(ctx, policies.LIST_ALL_PROJECTS):
         ctx.all_projects = True
         return project_id
     if project_id and project_id != ctx.project_id:
-        utils.authorize(ctx, ALL_PROJECTS)
+        utils.authorize(ctx, policies.LIST_ALL_PROJECTS)
     return ctx.project_id
 
 
 class AllocationsController(rest.RestController):
 
-    @pecan.expose('json')
-    def get_all(self, **kwargs):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'list')
-        params = utils.query_params(LIST_PARAMS)
+    @method.expose(policy=policies.LIST, params=LIST_PARAMS)
+    def get_all(self, *, ctx, params):
         project_id = _scope(ctx, params)
         limit = utils.parse_limit(params)
         marker = utils.check_marker(
@@ -77,16 +52,14 @@ class AllocationsController(rest.RestController):
             reservation_id=params.get('reservation_id'),
             lease_id=params.get('lease_id'), limit=limit, marker=marker)
         return utils.collection('allocations',
-                                [allocation_view(*row) for row in found],
+                                [views.allocation_view(*row)
+                                 for row in found],
                                 limit, params, PATH)
 
-    @pecan.expose('json')
-    def get_one(self, allocation_id):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'get')
-        utils.query_params(())
-        project_id = utils.show_scope(ctx, ALL_PROJECTS)
+    @method.expose(policy=policies.GET, params=(), view=views.show)
+    def get_one(self, allocation_id, *, ctx):
+        project_id = utils.show_scope(ctx, policies.LIST_ALL_PROJECTS)
         row = db_api.allocation_get(ctx, allocation_id,
                                     project_id=project_id)
-        utils.authorize(ctx, POLICY % 'get', row[2].project_id)
-        return {'allocation': allocation_view(*row)}
+        utils.authorize(ctx, policies.GET, row[2].project_id)
+        return row

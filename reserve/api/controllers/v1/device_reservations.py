@@ -24,10 +24,13 @@ import pecan
 from pecan import rest
 
 from reserve.api.controllers.v1 import devices as devices_api
+from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import device_reservations as schema
-from reserve.api import validation
+from reserve.api.views import device_reservations as views
 from reserve.common import exception
+from reserve.common.policies import device_reservations as policies
+from reserve.common.policies import devices as device_policies
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
@@ -38,10 +41,6 @@ from reserve.devices import states
 
 CONF = cfg.CONF
 
-POLICY = 'reserve:device_reservation:%s'
-ALL_PROJECTS = POLICY % 'list:all_projects'
-OTHER_PROJECTS = POLICY % 'create:other_projects'
-SEES_ALL_DEVICES = devices_api.SEES_ALL
 PATH = '/v1/device-reservations'
 
 LIST_PARAMS = ('all_projects', 'project_id', 'status', 'host', 'limit',
@@ -51,66 +50,11 @@ COUNT_ONLY = ('model', 'numa_local')
 Status = states.Reservation
 
 
-def _unit_view(device):
-    return {'id': device.id, 'pci_address': device.pci_address,
-            'model': devices_api.model_of(device),
-            'numa_node': device.numa_node}
-
-
-def _attachment_view(attachment):
-    return {'domain': attachment.domain, 'unit_id': attachment.device_id,
-            'pci_address': attachment.device.pci_address,
-            'kind': attachment.kind, 'mdev_uuid': attachment.mdev_uuid,
-            'state': attachment.state, 'live': attachment.live,
-            'config': attachment.config,
-            'project_id': attachment.project_id}
-
-
-def _end_view(end_date):
-    return None if states.is_open_end(end_date) else \
-        utils.format_date(end_date)
-
-
-def reservation_view(ctx, reservation):
-    """The API representation of a device reservation."""
-    units = sorted((u.device for u in reservation.units),
-                   key=lambda d: d.pci_address)
-    live = [a for a in reservation.attachments
-            if a.state != states.Attachment.DETACHED]
-    return {
-        'id': reservation.id,
-        'host_id': reservation.host_id,
-        'host': reservation.host_name,
-        'project_id': reservation.project_id,
-        'user_id': reservation.user_id,
-        'allowed_projects': reservation.project_ids(states.Role.ALLOWED),
-        'managing_projects': reservation.project_ids(states.Role.MANAGING),
-        'unit_ids': [d.id for d in units],
-        'units': [_unit_view(d) for d in units],
-        'mdev_type': reservation.mdev_type,
-        'request': reservation.request,
-        'start': utils.format_date(reservation.start_date),
-        'end': _end_view(reservation.end_date),
-        'status': reservation.status,
-        'status_reason': reservation.status_reason,
-        'contract_ref': reservation.contract_ref,
-        'reason': reservation.reason,
-        'topology_generation': reservation.topology_generation,
-        'domains': sorted({a.domain for a in live}),
-        'attachments': [_attachment_view(a) for a in sorted(
-            reservation.attachments,
-            key=lambda a: (a.domain, a.device.pci_address))],
-        'lease_id': reservation.lease_id,
-        'released_at': utils.format_date(reservation.released_at),
-        'created_at': utils.format_date(reservation.created_at),
-        'updated_at': utils.format_date(reservation.updated_at),
-    }
-
-
 def _get(ctx, reservation_id):
     """The reservation, 404 when the caller is not one of its projects."""
     return devices_db.reservation_get(
-        ctx, reservation_id, project_id=utils.show_scope(ctx, ALL_PROJECTS))
+        ctx, reservation_id,
+        project_id=utils.show_scope(ctx, policies.LIST_ALL_PROJECTS))
 
 
 def _acts_for_owner(ctx, reservation):
@@ -120,7 +64,7 @@ def _acts_for_owner(ctx, reservation):
 
 
 def _show(ctx, reservation_id):
-    return {'device_reservation': reservation_view(
+    return {'device_reservation': views.reservation_view(
         ctx, devices_db.reservation_get(ctx, reservation_id))}
 
 
@@ -179,7 +123,7 @@ def _projects(ctx, body):
     allowed = body.get('allowed_projects') or [ctx.project_id]
     managing = body.get('managing_projects') or []
     if (set(allowed) | set(managing)) - {ctx.project_id}:
-        utils.authorize(ctx, OTHER_PROJECTS)
+        utils.authorize(ctx, policies.CREATE_OTHER_PROJECTS)
     return allowed, managing
 
 
@@ -199,9 +143,10 @@ def _domain_reader(ctx):
 
 def _dry_run(ctx, request, start, end, body):
     """Whether the request fits, and with which units: writes nothing."""
-    answer = {'start': utils.format_date(start), 'end': _end_view(
+    answer = {'start': utils.format_date(start), 'end': views.end_view(
         end or states.OPEN_END)}
-    viewer = None if utils.can(ctx, SEES_ALL_DEVICES) else ctx.project_id
+    viewer = None if utils.can(ctx, device_policies.LIST_ALL) else \
+        ctx.project_id
     domains = body.get('domains') or []
     read_domains = _domain_reader(ctx)
     try:
@@ -241,42 +186,44 @@ def _audience_only(ctx, reservation):
 
 
 class _ActionController(rest.RestController):
-    """POST /v1/device-reservations/{id}/<action>."""
+    """POST /v1/device-reservations/{id}/<action>. An unknown query
+    parameter is refused before the policy (params_first), as it was."""
 
-    def __init__(self, reservation_id, action):
+    def __init__(self, reservation_id):
         self.reservation_id = reservation_id
-        self.action = action
 
-    @pecan.expose('json')
-    def post(self, *args):
-        if args:
-            pecan.abort(404)
-        ctx = utils.context()
-        utils.query_params(())
-        return getattr(self, '_' + self.action)(ctx)
 
-    def _affirm(self, ctx):
-        utils.authorize(ctx, POLICY % 'affirm')
+class _AffirmController(_ActionController):
+
+    @method.expose(policy=policies.AFFIRM, params=(), params_first=True,
+                   item_methods=())
+    def post(self, *args, ctx):
         reservation = _get(ctx, self.reservation_id)
         utils.rpc_call('affirm device reservation %s' % reservation.id,
                        _manager().affirm_device_reservation, ctx,
                        reservation.id, ctx.user_id)
         return _show(ctx, reservation.id)
 
-    def _attach(self, ctx):
-        utils.authorize(ctx, POLICY % 'attach')
+
+class _AttachController(_ActionController):
+
+    @method.expose(policy=policies.ATTACH, params=(), params_first=True,
+                   body=schema.attach, item_methods=())
+    def post(self, *args, ctx, body):
         reservation = _get(ctx, self.reservation_id)
-        body = validation.load_and_validate(pecan.request, schema.attach)
         utils.rpc_call('attach %s to device reservation %s' % (
             body['domain'], reservation.id),
             _manager().attach_device_domain, ctx, reservation.id,
             body['domain'], body.get('unit_ids'), ctx.project_id)
         return _show(ctx, reservation.id)
 
-    def _detach(self, ctx):
-        utils.authorize(ctx, POLICY % 'attach')
+
+class _DetachController(_ActionController):
+
+    @method.expose(policy=policies.ATTACH, params=(), params_first=True,
+                   body=schema.detach, item_methods=())
+    def post(self, *args, ctx, body):
         reservation = _get(ctx, self.reservation_id)
-        body = validation.load_and_validate(pecan.request, schema.detach)
         only = ctx.project_id if _audience_only(ctx, reservation) else None
         utils.rpc_call('detach %s from device reservation %s' % (
             body['domain'], reservation.id),
@@ -285,7 +232,8 @@ class _ActionController(rest.RestController):
         return _show(ctx, reservation.id)
 
 
-ACTIONS = ('affirm', 'attach', 'detach')
+ACTIONS = {'affirm': _AffirmController, 'attach': _AttachController,
+           'detach': _DetachController}
 
 
 class DeviceReservationsController(rest.RestController):
@@ -297,15 +245,12 @@ class DeviceReservationsController(rest.RestController):
         if remainder[0] in ACTIONS and len(remainder) == 1:
             if pecan.request.method != 'POST':
                 utils.method_not_allowed('POST')
-            return _ActionController(reservation_id, remainder[0]), ()
+            return ACTIONS[remainder[0]](reservation_id), ()
         pecan.abort(404)
 
-    @pecan.expose('json')
-    def get_all(self, **kwargs):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'list')
-        params = utils.query_params(LIST_PARAMS)
-        project_id = utils.list_scope(ctx, params, ALL_PROJECTS)
+    @method.expose(policy=policies.LIST, params=LIST_PARAMS)
+    def get_all(self, *, ctx, params):
+        project_id = utils.list_scope(ctx, params, policies.LIST_ALL_PROJECTS)
         status = utils.choice(params, 'status', Status.ALL)
         host_id = None
         if 'host' in params:
@@ -320,31 +265,24 @@ class DeviceReservationsController(rest.RestController):
             limit=limit, marker=marker)
         return utils.collection(
             'device_reservations',
-            [reservation_view(ctx, r) for r in found], limit, params, PATH)
+            [views.reservation_view(ctx, r) for r in found], limit, params,
+            PATH)
 
-    @pecan.expose('json')
-    def get_one(self, reservation_id):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'get')
-        utils.query_params(())
-        return {'device_reservation': reservation_view(
+    @method.expose(policy=policies.GET, params=())
+    def get_one(self, reservation_id, *, ctx):
+        return {'device_reservation': views.reservation_view(
             ctx, _get(ctx, reservation_id))}
 
-    @pecan.expose('json')
-    def post(self, *args, **kwargs):
-        if args:
-            utils.method_not_allowed(utils.ITEM_METHODS)
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'create')
-        params = utils.query_params(('dry_run',))
+    @method.expose(policy=policies.CREATE, params=('dry_run',),
+                   body=schema.create)
+    def post(self, *args, ctx, params, body):
         dry_run = utils.parse_bool('dry_run', params.get('dry_run', 'false'))
-        body = validation.load_and_validate(pecan.request, schema.create)
         request = _request(ctx, body)
         allowed, managing = _projects(ctx, body)
         start, end = _window(body)
         if dry_run:
             return _dry_run(ctx, request, start, end, body)
-        viewer = None if utils.can(ctx, SEES_ALL_DEVICES) else \
+        viewer = None if utils.can(ctx, device_policies.LIST_ALL) else \
             ctx.project_id
         values = {
             'id': uuidutils.generate_uuid(),
@@ -367,13 +305,9 @@ class DeviceReservationsController(rest.RestController):
         utils.set_created('%s/%s' % (PATH, created['id']))
         return _show(ctx, created['id'])
 
-    @pecan.expose('json')
-    def patch(self, reservation_id=None):
-        if reservation_id is None:
-            utils.method_not_allowed(utils.COLLECTION_METHODS)
-        ctx = utils.context()
+    @method.expose(body=schema.update)
+    def patch(self, reservation_id=None, *, ctx, body):
         reservation = _get(ctx, reservation_id)
-        body = validation.load_and_validate(pecan.request, schema.update)
         if 'domains' in body:
             self._set_domains(ctx, reservation, body)
         else:
@@ -386,7 +320,7 @@ class DeviceReservationsController(rest.RestController):
             raise exception.Invalid(
                 reason="change 'domains' on their own: the other fields "
                        "are an administrator's")
-        utils.authorize(ctx, POLICY % 'attach')
+        utils.authorize(ctx, policies.ATTACH)
         if _audience_only(ctx, reservation):
             others = sorted({a.domain for a in reservation.attachments
                              if a.project_id != ctx.project_id and
@@ -402,7 +336,7 @@ class DeviceReservationsController(rest.RestController):
 
     @staticmethod
     def _update(ctx, reservation, body):
-        utils.authorize(ctx, POLICY % 'update')
+        utils.authorize(ctx, policies.UPDATE)
         if 'end' in body:
             if reservation.status not in Status.LIVE:
                 raise exception.InvalidState(
@@ -426,12 +360,8 @@ class DeviceReservationsController(rest.RestController):
         if values:
             devices_db.reservation_update(ctx, reservation.id, values)
 
-    @pecan.expose('json')
-    def delete(self, reservation_id=None):
-        if reservation_id is None:
-            utils.method_not_allowed(utils.COLLECTION_METHODS)
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'delete')
+    @method.expose(policy=policies.DELETE, status=204)
+    def delete(self, reservation_id=None, *, ctx):
         reservation = _get(ctx, reservation_id)
         if not _acts_for_owner(ctx, reservation):
             raise exception.Forbidden(
@@ -455,4 +385,3 @@ class DeviceReservationsController(rest.RestController):
                 reason='its units are still being released; try again')
         else:
             devices_db.reservation_destroy(ctx, reservation.id)
-        return utils.no_content()

@@ -12,8 +12,11 @@ free now or over a window: a dry run that claims nothing.
 import pecan
 from pecan import rest
 
+from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
+from reserve.api.views import devices as views
 from reserve.common import exception
+from reserve.common.policies import devices as policies
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
@@ -21,8 +24,6 @@ from reserve.devices import claims
 from reserve.devices import selection
 from reserve.devices import states
 
-POLICY = 'reserve:device:%s'
-SEES_ALL = POLICY % 'list:all'
 PATH = '/v1/devices'
 AVAILABILITY = 'availability'
 
@@ -32,57 +33,10 @@ AVAILABILITY_PARAMS = ('host', 'model', 'mdev_type', 'numa_local', 'start',
                        'end')
 
 
-def _hostdev_address(pci_address):
-    """The <address> of a <hostdev> that passes this function through."""
-    domain, bus, rest_ = pci_address.split(':')
-    slot, function = rest_.split('.')
-    return {'domain': '0x' + domain, 'bus': '0x' + bus, 'slot': '0x' + slot,
-            'function': '0x' + function}
-
-
-def model_of(device):
-    return selection.model_name(device.product_name, device.vendor_id,
-                                device.product_id)
-
-
-def device_view(device, state, holder=None, sees_all=False):
-    """The API representation of a GPU unit; ``holder``: the reservation
-    holding it now when the caller may see it."""
-    return {
-        'id': device.id,
-        'host_id': device.host_id,
-        'host': device.host.name if device.host else None,
-        'pci_address': device.pci_address,
-        'address': _hostdev_address(device.pci_address),
-        'node_device': device.name,
-        'model': model_of(device),
-        'vendor_id': device.vendor_id,
-        'vendor_name': device.vendor_name,
-        'product_id': device.product_id,
-        'product_name': device.product_name,
-        'pci_class': device.pci_class,
-        'numa_node': device.numa_node,
-        'iommu_group': device.iommu_group,
-        'iommu_group_members': list(device.iommu_group_members or ()),
-        'sriov': {
-            'physical_function': device.physical_function,
-            'virtual_functions': list(device.virtual_functions or ()),
-            'max_virtual_functions': device.max_virtual_functions,
-        },
-        'mdev_types': list(device.mdev_types or ()),
-        'mdevs': list(device.mdevs or ()) if sees_all else [],
-        'in_use_by': list(device.in_use_by or ()) if sees_all else [],
-        'driver': device.driver,
-        'state': state,
-        'reservation_id': holder.id if holder is not None else None,
-        'created_at': utils.format_date(device.created_at),
-        'updated_at': utils.format_date(device.updated_at),
-    }
-
-
 def _viewer(ctx):
     """None when the caller sees every unit, else its project."""
-    return None if utils.can(ctx, SEES_ALL) else ctx.project_id
+    return None if utils.can(ctx, policies.LIST_ALL) else \
+        ctx.project_id
 
 
 def host_filter(ctx, ref):
@@ -160,13 +114,11 @@ def _check_window(params):
     return start, end, True
 
 
-def availability():
+@method.handler(policy=policies.AVAILABILITY, params=AVAILABILITY_PARAMS)
+def availability(*, ctx, params):
     """GET /v1/devices/availability: per host and model (and NUMA node
     with numa_local), how many units are free now or over [start, end)
     and can be reserved together, and which. Writes nothing."""
-    ctx = utils.context()
-    utils.authorize(ctx, POLICY % 'availability')
-    params = utils.query_params(AVAILABILITY_PARAMS)
     start, end, window = _check_window(params)
     numa_local = utils.parse_bool('numa_local',
                                   params.get('numa_local', 'false'))
@@ -201,11 +153,8 @@ def availability():
 
 class DevicesController(rest.RestController):
 
-    @pecan.expose('json')
-    def get_all(self, **kwargs):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'list')
-        params = utils.query_params(LIST_PARAMS)
+    @method.expose(policy=policies.LIST, params=LIST_PARAMS)
+    def get_all(self, *, ctx, params):
         state = utils.choice(params, 'state', states.Unit.ALL)
         numa_node = _int_param(params, 'numa_node')
         include_vfs = utils.parse_bool('include_vfs',
@@ -225,18 +174,20 @@ class DevicesController(rest.RestController):
             if request.model and not selection.model_matches(
                     _as_unit(device), request.model):
                 continue
-            items.append(device_view(device, unit_state, holder,
-                                     viewer is None))
+            items.append(views.device_view(device, unit_state, holder,
+                                           viewer is None))
         page = _page(items, limit, params.get('marker'))
         return utils.collection('devices', page, limit, params, PATH)
 
     @pecan.expose('json')
     def get_one(self, device_id):
+        # A word of the URL, with its own policy and parameters.
         if device_id == AVAILABILITY:
             return availability()
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'get')
-        utils.query_params(())
+        return self._show(device_id)
+
+    @method.handler(policy=policies.GET, params=())
+    def _show(self, device_id, *, ctx):
         viewer = _viewer(ctx)
         device = devices_db.device_get(ctx, device_id)
         holders = claims.held_now(ctx, host_ids=[device.host_id])
@@ -246,15 +197,15 @@ class DevicesController(rest.RestController):
                       devices_db.device_list(ctx,
                                              host_ids=[device.host_id])}
         state, holder = _state(device, holders, by_address, viewer)
-        return {'device': device_view(device, state, holder,
-                                      viewer is None)}
+        return {'device': views.device_view(device, state, holder,
+                                            viewer is None)}
 
 
 def _as_unit(device):
     """Enough of a selection.Unit to match a model against."""
     return selection.Unit(
         id=device.id, host_id=device.host_id, host=None,
-        pci_address=device.pci_address, model=model_of(device),
+        pci_address=device.pci_address, model=views.model_of(device),
         vendor_id=device.vendor_id, product_id=device.product_id,
         numa_node=device.numa_node, is_vf=bool(device.physical_function),
         related=frozenset(), mdev_types={})

@@ -14,22 +14,22 @@ from oslo_utils import uuidutils
 import pecan
 from pecan import rest
 
+from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import flavors as schema
-from reserve.api import validation
+from reserve.api.views import flavors as views
 from reserve.booking import admission
 from reserve.booking import catalogue
 from reserve.booking import sizing
 from reserve.common import exception
+from reserve.common.policies import flavors as policies
+from reserve.common.policies import reservations as reservation_policies
 from reserve.common import timeutils
 from reserve.db import desk
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
-POLICY = 'reserve:flavor:%s'
-HIDDEN = POLICY % 'list:hidden'
-BYPASS_MAINTENANCE = 'reserve:reservation:bypass_maintenance'
 PATH = '/v1/flavors'
 AVAILABILITY = 'availability'
 # Words of the URL space below /v1/flavors that cannot be flavor names.
@@ -43,39 +43,6 @@ AVAILABILITY_PARAMS = ('start', 'end', 'category', 'availability_zone')
 
 # API field → column, for the fields that differ.
 _COLUMNS = {'start': 'start_date', 'end': 'end_date'}
-
-
-def flavor_view(flavor, with_projects=False):
-    """The API representation of a catalogue flavor."""
-    view = {
-        'id': flavor.id,
-        'name': flavor.name,
-        'nova_flavor_id': flavor.nova_flavor_id,
-        'description': flavor.description,
-        'slots': flavor.slots,
-        # GPUs one instance asks for, read from nova (None: unknown).
-        'gpus': flavor.gpus,
-        'max_length_hours': flavor.max_length_hours,
-        'active': bool(flavor.active),
-        'is_public': bool(flavor.is_public),
-        'start': utils.format_date(flavor.start_date),
-        'end': utils.format_date(flavor.end_date),
-        'category': flavor.category,
-        'availability_zone': flavor.availability_zone,
-        'created_at': utils.format_date(flavor.created_at),
-        'updated_at': utils.format_date(flavor.updated_at),
-    }
-    if with_projects:
-        view['projects'] = flavor.project_ids
-    return view
-
-
-def _detail(ctx, flavor, with_projects):
-    """flavor_view of one flavor, with how many of its instances the
-    enrolled hosts' GPUs hold at once (gpu_slots; null without GPUs)."""
-    view = flavor_view(flavor, with_projects)
-    view['gpu_slots'] = sizing.gpu_slots(ctx, flavor)
-    return view
 
 
 def _read_nova_flavor(ctx, values, current=None):
@@ -101,7 +68,7 @@ def _read_nova_flavor(ctx, values, current=None):
 
 
 def _sees_hidden(ctx):
-    return utils.can(ctx, HIDDEN)
+    return utils.can(ctx, policies.LIST_HIDDEN)
 
 
 def _check_name(name):
@@ -161,48 +128,35 @@ def _check_span(start, end):
                 CONF.booking.max_query_days))
 
 
-def _gap_view(gap):
-    return {'start': utils.format_date(gap[0]),
-            'end': utils.format_date(gap[1])}
-
-
 class FlavorProjectsController(rest.RestController):
     """/v1/flavors/{id}/projects: the grants of a private flavor."""
 
     def __init__(self, flavor_ref):
         self.flavor_ref = flavor_ref
 
-    def _flavor(self, ctx, action):
-        utils.authorize(ctx, POLICY % action)
+    def _flavor(self, ctx):
         return desk.flavor_get(ctx, self.flavor_ref)
 
-    @pecan.expose('json')
-    def get_all(self):
-        ctx = utils.context()
-        utils.query_params(())
-        flavor = self._flavor(ctx, 'project:list')
+    # An unknown query parameter is refused before the policy, as it was.
+    @method.expose(policy=policies.PROJECT_LIST, params=(),
+                   params_first=True)
+    def get_all(self, *, ctx):
+        flavor = self._flavor(ctx)
         return {'projects': [{'project_id': p} for p in flavor.project_ids]}
 
-    @pecan.expose('json')
-    def post(self, *args):
-        if args:
-            utils.method_not_allowed('DELETE')
-        ctx = utils.context()
-        flavor = self._flavor(ctx, 'project:create')
-        body = validation.load_and_validate(pecan.request, schema.grant)
+    @method.expose(policy=policies.PROJECT_CREATE, body=schema.grant,
+                   status=201, item_methods='DELETE')
+    def post(self, *args, ctx, body):
+        flavor = self._flavor(ctx)
         desk.grant_add(ctx, flavor.id, body['project_id'])
-        utils.set_created('%s/%s/projects/%s' % (PATH, flavor.id,
-                                                 body['project_id']))
+        utils.set_location('%s/%s/projects/%s' % (PATH, flavor.id,
+                                                  body['project_id']))
         return {'project': {'project_id': body['project_id']}}
 
-    @pecan.expose('json')
-    def delete(self, project_id=None):
-        if project_id is None:
-            utils.method_not_allowed(utils.COLLECTION_METHODS)
-        ctx = utils.context()
-        flavor = self._flavor(ctx, 'project:delete')
+    @method.expose(policy=policies.PROJECT_DELETE, status=204)
+    def delete(self, project_id=None, *, ctx):
+        flavor = self._flavor(ctx)
         desk.grant_remove(ctx, flavor.id, project_id)
-        return utils.no_content()
 
 
 class FreeSlotsController(rest.RestController):
@@ -211,11 +165,8 @@ class FreeSlotsController(rest.RestController):
     def __init__(self, flavor_ref):
         self.flavor_ref = flavor_ref
 
-    @pecan.expose('json')
-    def get_all(self):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'free_slots')
-        params = utils.query_params(FREE_SLOTS_PARAMS)
+    @method.expose(policy=policies.FREE_SLOTS, params=FREE_SLOTS_PARAMS)
+    def get_all(self, *, ctx, params):
         flavor = catalogue.visible(ctx, self.flavor_ref, _sees_hidden(ctx))
         now = timeutils.utcnow()
         start = (utils.parse_date(params['start'], 'start')
@@ -227,22 +178,17 @@ class FreeSlotsController(rest.RestController):
         count = _positive_int(params, 'instance_count', 1)
         gaps = admission.free_slots(
             ctx, flavor, start, end, count,
-            bypass_maintenance=utils.can(ctx, BYPASS_MAINTENANCE))
-        return {'flavor_id': flavor.id, 'instance_count': count,
-                'start': utils.format_date(start),
-                'end': utils.format_date(end),
-                'max_length_hours': flavor.max_length_hours,
-                'free_slots': [_gap_view(g) for g in gaps]}
+            bypass_maintenance=utils.can(
+                ctx, reservation_policies.BYPASS_MAINTENANCE))
+        return views.free_slots_view(flavor, count, start, end, gaps)
 
 
-def availability():
+@method.handler(policy=policies.AVAILABILITY, params=AVAILABILITY_PARAMS)
+def availability(*, ctx, params):
     """GET /v1/flavors/availability[?start&end]: per visible flavor, the
     slots offered (total: the catalogue's slots capped by the GPUs of the
     enrolled hosts) and the fewest free at any instant of the window, or
     now (available). Read live from the calendar; nothing is cached."""
-    ctx = utils.context()
-    utils.authorize(ctx, POLICY % 'availability')
-    params = utils.query_params(AVAILABILITY_PARAMS)
     if ('start' in params) != ('end' in params):
         raise exception.Invalid(
             reason="query parameters 'start' and 'end' go together: give "
@@ -259,18 +205,7 @@ def availability():
     # what the reservable hosts hold of its nova flavor when empty.
     offered = admission.offered(ctx, flavors)
     free = admission.availability(ctx, flavors, start, end, offered)
-    return {
-        'start': utils.format_date(start),
-        'end': utils.format_date(end),
-        'availability': [{
-            'flavor_id': f.id, 'name': f.name,
-            'nova_flavor_id': f.nova_flavor_id, 'category': f.category,
-            'availability_zone': f.availability_zone,
-            'active': bool(f.active),
-            'slots': f.slots, 'gpus': f.gpus,
-            'total': offered[f.id], 'available': free[f.id],
-        } for f in flavors],
-    }
+    return views.availability_view(flavors, start, end, offered, free)
 
 
 _SUBRESOURCES = {'projects': FlavorProjectsController,
@@ -283,11 +218,8 @@ class FlavorsController(rest.RestController):
     def _lookup(self, flavor_ref, *remainder):
         return utils.subresource(_SUBRESOURCES, flavor_ref, remainder)
 
-    @pecan.expose('json')
-    def get_all(self, **kwargs):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'list')
-        params = utils.query_params(LIST_PARAMS)
+    @method.expose(policy=policies.LIST, params=LIST_PARAMS)
+    def get_all(self, *, ctx, params):
         hidden = _sees_hidden(ctx)
         filters = {k: params[k] for k in ('category', 'availability_zone')
                    if k in params}
@@ -300,27 +232,24 @@ class FlavorsController(rest.RestController):
         flavors = catalogue.visible_list(ctx, hidden, filters, limit=limit,
                                          marker=marker)
         return utils.collection(
-            'flavors', [flavor_view(f, hidden) for f in flavors], limit,
+            'flavors', [views.flavor_view(f, hidden) for f in flavors], limit,
             params, PATH)
 
     @pecan.expose('json')
     def get_one(self, flavor_ref):
+        # A word of the URL, with its own policy and parameters.
         if flavor_ref == AVAILABILITY:
             return availability()
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'get')
-        utils.query_params(())
+        return self._show(flavor_ref)
+
+    @method.handler(policy=policies.GET, params=())
+    def _show(self, flavor_ref, *, ctx):
         hidden = _sees_hidden(ctx)
         flavor = catalogue.visible(ctx, flavor_ref, hidden)
-        return {'flavor': _detail(ctx, flavor, hidden)}
+        return {'flavor': views.detail(ctx, flavor, hidden)}
 
-    @pecan.expose('json')
-    def post(self, *args, **kwargs):
-        if args:
-            utils.method_not_allowed(utils.ITEM_METHODS)
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'create')
-        body = validation.load_and_validate(pecan.request, schema.create)
+    @method.expose(policy=policies.CREATE, body=schema.create, status=201)
+    def post(self, *args, ctx, body):
         _check_name(body['name'])
         values = _columns(body)
         _check_window(values.get('start_date'), values.get('end_date'))
@@ -328,18 +257,13 @@ class FlavorsController(rest.RestController):
                           CONF.booking.default_max_length_hours)
         _read_nova_flavor(ctx, values)
         flavor = desk.flavor_create(ctx, values, body.get('projects', ()))
-        utils.set_created('%s/%s' % (PATH, flavor.id))
-        return {'flavor': _detail(ctx, desk.flavor_get(ctx, flavor.id),
-                                  True)}
+        utils.set_location('%s/%s' % (PATH, flavor.id))
+        return {'flavor': views.detail(ctx, desk.flavor_get(ctx, flavor.id),
+                                       True)}
 
-    @pecan.expose('json')
-    def patch(self, flavor_ref=None):
-        if flavor_ref is None:
-            utils.method_not_allowed(utils.COLLECTION_METHODS)
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'update')
+    @method.expose(policy=policies.UPDATE, body=schema.update)
+    def patch(self, flavor_ref=None, *, ctx, body):
         flavor = desk.flavor_get(ctx, flavor_ref)
-        body = validation.load_and_validate(pecan.request, schema.update)
         if 'name' in body:
             _check_name(body['name'])
         values = _columns(body)
@@ -350,15 +274,10 @@ class FlavorsController(rest.RestController):
         values.setdefault('nova_flavor_id', flavor.nova_flavor_id)
         _read_nova_flavor(ctx, values, current=flavor)
         desk.flavor_update(ctx, flavor.id, values)
-        return {'flavor': _detail(ctx, desk.flavor_get(ctx, flavor.id),
-                                  True)}
+        return {'flavor': views.detail(ctx, desk.flavor_get(ctx, flavor.id),
+                                       True)}
 
-    @pecan.expose('json')
-    def delete(self, flavor_ref=None):
-        if flavor_ref is None:
-            utils.method_not_allowed(utils.COLLECTION_METHODS)
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'delete')
+    @method.expose(policy=policies.DELETE, status=204)
+    def delete(self, flavor_ref=None, *, ctx):
         flavor = desk.flavor_get(ctx, flavor_ref)
         desk.flavor_destroy(ctx, flavor.id)
-        return utils.no_content()

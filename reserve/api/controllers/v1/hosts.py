@@ -15,52 +15,21 @@ from oslo_log import log as logging
 import pecan
 from pecan import rest
 
+from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import hosts as schema
-from reserve.api import validation
+from reserve.api.views import hosts as views
 from reserve.booking import drain
 from reserve.common import exception
+from reserve.common.policies import hosts as policies
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
-from reserve.plugins import host_gpus
 
 LOG = logging.getLogger(__name__)
-POLICY = 'reserve:host:%s'
 PATH = '/v1/hosts'
 
 LIST_PARAMS = ('reservable', 'limit', 'marker')
-
-
-def host_view(ctx, host, libvirt_hosts=None):
-    """The API representation of an enrolled host. libvirt_hosts: the
-    enrolled libvirt hosts, when the caller read them for several."""
-    gpus, gpu_source = None, None
-    if host.kind == 'nova':
-        # What flavor bookings count GPUs against, and where it came from.
-        gpus, gpu_source = host_gpus.of_host(ctx, host,
-                                             libvirt_hosts=libvirt_hosts)
-    return {
-        'id': host.id,
-        'name': host.name,
-        'service_name': host.service_name,
-        'kind': host.kind,
-        'provider_uuid': host.provider_uuid,
-        'vcpus': host.vcpus,
-        'memory_mb': host.memory_mb,
-        'local_gb': host.local_gb,
-        'reservable': bool(host.reservable),
-        'capabilities': {c.key: c.value for c in host.capabilities},
-        'gpus': gpus,
-        'gpu_source': gpu_source,
-        # libvirt hosts
-        'uri': host.uri,
-        'topology_generation': host.topology_generation,
-        'refreshed_at': utils.format_date(host.refreshed_at),
-        'refresh_error': host.refresh_error,
-        'created_at': utils.format_date(host.created_at),
-        'updated_at': utils.format_date(host.updated_at),
-    }
 
 
 def capability_value(value):
@@ -82,18 +51,13 @@ class _RefreshController(rest.RestController):
     def __init__(self, host_ref):
         self.host_ref = host_ref
 
-    @pecan.expose('json')
-    def post(self, *args):
-        if args:
-            pecan.abort(404)
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'refresh')
-        utils.query_params(())
+    @method.expose(policy=policies.REFRESH, params=(), item_methods=())
+    def post(self, *args, ctx):
         host = db_api.host_get(ctx, self.host_ref)
         report = utils.rpc_call(
             'refresh host %s' % host.name,
             pecan.request.manager_api.refresh_host, ctx, host.id)
-        return {'host': host_view(ctx, db_api.host_get(ctx, host.id)),
+        return {'host': views.host_view(ctx, db_api.host_get(ctx, host.id)),
                 'refresh': report}
 
 
@@ -103,21 +67,15 @@ class _DomainsController(rest.RestController):
     def __init__(self, host_ref):
         self.host_ref = host_ref
 
-    @pecan.expose('json')
-    def get_all(self):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'domain:list')
-        utils.query_params(())
+    @method.expose(policy=policies.DOMAIN_LIST, params=())
+    def get_all(self, *, ctx):
         host = _libvirt_host(ctx, self.host_ref)
         return {'domains': utils.rpc_call(
             'list the domains of host %s' % host.name,
             pecan.request.manager_api.host_domains, ctx, host.id)}
 
-    @pecan.expose('json')
-    def get_one(self, name):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'domain:get')
-        utils.query_params(())
+    @method.expose(policy=policies.DOMAIN_GET, params=())
+    def get_one(self, name, *, ctx):
         host = _libvirt_host(ctx, self.host_ref)
         return {'domain': utils.rpc_call(
             'show domain %s of host %s' % (name, host.name),
@@ -131,22 +89,13 @@ def _libvirt_host(ctx, ref):
     return host
 
 
-def window_view(window):
-    return {'id': window.id, 'host_id': window.host_id,
-            'start': utils.format_date(window.start_date),
-            'end': utils.format_date(window.end_date),
-            'note': window.note,
-            'created_at': utils.format_date(window.created_at)}
-
-
 class _MaintenanceController(rest.RestController):
     """/v1/hosts/{id}/maintenance-windows: times a host holds nothing."""
 
     def __init__(self, host_ref):
         self.host_ref = host_ref
 
-    def _host(self, ctx, action):
-        utils.authorize(ctx, POLICY % ('maintenance:%s' % action))
+    def _host(self, ctx):
         host = db_api.host_get(ctx, self.host_ref)
         if host.kind != 'nova':
             raise exception.Invalid(
@@ -154,22 +103,19 @@ class _MaintenanceController(rest.RestController):
                        ' for nova hosts' % host.name)
         return host
 
-    @pecan.expose('json')
-    def get_all(self):
-        ctx = utils.context()
-        utils.query_params(())
-        host = self._host(ctx, 'list')
+    # An unknown query parameter is refused before the policy, as it was.
+    @method.expose(policy=policies.MAINTENANCE_LIST, params=(),
+                   params_first=True)
+    def get_all(self, *, ctx):
+        host = self._host(ctx)
         return {'maintenance_windows': [
-            window_view(w) for w in db_api.host_windows(ctx, host.id)]}
+            views.window_view(w) for w in db_api.host_windows(ctx, host.id)]}
 
-    @pecan.expose('json')
-    def post(self, *args):
-        if args:
-            utils.method_not_allowed('DELETE')
-        ctx = utils.context()
-        host = self._host(ctx, 'create')
-        body = validation.load_and_validate(pecan.request,
-                                            schema.maintenance_create)
+    @method.expose(policy=policies.MAINTENANCE_CREATE,
+                   body=schema.maintenance_create, status=201,
+                   item_methods='DELETE')
+    def post(self, *args, ctx, body):
+        host = self._host(ctx)
         start = utils.parse_date(body['start'], 'start')
         end = utils.parse_date(body['end'], 'end')
         if end <= start or end <= timeutils.utcnow():
@@ -180,19 +126,16 @@ class _MaintenanceController(rest.RestController):
             ctx, host, start, end, body.get('note'),
             body.get('force', False))
         _follow_up(ctx, outcome)
-        utils.set_created('%s/%s/maintenance-windows/%s' % (
+        utils.set_location('%s/%s/maintenance-windows/%s' % (
             PATH, host.id, window.id))
-        return {'maintenance_window': window_view(window),
+        return {'maintenance_window': views.window_view(window),
                 'reservations': drain.outcome_view(outcome)}
 
-    @pecan.expose('json')
-    def delete(self, window_id=None):
-        if window_id is None:
-            utils.method_not_allowed('GET, POST')
-        ctx = utils.context()
-        host = self._host(ctx, 'delete')
+    @method.expose(policy=policies.MAINTENANCE_DELETE, status=204,
+                   collection_methods='GET, POST')
+    def delete(self, window_id=None, *, ctx):
+        host = self._host(ctx)
         db_api.host_window_destroy(ctx, host.id, window_id)
-        return utils.no_content()
 
 
 def _follow_up(ctx, outcome):
@@ -218,11 +161,8 @@ class HostsController(rest.RestController):
     def _lookup(self, host_ref, *remainder):
         return utils.subresource(_SUBRESOURCES, host_ref, remainder)
 
-    @pecan.expose('json')
-    def get_all(self, **kwargs):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'list')
-        params = utils.query_params(LIST_PARAMS)
+    @method.expose(policy=policies.LIST, params=LIST_PARAMS)
+    def get_all(self, *, ctx, params):
         reservable = None
         if 'reservable' in params:
             reservable = utils.parse_bool('reservable', params['reservable'])
@@ -233,22 +173,15 @@ class HostsController(rest.RestController):
                                  marker=marker)
         libvirt_hosts = devices_db.libvirt_hosts(ctx)
         return utils.collection(
-            'hosts', [host_view(ctx, h, libvirt_hosts) for h in hosts],
+            'hosts', [views.host_view(ctx, h, libvirt_hosts) for h in hosts],
             limit, params, PATH)
 
-    @pecan.expose('json')
-    def get_one(self, host_ref):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'get')
-        return {'host': host_view(ctx, db_api.host_get(ctx, host_ref))}
+    @method.expose(policy=policies.GET)
+    def get_one(self, host_ref, *, ctx):
+        return {'host': views.host_view(ctx, db_api.host_get(ctx, host_ref))}
 
-    @pecan.expose('json')
-    def post(self, *args, **kwargs):
-        if args:
-            utils.method_not_allowed(utils.ITEM_METHODS)
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'create')
-        body = validation.load_and_validate(pecan.request, schema.create)
+    @method.expose(policy=policies.CREATE, body=schema.create, status=201)
+    def post(self, *args, ctx, body):
         values = {'name': body['name'],
                   'capabilities': _capabilities(body),
                   'reservable': body.get('reservable', True)}
@@ -263,17 +196,12 @@ class HostsController(rest.RestController):
         if isinstance(created, dict) and created.get('id'):
             ref = created['id']
         host = db_api.host_get(ctx, ref)
-        utils.set_created('%s/%s' % (PATH, host.id))
-        return {'host': host_view(ctx, host)}
+        utils.set_location('%s/%s' % (PATH, host.id))
+        return {'host': views.host_view(ctx, host)}
 
-    @pecan.expose('json')
-    def patch(self, host_ref=None):
-        if host_ref is None:
-            utils.method_not_allowed(utils.COLLECTION_METHODS)
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'update')
+    @method.expose(policy=policies.UPDATE, body=schema.update)
+    def patch(self, host_ref=None, *, ctx, body):
         host = db_api.host_get(ctx, host_ref)
-        body = validation.load_and_validate(pecan.request, schema.update)
         answer = {}
         if (body.get('reservable') is False and host.reservable and
                 host.kind == 'nova'):
@@ -287,20 +215,15 @@ class HostsController(rest.RestController):
         db_api.host_update(ctx, host.id, values, _capabilities(body))
         if 'reservable' in body and host.kind == 'nova':
             _sync_fence(ctx)
-        answer['host'] = host_view(ctx, db_api.host_get(ctx, host.id))
+        answer['host'] = views.host_view(ctx, db_api.host_get(ctx, host.id))
         return answer
 
-    @pecan.expose('json')
-    def delete(self, host_ref=None):
-        if host_ref is None:
-            utils.method_not_allowed(utils.COLLECTION_METHODS)
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'delete')
+    @method.expose(policy=policies.DELETE, status=204)
+    def delete(self, host_ref=None, *, ctx):
         host = db_api.host_get(ctx, host_ref)
         db_api.host_destroy(ctx, host.id)
         if host.kind == 'nova':
             _sync_fence(ctx)
-        return utils.no_content()
 
 
 def _sync_fence(ctx):

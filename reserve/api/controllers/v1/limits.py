@@ -1,26 +1,19 @@
 """/v1/limits: a project's booking limits and what it uses of them."""
-import pecan
 from pecan import rest
 
+from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
+from reserve.api.views import limits as views
 from reserve.booking import quota
-
-POLICY = 'reserve:limits:%s'
+from reserve.common.policies import limits as policies
 
 
 class LimitsController(rest.RestController):
 
-    @pecan.expose('json')
-    def get_all(self, **kwargs):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'get')
-        params = utils.query_params(('project_id',))
+    @method.expose(policy=policies.GET, params=('project_id',))
+    def get_all(self, *, ctx, params):
         project_id = params.get('project_id') or ctx.project_id
         if project_id != ctx.project_id:
-            utils.authorize(ctx, POLICY % 'get:all_projects')
-        return {'limits': {
-            'project_id': project_id,
-            'driver': quota.driver().name,
-            # -1 is no limit; in_use counts the live reservations only.
-            'resources': quota.report(ctx, project_id),
-        }}
+            utils.authorize(ctx, policies.GET_ALL_PROJECTS)
+        return views.limits_view(project_id, quota.driver(),
+                                 quota.report(ctx, project_id))

@@ -1,33 +1,20 @@
 """/v1/maintenance-windows: times when flavors cannot be booked
 (administrators)."""
-import pecan
 from pecan import rest
 
+from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import maintenance as schema
-from reserve.api import validation
+from reserve.api.views import maintenance as views
 from reserve.booking import maintenance
 from reserve.common import exception
+from reserve.common.policies import maintenance as policies
 from reserve.common import timeutils
 from reserve.db import desk
 
-POLICY = 'reserve:maintenance:%s'
 PATH = '/v1/maintenance-windows'
 
 LIST_PARAMS = ('flavor_id', 'include_past', 'limit', 'marker')
-
-
-def window_view(window):
-    return {
-        'id': window.id,
-        'start': utils.format_date(window.start_date),
-        'end': utils.format_date(window.end_date),
-        'note': window.note,
-        'all_flavors': bool(window.all_flavors),
-        'flavors': [] if window.all_flavors else window.flavor_ids,
-        'created_at': utils.format_date(window.created_at),
-        'updated_at': utils.format_date(window.updated_at),
-    }
 
 
 def _flavor_ids(ctx, refs):
@@ -68,11 +55,8 @@ def _check_dates(start, end):
 
 class MaintenanceWindowsController(rest.RestController):
 
-    @pecan.expose('json')
-    def get_all(self, **kwargs):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'list')
-        params = utils.query_params(LIST_PARAMS)
+    @method.expose(policy=policies.LIST, params=LIST_PARAMS)
+    def get_all(self, *, ctx, params):
         flavor_id = None
         if 'flavor_id' in params:
             flavor_id = desk.flavor_find_id(ctx, params['flavor_id'])
@@ -89,23 +73,16 @@ class MaintenanceWindowsController(rest.RestController):
             ends_after=None if include_past else timeutils.utcnow(),
             limit=limit, marker=marker)
         return utils.collection('maintenance_windows',
-                                [window_view(w) for w in windows], limit,
-                                params, PATH)
+                                [views.window_view(w) for w in windows],
+                                limit, params, PATH)
 
-    @pecan.expose('json')
-    def get_one(self, window_id):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'get')
-        return {'maintenance_window': window_view(
-            desk.window_get(ctx, window_id))}
+    @method.expose(policy=policies.GET, view=views.show)
+    def get_one(self, window_id, *, ctx):
+        return desk.window_get(ctx, window_id)
 
-    @pecan.expose('json')
-    def post(self, *args, **kwargs):
-        if args:
-            utils.method_not_allowed(utils.ITEM_METHODS)
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'create')
-        body = validation.load_and_validate(pecan.request, schema.create)
+    @method.expose(policy=policies.CREATE, body=schema.create, status=201,
+                   view=views.show)
+    def post(self, *args, ctx, body):
         start = utils.parse_date(body['start'], 'start')
         end = utils.parse_date(body['end'], 'end')
         _check_dates(start, end)
@@ -116,18 +93,13 @@ class MaintenanceWindowsController(rest.RestController):
         window = maintenance.create(ctx, start, end, body.get('note'),
                                     flavor_ids, all_flavors,
                                     body.get('force', False))
-        utils.set_created('%s/%s' % (PATH, window.id))
-        return {'maintenance_window': window_view(
-            desk.window_get(ctx, window.id))}
+        utils.set_location('%s/%s' % (PATH, window.id))
+        return desk.window_get(ctx, window.id)
 
-    @pecan.expose('json')
-    def patch(self, window_id=None):
-        if window_id is None:
-            utils.method_not_allowed(utils.COLLECTION_METHODS)
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'update')
+    @method.expose(policy=policies.UPDATE, body=schema.update,
+                   view=views.show)
+    def patch(self, window_id=None, *, ctx, body):
         window = desk.window_get(ctx, window_id)
-        body = validation.load_and_validate(pecan.request, schema.update)
         values = {}
         for field, column in (('start', 'start_date'), ('end', 'end_date')):
             if field in body:
@@ -145,14 +117,8 @@ class MaintenanceWindowsController(rest.RestController):
                 ctx, body['flavors'])
         maintenance.update(ctx, window, values, flavor_ids,
                            body.get('force', False))
-        return {'maintenance_window': window_view(
-            desk.window_get(ctx, window.id))}
+        return desk.window_get(ctx, window.id)
 
-    @pecan.expose('json')
-    def delete(self, window_id=None):
-        if window_id is None:
-            utils.method_not_allowed(utils.COLLECTION_METHODS)
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'delete')
+    @method.expose(policy=policies.DELETE, status=204)
+    def delete(self, window_id=None, *, ctx):
         desk.window_destroy(ctx, window_id)
-        return utils.no_content()

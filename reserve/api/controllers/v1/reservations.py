@@ -6,16 +6,18 @@ one and moving its end go through the booking desk's admission
 in one transaction per flavor.
 """
 from oslo_config import cfg
-import pecan
 from pecan import rest
 
+from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import reservations as schema
-from reserve.api import validation
+from reserve.api.views import reservations as views
 from reserve.booking import admission
 from reserve.booking import catalogue
 from reserve.capacity import store as capacity_store
 from reserve.common import exception
+from reserve.common.policies import flavors as flavor_policies
+from reserve.common.policies import reservations as policies
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
@@ -23,49 +25,23 @@ from reserve.db import desk
 
 CONF = cfg.CONF
 
-POLICY = 'reserve:reservation:%s'
-ALL_PROJECTS = POLICY % 'list:all_projects'
-BYPASS_MAINTENANCE = POLICY % 'bypass_maintenance'
-SEES_HIDDEN_FLAVORS = 'reserve:flavor:list:hidden'
 PATH = '/v1/reservations'
 
 LIST_PARAMS = ('all_projects', 'project_id', 'flavor_id', 'status',
                'limit', 'marker')
 
 
-def reservation_view(booking):
-    """The API representation of a booking."""
-    return {
-        'id': booking.id,
-        'project_id': booking.project_id,
-        'user_id': booking.user_id,
-        'flavor_id': booking.flavor_id,
-        'instance_count': booking.instance_count,
-        'start': utils.format_date(booking.start_date),
-        'end': utils.format_date(booking.end_date),
-        'status': booking.status,
-        'status_reason': booking.status_reason,
-        'lease_id': booking.lease_id,
-        'compute_flavor': booking.compute_flavor,
-        'created_at': utils.format_date(booking.created_at),
-        'updated_at': utils.format_date(booking.updated_at),
-    }
-
-
 class ReservationsController(rest.RestController):
 
     def _get(self, ctx, booking_id):
         """The booking, 404 when it is not visible to the caller."""
-        return db_api.booking_get(ctx, booking_id,
-                                  project_id=utils.show_scope(ctx,
-                                                              ALL_PROJECTS))
+        return db_api.booking_get(
+            ctx, booking_id,
+            project_id=utils.show_scope(ctx, policies.LIST_ALL_PROJECTS))
 
-    @pecan.expose('json')
-    def get_all(self, **kwargs):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'list')
-        params = utils.query_params(LIST_PARAMS)
-        project_id = utils.list_scope(ctx, params, ALL_PROJECTS)
+    @method.expose(policy=policies.LIST, params=LIST_PARAMS)
+    def get_all(self, *, ctx, params):
+        project_id = utils.list_scope(ctx, params, policies.LIST_ALL_PROJECTS)
         status = utils.choice(params, 'status', states.Booking.ALL)
         limit = utils.parse_limit(params)
         marker = utils.check_marker(
@@ -79,59 +55,46 @@ class ReservationsController(rest.RestController):
             ctx, project_id=project_id, flavor_id=flavor_id,
             status=status, limit=limit, marker=marker)
         return utils.collection(
-            'reservations', [reservation_view(b) for b in bookings], limit,
-            params, PATH)
+            'reservations', [views.reservation_view(b) for b in bookings],
+            limit, params, PATH)
 
-    @pecan.expose('json')
-    def get_one(self, booking_id):
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'get')
+    @method.expose(policy=policies.GET, view=views.show)
+    def get_one(self, booking_id, *, ctx):
         booking = self._get(ctx, booking_id)
-        utils.authorize(ctx, POLICY % 'get', booking.project_id)
-        return {'reservation': reservation_view(booking)}
+        utils.authorize(ctx, policies.GET, booking.project_id)
+        return booking
 
-    @pecan.expose('json')
-    def post(self, *args, **kwargs):
-        if args:
-            utils.method_not_allowed(utils.ITEM_METHODS)
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'create')
-        body = validation.load_and_validate(pecan.request, schema.create)
+    @method.expose(policy=policies.CREATE, body=schema.create, status=201,
+                   view=views.show)
+    def post(self, *args, ctx, body):
         start = utils.parse_date(body['start'], 'start')
         end = utils.parse_date(body['end'], 'end')
-        flavor = catalogue.bookable(ctx, body['flavor_id'],
-                                    utils.can(ctx, SEES_HIDDEN_FLAVORS))
+        flavor = catalogue.bookable(
+            ctx, body['flavor_id'],
+            utils.can(ctx, flavor_policies.LIST_HIDDEN))
         booking = admission.book(
             ctx, flavor, start, end, int(body.get('instance_count', 1)),
-            bypass_maintenance=utils.can(ctx, BYPASS_MAINTENANCE))
+            bypass_maintenance=utils.can(ctx, policies.BYPASS_MAINTENANCE))
         utils.cast('reservation', 'create_lease', ctx, booking.id)
-        utils.set_created('%s/%s' % (PATH, booking.id))
-        return {'reservation': reservation_view(booking)}
+        utils.set_location('%s/%s' % (PATH, booking.id))
+        return booking
 
-    @pecan.expose('json')
-    def patch(self, booking_id=None):
-        if booking_id is None:
-            utils.method_not_allowed(utils.COLLECTION_METHODS)
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'update')
+    @method.expose(policy=policies.UPDATE, body=schema.update,
+                   view=views.show)
+    def patch(self, booking_id=None, *, ctx, body):
         booking = self._get(ctx, booking_id)
-        utils.authorize(ctx, POLICY % 'update', booking.project_id)
-        body = validation.load_and_validate(pecan.request, schema.update)
+        utils.authorize(ctx, policies.UPDATE, booking.project_id)
         end = utils.parse_date(body['end'], 'end')
         updated = admission.change_end(
             ctx, booking, end,
-            bypass_maintenance=utils.can(ctx, BYPASS_MAINTENANCE))
+            bypass_maintenance=utils.can(ctx, policies.BYPASS_MAINTENANCE))
         utils.cast('reservation', 'update_lease', ctx, booking.id)
-        return {'reservation': reservation_view(updated)}
+        return updated
 
-    @pecan.expose('json')
-    def delete(self, booking_id=None):
-        if booking_id is None:
-            utils.method_not_allowed(utils.COLLECTION_METHODS)
-        ctx = utils.context()
-        utils.authorize(ctx, POLICY % 'delete')
+    @method.expose(policy=policies.DELETE, status=204)
+    def delete(self, booking_id=None, *, ctx):
         booking = self._get(ctx, booking_id)
-        utils.authorize(ctx, POLICY % 'delete', booking.project_id)
+        utils.authorize(ctx, policies.DELETE, booking.project_id)
         if booking.status in states.Booking.LIVE:
             # Cancel: the row stays, COMPLETE, for the audit trail.
             reason = 'Cancelled by %s at %s' % (
@@ -157,4 +120,3 @@ class ReservationsController(rest.RestController):
             if booking.lease_id:
                 utils.cast('reservation', 'delete_lease', ctx, booking.id,
                            lease_id=booking.lease_id)
-        return utils.no_content()

@@ -178,12 +178,17 @@ def url(path):
     return pecan.request.application_url + path
 
 
-def set_created(location_path):
-    pecan.response.status = 201
+def set_location(location_path):
+    """The Location of what a request created."""
     # ids chosen by callers (a project id, a name) may hold any character;
     # a header must stay ASCII.
     pecan.response.location = url(urllib.parse.quote(
         location_path, safe="/:@!$&'()*+,;=-._~"))
+
+
+def set_created(location_path):
+    pecan.response.status = 201
+    set_location(location_path)
 
 
 ITEM_METHODS = 'GET, PATCH, DELETE'

@@ -1,0 +1,48 @@
+"""/v1/allocations (read only: no bodies): its part of the OpenAPI
+document."""
+from reserve.api.schemas import parts
+from reserve.common import states
+
+
+def response_schemas():
+    return {
+        'Allocation': parts.obj({
+            'id': parts.STR, 'host_id': parts.STR,
+            'host': parts.STR_OR_NULL, 'reservation_id': parts.STR,
+            'booking_id': dict(parts.STR_OR_NULL, description=(
+                'The reservation (booking) the lease was made for, as '
+                '/v1/reservations knows it')),
+            'resource_type': parts.STR, 'lease_id': parts.STR,
+            'project_id': parts.STR, 'count': parts.INT,
+            'start': parts.DATE, 'end': parts.DATE,
+            'status': parts.enum(states.Lease.ALL),
+            'created_at': parts.DATE, 'updated_at': parts.DATE,
+        }, description='Instance slots of a lease reservation on one '
+                       'host.'),
+    }
+
+
+def paths():
+    alloc = parts.path_param('allocation_id', 'Allocation ID')
+    return {
+        '/v1/allocations': {
+            'get': parts.operation(
+                'listAllocations', 'allocations',
+                'Which hosts back which lease reservations',
+                parts.collection('allocations', 'Allocation'),
+                [parts.PROJECT_ID,
+                 parts.param('host_id', description='Host ID or name'),
+                 parts.param('reservation_id',
+                             description='Lease reservation ID'),
+                 parts.param('lease_id'), parts.LIMIT, parts.MARKER],
+                description='Administrators see every project unless '
+                            "they give project_id; others see their "
+                            "project's."),
+        },
+        '/v1/allocations/{allocation_id}': {
+            'get': parts.operation(
+                'showAllocation', 'allocations', 'Show an allocation',
+                parts.one('allocation', 'Allocation'), [alloc],
+                errors_=(400, 403, 404)),
+        },
+    }

@@ -1,0 +1,83 @@
+"""/v1/devices (read only: no bodies): its part of the OpenAPI document."""
+from reserve.api.schemas import parts
+from reserve.devices import states as device_states
+
+
+def response_schemas():
+    return {
+        'Device': parts.obj({
+            'id': parts.STR, 'host_id': parts.STR,
+            'host': parts.STR_OR_NULL, 'pci_address': parts.STR,
+            'address': parts.obj({'domain': parts.STR, 'bus': parts.STR,
+                                  'slot': parts.STR,
+                                  'function': parts.STR}),
+            'node_device': parts.STR, 'model': parts.STR,
+            'vendor_id': parts.STR_OR_NULL,
+            'vendor_name': parts.STR_OR_NULL,
+            'product_id': parts.STR_OR_NULL,
+            'product_name': parts.STR_OR_NULL,
+            'pci_class': parts.STR_OR_NULL,
+            'numa_node': parts.INT_OR_NULL,
+            'iommu_group': parts.INT_OR_NULL,
+            'iommu_group_members': parts.STR_LIST,
+            'sriov': parts.obj({
+                'physical_function': parts.STR_OR_NULL,
+                'virtual_functions': parts.STR_LIST,
+                'max_virtual_functions': parts.INT_OR_NULL}),
+            'mdev_types': parts.array_of(parts.ANY),
+            'mdevs': parts.array_of(parts.ANY),
+            'in_use_by': parts.array_of(parts.ANY),
+            'driver': parts.STR_OR_NULL,
+            'state': parts.enum(device_states.Unit.ALL),
+            'reservation_id': parts.STR_OR_NULL,
+            'created_at': parts.DATE, 'updated_at': parts.DATE,
+        }, description='A GPU unit (a PCI function) of a libvirt host.'),
+        'DeviceAvailability': parts.obj({
+            'start': parts.DATE_OR_NULL, 'end': parts.DATE_OR_NULL,
+            'availability': parts.array_of(parts.obj({
+                'host_id': parts.STR, 'host': parts.STR,
+                'model': parts.STR, 'vendor_id': parts.STR_OR_NULL,
+                'product_id': parts.STR_OR_NULL, 'free': parts.INT,
+                'unit_ids': parts.STR_LIST,
+                'numa_node': parts.INT_OR_NULL}, optional=('numa_node',))),
+        }),
+    }
+
+
+def paths():
+    device = parts.path_param('device_id', 'GPU unit ID')
+    return {
+        '/v1/devices': {
+            'get': parts.operation(
+                'listDevices', 'devices',
+                'List the GPU units of the libvirt hosts',
+                parts.collection('devices', 'Device'),
+                [parts.param('host', description='Host ID or name'),
+                 parts.param('model'),
+                 parts.param('state',
+                             schema=parts.enum(device_states.Unit.ALL)),
+                 parts.param('numa_node',
+                             schema={'type': 'integer', 'minimum': 0}),
+                 parts.param('include_vfs', schema=parts.BOOL,
+                             description='List SR-IOV virtual functions as '
+                                         'units too (default: only under '
+                                         'their physical function)'),
+                 parts.LIMIT, parts.MARKER]),
+        },
+        '/v1/devices/availability': {
+            'get': parts.operation(
+                'deviceAvailability', 'devices',
+                'GPU units free now or over a window, per host and model',
+                parts.ref('DeviceAvailability'),
+                [parts.param('host'), parts.param('model'),
+                 parts.param('mdev_type'),
+                 parts.param('numa_local', schema=parts.BOOL), parts.START,
+                 parts.END]),
+        },
+        '/v1/devices/{device_id}': {
+            'get': parts.operation(
+                'showDevice', 'devices', 'Show a GPU unit',
+                parts.one('device', 'Device'), [device],
+                errors_=(400, 403, 404)),
+        },
+    }

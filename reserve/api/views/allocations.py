@@ -1,0 +1,30 @@
+"""The representation of an allocation (/v1/allocations)."""
+from reserve.common import timeutils
+
+
+def allocation_view(allocation, reservation, lease):
+    """The API representation of an allocation."""
+    return {
+        'id': allocation.id,
+        'host_id': allocation.host_id,
+        'host': allocation.host.name if allocation.host else None,
+        'reservation_id': reservation.id,
+        # The booking (/v1/reservations) whose claim this is, when the
+        # lease was made for one: the id its user holds.
+        'booking_id': allocation.booking_id,
+        'resource_type': reservation.resource_type,
+        'lease_id': lease.id,
+        'project_id': lease.project_id,
+        'count': allocation.count,
+        'start': timeutils.isoformat(lease.start_date),
+        'end': timeutils.isoformat(lease.end_date),
+        'status': lease.status,
+        'created_at': timeutils.isoformat(allocation.created_at),
+        'updated_at': timeutils.isoformat(allocation.updated_at),
+    }
+
+
+def show(row):
+    """The answer about one allocation: ``row`` is (allocation, lease
+    reservation, lease)."""
+    return {'allocation': allocation_view(*row)}

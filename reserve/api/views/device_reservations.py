@@ -1,0 +1,61 @@
+"""The representation of a device reservation (/v1/device-reservations)."""
+from reserve.api.views import devices as device_views
+from reserve.common import timeutils
+from reserve.devices import states
+
+
+def _unit_view(device):
+    return {'id': device.id, 'pci_address': device.pci_address,
+            'model': device_views.model_of(device),
+            'numa_node': device.numa_node}
+
+
+def _attachment_view(attachment):
+    return {'domain': attachment.domain, 'unit_id': attachment.device_id,
+            'pci_address': attachment.device.pci_address,
+            'kind': attachment.kind, 'mdev_uuid': attachment.mdev_uuid,
+            'state': attachment.state, 'live': attachment.live,
+            'config': attachment.config,
+            'project_id': attachment.project_id}
+
+
+def end_view(end_date):
+    """An end as the API shows it: null when open-ended."""
+    return None if states.is_open_end(end_date) else \
+        timeutils.isoformat(end_date)
+
+
+def reservation_view(ctx, reservation):
+    """The API representation of a device reservation."""
+    units = sorted((u.device for u in reservation.units),
+                   key=lambda d: d.pci_address)
+    live = [a for a in reservation.attachments
+            if a.state != states.Attachment.DETACHED]
+    return {
+        'id': reservation.id,
+        'host_id': reservation.host_id,
+        'host': reservation.host_name,
+        'project_id': reservation.project_id,
+        'user_id': reservation.user_id,
+        'allowed_projects': reservation.project_ids(states.Role.ALLOWED),
+        'managing_projects': reservation.project_ids(states.Role.MANAGING),
+        'unit_ids': [d.id for d in units],
+        'units': [_unit_view(d) for d in units],
+        'mdev_type': reservation.mdev_type,
+        'request': reservation.request,
+        'start': timeutils.isoformat(reservation.start_date),
+        'end': end_view(reservation.end_date),
+        'status': reservation.status,
+        'status_reason': reservation.status_reason,
+        'contract_ref': reservation.contract_ref,
+        'reason': reservation.reason,
+        'topology_generation': reservation.topology_generation,
+        'domains': sorted({a.domain for a in live}),
+        'attachments': [_attachment_view(a) for a in sorted(
+            reservation.attachments,
+            key=lambda a: (a.domain, a.device.pci_address))],
+        'lease_id': reservation.lease_id,
+        'released_at': timeutils.isoformat(reservation.released_at),
+        'created_at': timeutils.isoformat(reservation.created_at),
+        'updated_at': timeutils.isoformat(reservation.updated_at),
+    }

@@ -1,0 +1,26 @@
+"""The representation of a booking (/v1/reservations)."""
+from reserve.common import timeutils
+
+
+def reservation_view(booking):
+    """The API representation of a booking."""
+    return {
+        'id': booking.id,
+        'project_id': booking.project_id,
+        'user_id': booking.user_id,
+        'flavor_id': booking.flavor_id,
+        'instance_count': booking.instance_count,
+        'start': timeutils.isoformat(booking.start_date),
+        'end': timeutils.isoformat(booking.end_date),
+        'status': booking.status,
+        'status_reason': booking.status_reason,
+        'lease_id': booking.lease_id,
+        'compute_flavor': booking.compute_flavor,
+        'created_at': timeutils.isoformat(booking.created_at),
+        'updated_at': timeutils.isoformat(booking.updated_at),
+    }
+
+
+def show(booking):
+    """The answer about one booking."""
+    return {'reservation': reservation_view(booking)}
