@@ -33,7 +33,9 @@ from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
+from reserve.db import bookings as bookings_db
 from reserve.db import desk
+from reserve.db import flavors as flavors_db
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -56,7 +58,7 @@ def capacity_transaction(context, flavor_ids=()):
     with store.PROCESS_LOCK if sqlite else contextlib.nullcontext():
         with db_api.writer.using(context):
             state = store.lock(context)
-            flavors = (desk.flavor_lock(context, flavor_ids)
+            flavors = (flavors_db.flavor_lock(context, flavor_ids)
                        if flavor_ids != () else [])
             yield Locked(state, flavors)
 
@@ -264,9 +266,9 @@ def _withdraw_if_over_quota(context, booking, project_id, deltas,
     except exception.OverQuota as exc:
         LOG.info('Reservation %s withdrawn: %s', booking.id, exc)
         if restore is None:
-            db_api.booking_destroy(context, booking.id)  # claims go too
+            bookings_db.booking_destroy(context, booking.id)  # claims go too
         else:
-            db_api.booking_update(context, booking.id, restore)
+            bookings_db.booking_update(context, booking.id, restore)
             store.claims_set_end(context, restore['end_date'],
                                  booking_id=booking.id)
         raise exception.OverQuota(
@@ -300,7 +302,7 @@ def book(context, flavor, start, end, count, bypass_maintenance=False):
         quota.enforce(context, project_id, deltas)
         placed = _place(context, locked.state, flavor, start, end, count,
                         maintenance)
-        booking = db_api.booking_create(context, {
+        booking = bookings_db.booking_create(context, {
             'project_id': project_id,
             'user_id': context.user_id,
             'flavor_id': flavor.id,
@@ -357,7 +359,7 @@ def change_end(context, booking, end, bypass_maintenance=False):
     frees the calendar at once.
     """
     with capacity_transaction(context, [booking.flavor_id]) as locked:
-        current = db_api.booking_get(context, booking.id)
+        current = bookings_db.booking_get(context, booking.id)
         if current.status not in states.Booking.LIVE:
             raise exception.InvalidState(
                 what='Reservation %s' % current.id, status=current.status,
@@ -382,14 +384,14 @@ def change_end(context, booking, end, bypass_maintenance=False):
             _check_longer(context, locked.state, flavor, current, old_end,
                           end, maintenance)
         store.claims_set_end(context, end, booking_id=current.id)
-        updated = db_api.booking_update(context, current.id,
-                                        {'end_date': end},
-                                        expected_status=states.Booking.LIVE)
+        updated = bookings_db.booking_update(
+            context, current.id, {'end_date': end},
+            expected_status=states.Booking.LIVE)
         if updated is None:
             # Finished meanwhile (its status moves without this lock).
             raise exception.InvalidState(
                 what='Reservation %s' % current.id,
-                status=db_api.booking_get(context, current.id).status,
+                status=bookings_db.booking_get(context, current.id).status,
                 reason='it changed while being updated')
     _withdraw_if_over_quota(context, updated, current.project_id, deltas,
                             restore={'end_date': current.end_date})

@@ -5,26 +5,26 @@ callers allowed to see hidden flavors (administrators) see them all. A
 flavor the caller may not see does not exist for it: 404, never 403.
 """
 from reserve.common import exception
-from reserve.db import desk
+from reserve.db import flavors as flavors_db
 
 
 def visible(context, ref, sees_hidden):
     """The flavor with id or name ``ref`` as the caller sees it, or
     FlavorNotFound (404)."""
     if sees_hidden:
-        return desk.flavor_get(context, ref)
-    return desk.flavor_get(context, ref, project_id=context.project_id,
-                           active_only=True)
+        return flavors_db.flavor_get(context, ref)
+    return flavors_db.flavor_get(context, ref, project_id=context.project_id,
+                                 active_only=True)
 
 
 def visible_list(context, sees_hidden, filters=None, limit=None,
                  marker=None):
     if sees_hidden:
-        return desk.flavor_list(context, filters=filters, limit=limit,
-                                marker=marker)
-    return desk.flavor_list(context, project_id=context.project_id,
-                            active_only=True, filters=filters, limit=limit,
-                            marker=marker)
+        return flavors_db.flavor_list(context, filters=filters, limit=limit,
+                                      marker=marker)
+    return flavors_db.flavor_list(context, project_id=context.project_id,
+                                  active_only=True, filters=filters,
+                                  limit=limit, marker=marker)
 
 
 def bookable(context, ref, sees_hidden):
@@ -38,8 +38,9 @@ def bookable(context, ref, sees_hidden):
     """
     try:
         if sees_hidden:
-            return desk.flavor_get(context, ref)
-        return desk.flavor_get(context, ref, project_id=context.project_id)
+            return flavors_db.flavor_get(context, ref)
+        return flavors_db.flavor_get(context, ref,
+                                     project_id=context.project_id)
     except exception.FlavorNotFound:
         raise exception.FlavorNotAvailable(ref=ref,
                                            project=context.project_id)

@@ -26,8 +26,10 @@ from reserve.capacity import store
 from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
-from reserve.db import api as db_api
-from reserve.db import desk
+from reserve.db import bookings as bookings_db
+from reserve.db import flavors as flavors_db
+from reserve.db import hosts as hosts_db
+from reserve.db import leases as leases_db
 from reserve.notification import sync
 
 LOG = logging.getLogger(__name__)
@@ -47,9 +49,9 @@ Moved = collections.namedtuple('Moved',
 def _holder(context, claim):
     """The booking behind a claim, or None (a lease of its own)."""
     if claim.booking_id:
-        return db_api.booking_get(context, claim.booking_id)
-    lease_id = db_api.reservation_lease_id(context, claim.reservation_id)
-    found = db_api.booking_list_by_lease(context, lease_id) if lease_id \
+        return bookings_db.booking_get(context, claim.booking_id)
+    lease_id = leases_db.reservation_lease_id(context, claim.reservation_id)
+    found = bookings_db.booking_list_by_lease(context, lease_id) if lease_id \
         else []
     return found[0] if found else None
 
@@ -71,7 +73,7 @@ def _describe(context, claims):
 def _host_filter(context, booking):
     if booking is None:
         return None
-    flavor = desk.flavor_get(context, booking.flavor_id)
+    flavor = flavors_db.flavor_get(context, booking.flavor_id)
     return model.host_filter_of(flavor.nova_flavor or {})
 
 
@@ -95,8 +97,8 @@ def _evict(context, host, claims, reason):
         placed = maths.place(fits, claim.count)
         if placed is not None:
             lease_id = (booking.lease_id if booking else
-                        db_api.reservation_lease_id(context,
-                                                    claim.reservation_id))
+                        leases_db.reservation_lease_id(context,
+                                                       claim.reservation_id))
             moved.append(Moved(booking.id if booking else
                                claim.reservation_id, claim.count,
                                sorted(placed), lease_id))
@@ -111,7 +113,7 @@ def _evict(context, host, claims, reason):
                       ' no other host has room', claim.reservation_id,
                       claim.count, host.name)
             continue
-        updated = db_api.booking_update(
+        updated = bookings_db.booking_update(
             context, booking.id,
             {'status': states.Booking.ERROR, 'status_reason': reason},
             expected_status=states.Booking.LIVE)
@@ -139,7 +141,7 @@ def create_window(context, host, start, end, note, force):
     with admission.capacity_transaction(context):
         claims = store.claims_on_host(context, host.id, start, end, guard)
         _refuse_or_log(context, host, claims, force, 'Maintenance')
-        window_id = db_api.host_window_create(context, {
+        window_id = hosts_db.host_window_create(context, {
             'host_id': host.id, 'start_date': start, 'end_date': end,
             'note': note}).id
         reason = ('cancelled by the operators: host %s is in maintenance '
@@ -150,7 +152,7 @@ def create_window(context, host, start, end, note, force):
     LOG.info('Host %s in maintenance from %s to %s (%s): %d reservation(s)'
              ' moved, %d cancelled', host.name, start, end, window_id,
              len(outcome.moved), len(outcome.cancelled))
-    return db_api.host_window_get(context, window_id), outcome
+    return hosts_db.host_window_get(context, window_id), outcome
 
 
 def withdraw(context, host, force):
@@ -160,7 +162,7 @@ def withdraw(context, host, force):
         claims = store.claims_on_host(context, host.id, timeutils.utcnow(),
                                       FOREVER, guard)
         _refuse_or_log(context, host, claims, force, 'Withdrawal')
-        db_api.host_update(context, host.id, {'reservable': False})
+        hosts_db.host_update(context, host.id, {'reservable': False})
         reason = ('cancelled by the operators: host %s was withdrawn from '
                   'reservations and no other host had room for this '
                   'reservation' % host.name)

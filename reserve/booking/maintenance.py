@@ -12,6 +12,7 @@ from reserve.booking import admission
 from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import desk
+from reserve.db import maintenance as maintenance_db
 
 LOG = logging.getLogger(__name__)
 
@@ -48,7 +49,7 @@ def create(context, start, end, note, flavor_ids, all_flavors, force):
     locked = None if all_flavors else flavor_ids
     with admission.capacity_transaction(context, locked):
         _check_no_conflict(context, locked, start, end, force, None)
-        window = desk.window_create(
+        window = maintenance_db.window_create(
             context, {'start_date': start, 'end_date': end, 'note': note,
                       'all_flavors': all_flavors},
             [] if all_flavors else flavor_ids)
@@ -76,6 +77,6 @@ def update(context, window, values, flavor_ids, force):
             # must be forced again.
             _check_no_conflict(context, locked, start, end, force,
                                window.id)
-        return desk.window_update(
+        return maintenance_db.window_update(
             context, window.id, values,
             [] if all_flavors else new_ids)

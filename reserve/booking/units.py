@@ -26,6 +26,7 @@ from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
+from reserve.db import hosts as hosts_db
 from reserve.devices import claims
 from reserve.devices import runs
 from reserve.devices import states
@@ -46,7 +47,7 @@ def _choose(context, request, start, end, domains, read_domains, viewer):
         context, request, start, end, domains, read_domains, viewer=viewer)
     chosen = claims.check(context, request, start, end, viewer=viewer)
     if domains:
-        host = db_api.host_get(context, chosen.host_id)
+        host = hosts_db.host_get(context, chosen.host_id)
         known = read_domains(host)
         missing = [name for name in domains if name not in known]
         if missing:

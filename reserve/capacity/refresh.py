@@ -21,7 +21,7 @@ from oslo_log import log as logging
 
 from reserve.common import exception
 from reserve.common import timeutils
-from reserve.db import api as db_api
+from reserve.db import hosts as hosts_db
 from reserve.plugins import gpus
 
 CONF = cfg.CONF
@@ -87,7 +87,7 @@ def refresh(context, host, placement):
     if current == record:
         return False
     record['capacity_read_at'] = timeutils.utcnow()
-    db_api.host_update(context, host.id, record)
+    hosts_db.host_update(context, host.id, record)
     if current['foreign_usage'] != record['foreign_usage']:
         LOG.info('Host %s: other consumers use %s', host.name,
                  record['foreign_usage'])
@@ -97,6 +97,6 @@ def refresh(context, host, placement):
 def refresh_all(context, placement):
     """Refresh every enrolled nova host; returns how many changed."""
     changed = 0
-    for host in db_api.host_list(context):
+    for host in hosts_db.host_list(context):
         changed += refresh(context, host, placement)
     return changed

@@ -22,6 +22,7 @@ from reserve.capacity import maths
 from reserve.common import states
 from reserve.db import api as db_api
 from reserve.db import functions
+from reserve.db import hosts as hosts_db
 from reserve.db import models
 
 A = models.Allocation
@@ -127,7 +128,7 @@ def _load_hosts(context):
     from reserve.db import devices as devices_db
     from reserve.plugins import host_gpus
     with db_api.reader.using(context):
-        hosts = [h for h in db_api.host_list(context) if h.kind == 'nova']
+        hosts = [h for h in hosts_db.host_list(context) if h.kind == 'nova']
         libvirt_hosts = None
         records = []
         for host in hosts:

@@ -10,8 +10,8 @@ from reserve import conf as reserve_conf  # noqa: F401 (registers options)
 from reserve.common import exception
 from reserve.common import nova
 from reserve.common import placement
-from reserve.db import api as db_api
-from reserve.db import desk
+from reserve.db import flavors as flavors_db
+from reserve.db import hosts as hosts_db
 from reserve.db import migration
 from reserve.plugins import fence
 from reserve.plugins import gpus
@@ -64,8 +64,9 @@ class Checks(upgradecheck.UpgradeCommands):
         operator reviews them: until then their reservations cannot be
         extended and nobody can book them."""
         try:
-            flavors = desk.flavor_list(reserve_context.get_admin_context(),
-                                       filters={'active': False})
+            flavors = flavors_db.flavor_list(
+                reserve_context.get_admin_context(),
+                filters={'active': False})
         except Exception as exc:
             return upgradecheck.Result(
                 upgradecheck.Code.SUCCESS,
@@ -93,7 +94,8 @@ class Checks(upgradecheck.UpgradeCommands):
         of their nova flavor: admission cannot place their bookings (409
         reserve.flavor_not_sized) until each is written again."""
         try:
-            flavors = desk.flavor_list(reserve_context.get_admin_context())
+            flavors = flavors_db.flavor_list(
+                reserve_context.get_admin_context())
         except Exception as exc:
             return upgradecheck.Result(
                 upgradecheck.Code.SUCCESS,
@@ -134,7 +136,7 @@ class Checks(upgradecheck.UpgradeCommands):
                 upgradecheck.Code.SUCCESS,
                 '[fence]enabled is false: not checked.')
         try:
-            hosts = db_api.host_list(reserve_context.get_admin_context())
+            hosts = hosts_db.host_list(reserve_context.get_admin_context())
         except Exception as exc:
             return upgradecheck.Result(
                 upgradecheck.Code.SUCCESS,

@@ -1,5 +1,6 @@
-"""Database access of the booking desk: the flavor catalogue, its grants,
-maintenance windows, and the reads of the calendar and of the quotas.
+"""Database access of the booking desk: the reads of the calendar and of
+the quotas. The catalogue and its grants are in reserve.db.flavors, the
+maintenance windows in reserve.db.maintenance.
 
 Same conventions as reserve.db.api, whose transaction context this module
 uses: every function takes a RequestContext first and joins the
@@ -8,18 +9,13 @@ transaction the caller may have open on it.
 import collections
 import datetime
 
-from oslo_db import exception as db_exc
-from oslo_utils import uuidutils
 import sqlalchemy as sa
-from sqlalchemy import orm
 
-from reserve.common import exception
 from reserve.common import states
 from reserve.db import api as db_api
 from reserve.db import functions
 from reserve.db import models
 
-F = models.Flavor
 B = models.Booking
 M = models.MaintenanceWindow
 MF = models.MaintenanceWindowFlavor
@@ -28,217 +24,6 @@ MF = models.MaintenanceWindowFlavor
 def _reader(context):
     # Looked up at each call: reset_engine() replaces the context manager.
     return db_api.reader.using(context)
-
-
-def _writer(context):
-    return db_api.writer.using(context)
-
-
-# Flavors ------------------------------------------------------------------
-
-def _by_ref(query, ref):
-    """Match a flavor by id, else by name (names are never UUIDs)."""
-    if uuidutils.is_uuid_like(ref):
-        return query.filter(F.id == ref)
-    return query.filter(F.name == ref)
-
-
-def _visible_to(query, project_id):
-    """Public flavors, and private ones granted to ``project_id``."""
-    granted = sa.exists().where(models.FlavorProject.flavor_id == F.id,
-                                models.FlavorProject.project_id ==
-                                project_id)
-    return query.filter(sa.or_(F.is_public.is_(True), granted))
-
-
-def flavor_create(context, values, project_ids=()):
-    try:
-        with _writer(context) as session:
-            flavor = F(**values)
-            flavor.projects = [models.FlavorProject(project_id=p)
-                               for p in sorted(set(project_ids))]
-            session.add(flavor)
-            session.flush()
-            return flavor
-    except db_exc.DBDuplicateEntry:
-        existing = flavor_get(context, values['name'])
-        raise exception.FlavorAlreadyExists(name=values['name'],
-                                            id=existing.id)
-
-
-def flavor_get(context, ref, project_id=None, active_only=False):
-    """The flavor with id or name ``ref``.
-
-    project_id: only if public or granted to that project; active_only:
-    only if active. FlavorNotFound otherwise.
-    """
-    with _reader(context) as session:
-        query = _by_ref(session.query(F), ref)
-        if project_id is not None:
-            query = _visible_to(query, project_id)
-        if active_only:
-            query = query.filter(F.active.is_(True))
-        flavor = query.first()
-        if flavor is None:
-            raise exception.FlavorNotFound(id=ref)
-        return flavor
-
-
-def flavor_find_id(context, ref):
-    """The id of the flavor with id or name ``ref``, or None."""
-    with _reader(context) as session:
-        row = _by_ref(session.query(F.id), ref).first()
-        return row[0] if row else None
-
-
-def flavor_list(context, project_id=None, active_only=False, filters=None,
-                limit=None, marker=None):
-    """Flavors, optionally only those ``project_id`` may see and only the
-    active ones; ``filters`` maps column names to required values."""
-    with _reader(context) as session:
-        query = session.query(F)
-        if project_id is not None:
-            query = _visible_to(query, project_id)
-        if active_only:
-            query = query.filter(F.active.is_(True))
-        for column, value in (filters or {}).items():
-            query = query.filter(getattr(F, column) == value)
-        if limit is None and marker is None:
-            return query.order_by(F.name).all()
-        return db_api._paginate(query, F, limit, marker, sort_key='name')
-
-
-def flavor_update(context, flavor_id, values):
-    try:
-        with _writer(context) as session:
-            flavor = session.get(F, flavor_id)
-            if flavor is None:
-                raise exception.FlavorNotFound(id=flavor_id)
-            for key, value in values.items():
-                setattr(flavor, key, value)
-            session.flush()
-            return flavor
-    except db_exc.DBDuplicateEntry:
-        existing = flavor_get(context, values['name'])
-        raise exception.FlavorAlreadyExists(name=values['name'],
-                                            id=existing.id)
-
-
-def flavor_destroy(context, flavor_id):
-    """Delete a flavor no reservation references (FlavorInUse else)."""
-    with _writer(context) as session:
-        flavor = session.get(F, flavor_id)
-        if flavor is None:
-            raise exception.FlavorNotFound(id=flavor_id)
-        count = (session.query(sa.func.count(B.id))
-                 .filter(B.flavor_id == flavor_id).scalar())
-        if count:
-            raise exception.FlavorInUse(name=flavor.name, count=count)
-        session.delete(flavor)
-
-
-def flavor_lock(context, flavor_ids=None):
-    """Lock the rows of ``flavor_ids`` (every flavor when None) until the
-    caller's transaction ends, and return them, ordered by id.
-
-    This serialises everything that changes a flavor's calendar. Call it
-    right after the capacity lock (reserve.capacity.store.lock) in a
-    writer transaction: on MariaDB the snapshot of REPEATABLE READ is
-    taken at the first plain read, which must come after the locks.
-    SQLite has no row locks; there the capacity lock took the database's
-    write lock already, which serialises writers.
-    """
-    with _writer(context) as session:
-        # Grants load on first use, within the caller's transaction (only
-        # private flavors need them): one round trip less while locked.
-        query = session.query(F).options(orm.lazyload(F.projects))
-        if flavor_ids is not None:
-            query = query.filter(F.id.in_(sorted(set(flavor_ids))))
-        # Always in the same order, so that two lockers cannot deadlock.
-        return query.order_by(F.id).with_for_update().all()
-
-
-# Grants -------------------------------------------------------------------
-
-def grant_add(context, flavor_id, project_id):
-    try:
-        with _writer(context) as session:
-            grant = models.FlavorProject(flavor_id=flavor_id,
-                                         project_id=project_id)
-            session.add(grant)
-            session.flush()
-            return grant
-    except db_exc.DBDuplicateEntry:
-        raise exception.GrantAlreadyExists(project=project_id,
-                                           flavor=flavor_id)
-
-
-def grant_remove(context, flavor_id, project_id):
-    with _writer(context) as session:
-        removed = (session.query(models.FlavorProject)
-                   .filter_by(flavor_id=flavor_id, project_id=project_id)
-                   .delete(synchronize_session=False))
-        if not removed:
-            raise exception.GrantNotFound(project=project_id,
-                                          flavor=flavor_id)
-
-
-# Maintenance windows --------------------------------------------------------
-
-def window_create(context, values, flavor_ids=()):
-    with _writer(context) as session:
-        window = M(**values)
-        window.flavors = [MF(flavor_id=f) for f in sorted(set(flavor_ids))]
-        session.add(window)
-        session.flush()
-        return window
-
-
-def window_get(context, window_id):
-    with _reader(context) as session:
-        window = session.get(M, window_id)
-        if window is None:
-            raise exception.MaintenanceWindowNotFound(id=window_id)
-        return window
-
-
-def window_list(context, flavor_id=None, ends_after=None, limit=None,
-                marker=None):
-    """Windows, optionally only those closing ``flavor_id`` (by name or
-    for all flavors) and only those ending after ``ends_after``."""
-    with _reader(context) as session:
-        query = session.query(M)
-        if flavor_id is not None:
-            query = query.filter(sa.or_(
-                M.all_flavors.is_(True),
-                sa.exists().where(MF.window_id == M.id,
-                                  MF.flavor_id == flavor_id)))
-        if ends_after is not None:
-            query = query.filter(M.end_date > ends_after)
-        return db_api._paginate(query, M, limit, marker,
-                                sort_key='start_date')
-
-
-def window_update(context, window_id, values, flavor_ids=None):
-    with _writer(context) as session:
-        window = session.get(M, window_id)
-        if window is None:
-            raise exception.MaintenanceWindowNotFound(id=window_id)
-        for key, value in values.items():
-            setattr(window, key, value)
-        if flavor_ids is not None:
-            window.flavors = [MF(flavor_id=f)
-                              for f in sorted(set(flavor_ids))]
-        session.flush()
-        return window
-
-
-def window_destroy(context, window_id):
-    with _writer(context) as session:
-        window = session.get(M, window_id)
-        if window is None:
-            raise exception.MaintenanceWindowNotFound(id=window_id)
-        session.delete(window)
 
 
 # The calendar's reads -------------------------------------------------------
@@ -272,21 +57,6 @@ def bookings_in_window(context, flavors, start, end, guard,
         for flavor_id, b_start, b_end, count in session.execute(query):
             found[flavor_id].append((b_start, b_end, count))
     return found
-
-
-# MariaDB turns an IN list of 1,000 values or more into a join with a
-# temporary table, which it reads once per row the query makes (twice per
-# booking in peak_loads) instead of testing each booking against a
-# sorted list: shorter lists, OR-ed, keep it a test on the booking. (On
-# SQLite, OR-ed lists cost an index search each: one list there.)
-_IN_LIST = 500
-
-
-def _one_of(column, values, dialect):
-    if dialect != 'mysql':
-        return column.in_(values)
-    return sa.or_(*(column.in_(values[i:i + _IN_LIST])
-                    for i in range(0, len(values), _IN_LIST)))
 
 
 def _holding(query, flavors, start, end, guard, exclude_booking):
@@ -373,7 +143,8 @@ def peak_loads(context, flavors, start, end, guard):
         loads = (sa.select(flavor_id.label('flavor_id'),
                            load.label('load'), sides.c.side)
                  .outerjoin(sides, sa.true())
-                 .where(_one_of(B.flavor_id, sorted(peaks), dialect))
+                 .where(functions.one_of(B.flavor_id, sorted(peaks),
+                                         dialect))
                  .where(B.end_date > start - guard)
                  .where(B.end_date <= end + longest)
                  .where(B.start_date < end)

@@ -8,12 +8,16 @@ A device reservation is visible to a project when the project created it
 or is in its audience or among its managers; functions taking
 ``project_id`` return only those (None: every reservation).
 """
+import collections
+
 import sqlalchemy as sa
 from sqlalchemy import orm
 
 from reserve.common import exception
 from reserve.common import states
 from reserve.db import api as db_api
+from reserve.db import functions
+from reserve.db import leases as leases_db
 from reserve.db import models
 
 _DR = models.DeviceReservation
@@ -134,9 +138,25 @@ def reservation_find(context, reservation_id):
         return session.get(_DR, reservation_id)
 
 
+def _host_name():
+    """The name of the reservation's host, in a query of reservations."""
+    return (sa.select(models.Host.name)
+            .where(models.Host.id == _DR.host_id).scalar_subquery())
+
+
+def _lease_id():
+    """The id of the lease the reservation owns, in a query of them."""
+    return (sa.select(models.Lease.id)
+            .where(models.Lease.owner_type == states.Owner.DEVICE_RESERVATION)
+            .where(models.Lease.owner_id == _DR.id).scalar_subquery())
+
+
 def reservation_get(context, reservation_id, project_id=None):
+    """The reservation, with its ``host_name`` and ``lease_id``."""
     with db_api.reader.using(context) as session:
-        query = session.query(_DR).filter_by(id=reservation_id)
+        query = (session.query(_DR).filter_by(id=reservation_id)
+                 .options(orm.with_expression(_DR.host_name, _host_name()),
+                          orm.with_expression(_DR.lease_id, _lease_id())))
         if project_id is not None:
             query = query.filter(_visible_to(project_id))
         reservation = query.first()
@@ -145,17 +165,91 @@ def reservation_get(context, reservation_id, project_id=None):
         return reservation
 
 
+# The list reads rows, not objects: a page of a thousand reservations
+# holds thousands of units, attachments and projects, and as ORM objects
+# building them (and the garbage collector's walks over them) costs
+# several times the queries. Each table is read once for the page, only
+# the columns the API shows, into tuples.
+
+_A = models.DeviceAttachment
+_DR_COLUMNS = tuple(_DR.__table__.columns)
+_ATTACHMENT_COLUMNS = (_A.reservation_id, _A.device_id, _A.domain, _A.kind,
+                       _A.mdev_uuid, _A.project_id, _A.state, _A.live,
+                       _A.config)
+_DEVICE_COLUMNS = (models.Device.id, models.Device.pci_address,
+                   models.Device.numa_node, models.Device.vendor_id,
+                   models.Device.product_id, models.Device.product_name)
+_LISTED_FIELDS = [c.key for c in _DR_COLUMNS] + [
+    'host_name', 'lease_id', 'projects', 'units', 'attachments']
+
+
+class Listed(collections.namedtuple('Listed', _LISTED_FIELDS)):
+    """A device reservation as reservation_list reads it: its columns,
+    ``host_name`` and ``lease_id`` as reservation_get has them, and its
+    ``projects`` (project_id, role), ``units`` and ``attachments`` (the
+    columns the API shows), each with its ``device`` (id, pci_address,
+    numa_node and what names its model)."""
+    __slots__ = ()
+
+    project_ids = models.DeviceReservation.project_ids
+
+
+_Unit = collections.namedtuple('_Unit', 'device')
+_Attachment = collections.namedtuple(
+    '_Attachment', [c.key for c in _ATTACHMENT_COLUMNS] + ['device'])
+
+
 def reservation_list(context, project_id=None, status=None, host_id=None,
                      limit=None, marker=None):
+    """A page of reservations by creation, as Listed tuples: five
+    queries, however many the page holds."""
     with db_api.reader.using(context) as session:
-        query = session.query(_DR)
+        query = session.query(*_DR_COLUMNS, _host_name(), _lease_id())
         if project_id is not None:
             query = query.filter(_visible_to(project_id))
         if status is not None:
-            query = query.filter_by(status=status)
+            query = query.filter(_DR.status == status)
         if host_id is not None:
-            query = query.filter_by(host_id=host_id)
-        return db_api._paginate(query, _DR, limit, marker)
+            query = query.filter(_DR.host_id == host_id)
+        page = db_api._paginate(query, _DR, limit, marker)
+        found = {r.id: r for r in (Listed(*row, [], [], []) for row in page)}
+        if found:
+            _read_listed(session, found)
+    return list(found.values())
+
+
+def _read_listed(session, found):
+    """The projects, units and attachments of ``found`` ({id: Listed}).
+    The units' devices are read once each: a page holds many
+    reservations of few devices."""
+    ids = list(found)
+    dialect = session.bind.dialect.name
+
+    def of_page(column):
+        return functions.one_of(column, ids, dialect)
+
+    for row in session.execute(
+            sa.select(_PROJECT.reservation_id, _PROJECT.project_id,
+                      _PROJECT.role)
+            .where(of_page(_PROJECT.reservation_id))
+            .order_by(_PROJECT.project_id)):
+        found[row.reservation_id].projects.append(row)
+    units = session.execute(
+        sa.select(_UNIT.reservation_id, _UNIT.device_id)
+        .where(of_page(_UNIT.reservation_id))).all()
+    attachments = session.execute(
+        sa.select(*_ATTACHMENT_COLUMNS).where(of_page(_A.reservation_id))
+        .order_by(_A.domain, _A.device_id)).all()
+    wanted = sorted({row.device_id for row in units} |
+                    {row.device_id for row in attachments})
+    devices = {row.id: row for row in session.execute(
+        sa.select(*_DEVICE_COLUMNS).where(
+            functions.one_of(models.Device.id, wanted, dialect)))}
+    for row in units:
+        found[row.reservation_id].units.append(_Unit(devices[row.device_id]))
+    for row in attachments:
+        found[row.reservation_id].attachments.append(
+            _Attachment(*row, devices[row.device_id]))
 
 
 def reservations_of_host(context, host_id, statuses):
@@ -219,7 +313,7 @@ def reservation_destroy(context, reservation_id):
 
 def reservation_lease(context, reservation_id):
     """The lease a device reservation owns, or None once it is gone."""
-    return db_api.lease_get_by_owner(
+    return leases_db.lease_get_by_owner(
         context, states.Owner.DEVICE_RESERVATION, reservation_id)
 
 

@@ -11,8 +11,8 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.common import exception
-from reserve.db import api as db_api
 from reserve.db import devices as devices_db
+from reserve.db import hosts as hosts_db
 from reserve.devices import refresh
 from reserve.virt import fake
 
@@ -25,12 +25,12 @@ def _existing(context, name, uri):
     if host is not None:
         return host
     try:
-        host = db_api.host_get(context, name)
+        host = hosts_db.host_get(context, name)
     except exception.HostNotFound:
         return None
     if host.kind == 'libvirt' and host.uri != uri:
         # The same host, its definition found elsewhere this time.
-        db_api.host_update(context, host.id, {'uri': uri})
+        hosts_db.host_update(context, host.id, {'uri': uri})
     return host
 
 

@@ -20,6 +20,7 @@ from reserve.common import states as engine_states
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
+from reserve.db import hosts as hosts_db
 from reserve.devices import attachments
 from reserve.devices import claims
 from reserve.devices import hosts
@@ -71,7 +72,7 @@ def checked(context, values):
         _domain_names, viewer=values.get('viewer'))
     chosen = claims.check(context, request, start, end,
                           viewer=values.get('viewer'))
-    host = db_api.host_get(context, chosen.host_id)
+    host = hosts_db.host_get(context, chosen.host_id)
     if values.get('domains'):
         with hosts.host_lock(host.id):
             _check_domains(hosts.connect(host.uri), host, values['domains'])

@@ -9,8 +9,8 @@ from oslo_log import log as logging
 
 from reserve.common import context as reserve_context
 from reserve.common import exception
-from reserve.db import api as db_api
 from reserve.db import devices as devices_db
+from reserve.db import hosts as hosts_db
 from reserve.devices import hosts
 from reserve.devices import lifecycle
 from reserve.devices import runs
@@ -32,19 +32,19 @@ def enroll(context, values):
         hosts.connect(uri).topology_generation()
     except exception.ReserveException as exc:
         raise exception.LibvirtHostUnreachable(uri=uri, reason=exc.message)
-    host = db_api.host_create(context, {
+    host = hosts_db.host_create(context, {
         'name': name, 'kind': states.LIBVIRT, 'uri': uri,
         'reservable': values.get('reservable', True)},
         values.get('capabilities'))
     refresh(context, host.id)
     LOG.info('Libvirt host %s (%s) enrolled as %s', name, uri, host.id)
-    return db_api.host_get(context, host.id)
+    return hosts_db.host_get(context, host.id)
 
 
 def refresh(context, host_id):
     """Rediscover one libvirt host; a failure is recorded on the host
     (refresh_error) and raised."""
-    host = db_api.host_get(context, host_id)
+    host = hosts_db.host_get(context, host_id)
     if host.kind != states.LIBVIRT:
         raise exception.HostNotLibvirt(name=host.name, kind=host.kind)
     with hosts.host_lock(host.id):
@@ -59,7 +59,7 @@ def refresh(context, host_id):
 def domains(context, host_id, name=None):
     """Every domain of a libvirt host with the PCI and mdev hostdevs it
     holds; or the one named, with its XML as libvirt gives it."""
-    host = db_api.host_get(context, host_id)
+    host = hosts_db.host_get(context, host_id)
     if host.kind != states.LIBVIRT:
         raise exception.HostNotLibvirt(name=host.name, kind=host.kind)
     with hosts.host_lock(host.id):

@@ -28,6 +28,7 @@ from reserve.common import states as engine_states
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
+from reserve.db import hosts as hosts_db
 from reserve.devices import attachments
 from reserve.devices import claims
 from reserve.devices import hosts
@@ -67,7 +68,7 @@ def claim(context, lease_values, values):
     the lease reservation, whose id is the device reservation's."""
     start, end = lease_values['start_date'], lease_values['end_date']
     request = request_of(values)
-    host = db_api.host_get(context, request.host_id) if request.host_id \
+    host = hosts_db.host_get(context, request.host_id) if request.host_id \
         else None
     domains = list(values.get('domains') or ())
 
@@ -90,7 +91,7 @@ def claim(context, lease_values, values):
         context, request, start, end, values.get('viewer'), row,
         _projects(values), planned)
     if host is None:
-        host = db_api.host_get(context, chosen.host_id)
+        host = hosts_db.host_get(context, chosen.host_id)
         devices_db.reservation_update(context, reservation.id, {
             'topology_generation': host.topology_generation or ''})
     count = len(chosen.units)
@@ -168,7 +169,7 @@ def resync(context, host, conn):
 
 def host_of(context, reservation):
     """The reservation's host row (HostNotFound once it is gone)."""
-    return db_api.host_get(context, reservation.host_id)
+    return hosts_db.host_get(context, reservation.host_id)
 
 
 def start(context, reservation_id):

@@ -4,7 +4,7 @@ Every ``[manager]event_interval`` seconds (or sooner when woken, or when
 the next event is due sooner) the loop claims the due events and runs
 them: all before_end events of the tick first, then the end events, then
 the start events, so back-to-back leases on the same hosts hand over
-cleanly. Claims are atomic (see db.api.event_claim_due), so several
+cleanly. Claims are atomic (see db.events.event_claim_due), so several
 managers can share one database.
 """
 import datetime
@@ -20,6 +20,8 @@ from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
+from reserve.db import events as events_db
+from reserve.db import leases as leases_db
 from reserve.manager import notify
 from reserve import plugins
 
@@ -40,7 +42,7 @@ class EventRunner:
         LOG.info('Running %s of lease %s (attempt %d)', event.event_type,
                  event.lease_id, event.attempts)
         try:
-            lease = db_api.lease_get(context, event.lease_id)
+            lease = leases_db.lease_get(context, event.lease_id)
             handler(context, lease)
         except exception.EventMustWait as exc:
             LOG.info('%s of lease %s waits: %s', event.event_type,
@@ -60,9 +62,9 @@ class EventRunner:
                 event.event_type, event.lease_id), exc)
             self._failed(context, event, exc)
             return False
-        db_api.event_update(context, event.id,
-                            {'status': states.Event.DONE,
-                             'last_error': None})
+        events_db.event_update(context, event.id,
+                               {'status': states.Event.DONE,
+                                'last_error': None})
         LOG.info('Finished %s of lease %s (event %s)', event.event_type,
                  event.lease_id, event.id)
         return True
@@ -70,25 +72,25 @@ class EventRunner:
     def _waits(self, context, event, exc):
         """Try it again after [manager]event_retry_interval, without
         counting this attempt."""
-        db_api.event_update(context, event.id,
-                            {'status': states.Event.ERROR,
-                             'attempts': event.attempts - 1,
-                             'last_error': str(exc)})
-        db_api.lease_update(context, event.lease_id, {
+        events_db.event_update(context, event.id,
+                               {'status': states.Event.ERROR,
+                                'attempts': event.attempts - 1,
+                                'last_error': str(exc)})
+        leases_db.lease_update(context, event.lease_id, {
             'status_reason': '%s waits: %s' % (event.event_type, exc)})
 
     def _failed(self, context, event, exc):
         reason = '%s failed: %s' % (event.event_type, exc)
-        db_api.event_update(context, event.id,
-                            {'status': states.Event.ERROR,
-                             'last_error': str(exc)})
+        events_db.event_update(context, event.id,
+                               {'status': states.Event.ERROR,
+                                'last_error': str(exc)})
         values = {'status_reason': reason}
         gave_up = event.attempts >= CONF.manager.event_max_attempts
         # An unfinished teardown is an error for operators at once (it is
         # retried all the same); a start only once retries are exhausted.
         if event.event_type == states.Event.END or gave_up:
             values['status'] = states.Lease.ERROR
-        db_api.lease_update(context, event.lease_id, values)
+        leases_db.lease_update(context, event.lease_id, values)
 
     @staticmethod
     def _each_reservation(context, lease, action):
@@ -102,17 +104,17 @@ class EventRunner:
     def _start_lease(self, context, lease):
         if lease.status == states.Lease.DELETING:
             return
-        db_api.lease_update(context, lease.id,
-                            {'status': states.Lease.STARTING})
+        leases_db.lease_update(context, lease.id,
+                               {'status': states.Lease.STARTING})
         for reservation in self._each_reservation(context, lease,
                                                   'on_start'):
-            db_api.reservation_update(context, reservation.id,
-                                      {'status': states.Reservation.ACTIVE})
-        db_api.lease_update(context, lease.id,
-                            {'status': states.Lease.ACTIVE,
-                             'status_reason': None})
+            leases_db.reservation_update(context, reservation.id,
+                                         {'status': states.Reservation.ACTIVE})
+        leases_db.lease_update(context, lease.id,
+                               {'status': states.Lease.ACTIVE,
+                                'status_reason': None})
         notify.emit(context, 'lease.event.start_lease',
-                    db_api.lease_get(context, lease.id))
+                    leases_db.lease_get(context, lease.id))
 
     def _before_end_lease(self, context, lease):
         for _ in self._each_reservation(context, lease, 'before_end'):
@@ -122,19 +124,20 @@ class EventRunner:
     def _end_lease(self, context, lease):
         deleting = lease.status == states.Lease.DELETING
         if not deleting:
-            db_api.lease_update(context, lease.id,
-                                {'status': states.Lease.TERMINATING})
+            leases_db.lease_update(context, lease.id,
+                                   {'status': states.Lease.TERMINATING})
         for reservation in self._each_reservation(context, lease, 'on_end'):
-            db_api.reservation_update(context, reservation.id,
-                                      {'status': states.Reservation.DELETED})
-            db_api.allocations_delete(context, reservation.id)
-        db_api.lease_update(context, lease.id,
-                            {'status': states.Lease.TERMINATED,
-                             'status_reason': None})
-        lease = db_api.lease_get(context, lease.id)
+            leases_db.reservation_update(
+                context, reservation.id,
+                {'status': states.Reservation.DELETED})
+            leases_db.allocations_delete(context, reservation.id)
+        leases_db.lease_update(context, lease.id,
+                               {'status': states.Lease.TERMINATED,
+                                'status_reason': None})
+        lease = leases_db.lease_get(context, lease.id)
         notify.emit(context, 'lease.event.end_lease', lease)
         if deleting:
-            db_api.lease_destroy(context, lease.id)
+            leases_db.lease_destroy(context, lease.id)
             notify.emit(context, 'lease.delete', lease)
 
 
@@ -181,7 +184,7 @@ class EventLoop:
         its heartbeat is [DEFAULT]service_down_time old."""
         context = reserve_context.get_admin_context()
         try:
-            count = db_api.event_release_claims_of(
+            count = events_db.event_release_claims_of(
                 context, CONF.host, timeutils.utcnow_precise())
         except Exception as exc:  # the loop's timeout takes them up
             LOG.warning('Events of a previous run not taken back: %s', exc)
@@ -203,7 +206,7 @@ class EventLoop:
             group.join(timeout)
         self._pool.shutdown(wait=True)
         try:
-            count = db_api.event_release_claims_of(
+            count = events_db.event_release_claims_of(
                 reserve_context.get_admin_context(), CONF.host,
                 timeutils.utcnow_precise())
         except Exception as exc:
@@ -256,8 +259,8 @@ class EventLoop:
         interval = CONF.manager.event_interval
         now = timeutils.utcnow()
         try:
-            due = db_api.event_next_time(reserve_context.get_admin_context(),
-                                         after=now)
+            due = events_db.event_next_time(
+                reserve_context.get_admin_context(), after=now)
         except Exception as exc:
             db_api.log_failure(LOG, 'Cannot read the next event time', exc)
             return interval
@@ -286,7 +289,7 @@ class EventLoop:
             self._paused = False
         context = reserve_context.get_admin_context()
         now = timeutils.utcnow()
-        return db_api.event_claim_due(
+        return events_db.event_claim_due(
             context, now, claimer=CONF.host,
             stuck_before=now - datetime.timedelta(
                 seconds=CONF.manager.event_timeout),

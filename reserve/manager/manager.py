@@ -20,6 +20,9 @@ from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
+from reserve.db import events as events_db
+from reserve.db import hosts as hosts_db
+from reserve.db import leases as leases_db
 from reserve.devices import lifecycle as device_lifecycle
 from reserve.devices import portable
 from reserve.devices import runs as device_runs
@@ -66,11 +69,11 @@ def _move_end_events(context, lease, end):
         if (event.event_type == states.Event.START or
                 event.status != states.Event.UNDONE):
             continue
-        db_api.event_update(context, event.id,
-                            {'time': new_times[event.event_type]})
+        events_db.event_update(context, event.id,
+                               {'time': new_times[event.event_type]})
         warning_to_come |= event.event_type == states.Event.BEFORE_END
     if not warning_to_come:
-        db_api.event_create(context, lease.id, {
+        events_db.event_create(context, lease.id, {
             'event_type': states.Event.BEFORE_END,
             'time': new_times[states.Event.BEFORE_END],
             'status': states.Event.UNDONE})
@@ -83,8 +86,8 @@ def _existing_lease(context, name, owner_type, owner_id):
     """The lease already made for this owner (or of this name, for a
     lease with no owner), or None."""
     if owner_type is not None:
-        return db_api.lease_get_by_owner(context, owner_type, owner_id)
-    return db_api.lease_get_by_name(context, name)
+        return leases_db.lease_get_by_owner(context, owner_type, owner_id)
+    return leases_db.lease_get_by_name(context, name)
 
 
 def _awaits_lease(reservation):
@@ -142,8 +145,8 @@ class LeaseManager:
                     rsv = plugin.reserve(context, row, values)
                     rsv['status'] = states.Reservation.PENDING
                     reservations.append(rsv)
-                lease = db_api.lease_create(context, row, reservations,
-                                            lease_events(start, end))
+                lease = leases_db.lease_create(context, row, reservations,
+                                               lease_events(start, end))
                 capacity_store.note_claims(context, start, end)
                 lease_id = lease.id
         except exception.Conflict:
@@ -154,7 +157,7 @@ class LeaseManager:
         self._wake()
         LOG.info('Lease %s (%s) created for project %s', lease_id, name,
                  row['project_id'])
-        lease = db_api.lease_get(context, lease_id)
+        lease = leases_db.lease_get(context, lease_id)
         reason = None
         try:
             for reservation in lease.reservations:
@@ -165,17 +168,17 @@ class LeaseManager:
             LOG.warning('Lease %s: artefacts not built yet: %s', lease_id,
                         exc)
             reason = 'artefacts will be built at start: %s' % exc
-        db_api.lease_update(context, lease_id,
-                            {'status': states.Lease.PENDING,
-                             'status_reason': reason},
-                            expected_status=states.Lease.CREATING)
-        lease = db_api.lease_get(context, lease_id)
+        leases_db.lease_update(context, lease_id,
+                               {'status': states.Lease.PENDING,
+                                'status_reason': reason},
+                               expected_status=states.Lease.CREATING)
+        lease = leases_db.lease_get(context, lease_id)
         notify.emit(context, 'lease.create', lease)
         return views.lease(lease)
 
     def update_lease(self, context, lease_id, values):
         """Move the end of a lease, if its hosts stay free that long."""
-        lease = db_api.lease_get(context, lease_id)
+        lease = leases_db.lease_get(context, lease_id)
         if lease.status not in (states.Lease.PENDING, states.Lease.ACTIVE,
                                 states.Lease.STARTING,
                                 states.Lease.CREATING):
@@ -193,38 +196,38 @@ class LeaseManager:
                 plugins.get_plugin(reservation.resource_type)\
                     .check_new_window(context, lease, reservation,
                                       lease.start_date, end)
-            db_api.lease_update(context, lease_id, {'end_date': end})
+            leases_db.lease_update(context, lease_id, {'end_date': end})
             if end != lease.end_date:
                 _move_end_events(context, lease, end)
         self._wake()
-        lease = db_api.lease_get(context, lease_id)
+        lease = leases_db.lease_get(context, lease_id)
         notify.emit(context, 'lease.update', lease)
         return views.lease(lease)
 
     def delete_lease(self, context, lease_id):
         """Tear a lease down now; the row goes once teardown is done."""
         try:
-            lease = db_api.lease_get(context, lease_id)
+            lease = leases_db.lease_get(context, lease_id)
         except exception.LeaseNotFound:
             return None
         end = next(e for e in lease.events
                    if e.event_type == states.Event.END)
         if end.status == states.Event.DONE:
-            db_api.lease_destroy(context, lease_id)
+            leases_db.lease_destroy(context, lease_id)
             notify.emit(context, 'lease.delete', lease)
             return None
-        db_api.lease_update(context, lease_id,
-                            {'status': states.Lease.DELETING})
+        leases_db.lease_update(context, lease_id,
+                               {'status': states.Lease.DELETING})
         now = timeutils.utcnow()
         for event in lease.events:
             if event.status == states.Event.IN_PROGRESS:
                 continue  # the end runs once it is done
             if event.event_type == states.Event.END:
-                db_api.event_update(context, event.id, {
+                events_db.event_update(context, event.id, {
                     'time': now, 'status': states.Event.UNDONE,
                     'attempts': 0})
             elif event.status != states.Event.DONE:
-                db_api.event_update(context, event.id, {
+                events_db.event_update(context, event.id, {
                     'status': states.Event.DONE,
                     'last_error': 'skipped: the lease was deleted'})
         self._wake()
@@ -264,7 +267,7 @@ class LeaseManager:
             except exception.CloudError as exc:
                 LOG.warning('Host %s: capacity not read from placement '
                             'yet: %s', name, exc)
-        host = db_api.host_create(context, row, values.get('capabilities'))
+        host = hosts_db.host_create(context, row, values.get('capabilities'))
         LOG.info('Host %s enrolled as %s', name, host.id)
         if host.reservable:
             try:
@@ -272,7 +275,7 @@ class LeaseManager:
             except exception.CloudError as exc:
                 # Enrolled all the same: the periodic sync_fence repairs.
                 LOG.warning('Host %s not fenced yet: %s', name, exc)
-        return views.host(db_api.host_get(context, host.id))
+        return views.host(hosts_db.host_get(context, host.id))
 
     def sync_fence(self, context):
         """Repair the fence of the hosts; returns what it repaired."""
@@ -282,7 +285,7 @@ class LeaseManager:
         """Make a started lease's cloud objects match its allocations
         (1.2, cast after hosts were moved under it)."""
         try:
-            lease = db_api.lease_get(context, lease_id)
+            lease = leases_db.lease_get(context, lease_id)
         except exception.LeaseNotFound:
             return
         if lease.status != states.Lease.ACTIVE:
@@ -296,8 +299,8 @@ class LeaseManager:
         """sync_lease for every active lease: the drift repair of the
         periodic capacity task. Returns how many failed."""
         failed = 0
-        for lease in db_api.lease_list(context,
-                                       status=states.Lease.ACTIVE):
+        for lease in leases_db.lease_list(context,
+                                          status=states.Lease.ACTIVE):
             try:
                 self.sync_lease(context, lease.id)
             except exception.CloudError as exc:
@@ -316,7 +319,7 @@ class LeaseManager:
     def refresh_host(self, context, host_id):
         """Rediscover a libvirt host, or read a nova host's capacity
         record, now; returns what changed."""
-        host = db_api.host_get(context, host_id)
+        host = hosts_db.host_get(context, host_id)
         if host.kind == 'nova':
             return {'capacity_changed': capacity_refresh.refresh(
                 context, host, self._placement)}

@@ -4,7 +4,7 @@ from oslo_log import log as logging
 
 from reserve.common import heartbeat
 from reserve.common import rpc
-from reserve.db import api as db_api
+from reserve.db import events as events_db
 from reserve.devices import refresh as device_refresh
 from reserve.manager import events
 from reserve.manager import manager
@@ -15,7 +15,7 @@ LOG = logging.getLogger(__name__)
 
 class ManagerService:
     def __init__(self):
-        self.heartbeat = heartbeat.Heartbeat(db_api.MANAGER_BINARY)
+        self.heartbeat = heartbeat.Heartbeat(events_db.MANAGER_BINARY)
         self.event_loop = events.EventLoop(alive=self.heartbeat.fresh)
         self.endpoint = manager.LeaseManager(wake=self.event_loop.wake)
         self.device_refresh = device_refresh.RefreshLoop()

@@ -10,7 +10,7 @@ from oslo_log import log as logging
 from reserve.common import rpc
 from reserve.common import states
 from reserve.common import timeutils
-from reserve.db import api as db_api
+from reserve.db import bookings as bookings_db
 
 LOG = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ def emit(context, event, booking):
 
 
 def bookings_of_lease(context, lease_id):
-    return db_api.booking_list_by_lease(context, lease_id)
+    return bookings_db.booking_list_by_lease(context, lease_id)
 
 
 def apply_lease_status(context, lease_id, lease_status):
@@ -62,9 +62,9 @@ def apply_lease_status(context, lease_id, lease_status):
     sources, target, event = move
     moved = []
     for booking in bookings_of_lease(context, lease_id):
-        updated = db_api.booking_update(context, booking.id,
-                                        {'status': target},
-                                        expected_status=sources)
+        updated = bookings_db.booking_update(context, booking.id,
+                                             {'status': target},
+                                             expected_status=sources)
         if updated is None:
             continue
         LOG.info('Booking %s is now %s (lease %s %s)', booking.id, target,

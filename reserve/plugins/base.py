@@ -21,7 +21,7 @@ class ResourcePlugin(abc.ABC):
 
         Returns the LeaseReservation columns, with an ``allocations`` list
         of Allocation columns (or ``adopt_booking``, see
-        db.api.lease_create). Raises NotEnoughHostsAvailable.
+        db.leases.lease_create). Raises NotEnoughHostsAvailable.
         """
 
     @abc.abstractmethod

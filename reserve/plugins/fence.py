@@ -26,7 +26,7 @@ from oslo_log import log as logging
 
 from reserve.common import exception
 from reserve.common import placement as placement_api
-from reserve.db import api as db_api
+from reserve.db import hosts as hosts_db
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -149,7 +149,7 @@ def sync(context, nova, placement):
     """
     if not CONF.fence.enabled:
         return []
-    hosts = [h for h in db_api.host_list(context) if h.kind == 'nova']
+    hosts = [h for h in hosts_db.host_list(context) if h.kind == 'nova']
     done, aggregate = _ensure_fence(nova, placement)
     members = set(aggregate.hosts)
     for host in hosts:

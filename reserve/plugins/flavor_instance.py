@@ -24,7 +24,7 @@ from reserve.capacity import store
 from reserve.common import exception
 from reserve.common import nova
 from reserve.common import placement
-from reserve.db import api as db_api
+from reserve.db import hosts as hosts_db
 from reserve.plugins import base
 from reserve.plugins import fence
 from reserve.plugins import filters
@@ -189,7 +189,7 @@ class FlavorInstancePlugin(base.ResourcePlugin):
         wanted = {a.host.service_name or a.host.name
                   for a in reservation.allocations}
         by_service = {h.service_name or h.name: h
-                      for h in db_api.host_list(context)}
+                      for h in hosts_db.host_list(context)}
         resource_class = placement.reservation_resource_class(rsv_id)
         for service in sorted(set(aggregate.hosts) - wanted):
             self.nova.remove_aggregate_host(rsv_id, service)

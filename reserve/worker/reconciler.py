@@ -23,7 +23,8 @@ from oslo_log import log as logging
 from reserve.capacity import store as capacity_store
 from reserve.common import states
 from reserve.common import timeutils
-from reserve.db import api as db_api
+from reserve.db import bookings as bookings_db
+from reserve.db import leases as leases_db
 from reserve.notification import sync
 
 CONF = cfg.CONF
@@ -51,32 +52,32 @@ class Reconciler:
     def _recast_pending(self, context, now):
         cutoff = now - datetime.timedelta(
             seconds=CONF.worker.pending_create_timeout)
-        stale = db_api.booking_list_stale(
+        stale = bookings_db.booking_list_stale(
             context, states.Booking.PENDING_CREATE, cutoff)
         for booking in stale:
             LOG.warning('Booking %s still PENDING_CREATE since %s: casting '
                         'its creation again', booking.id, booking.updated_at)
             # Touch it so that it is not recast on every run.
-            db_api.booking_update(context, booking.id, {},
-                                  expected_status=booking.status)
+            bookings_db.booking_update(context, booking.id, {},
+                                       expected_status=booking.status)
             self.worker_api.create_lease(context, booking.id)
         return len(stale)
 
     def _recast_updates(self, context, now):
         cutoff = now - datetime.timedelta(
             seconds=CONF.worker.pending_create_timeout)
-        stale = db_api.booking_list_end_not_on_lease(context, cutoff)
+        stale = bookings_db.booking_list_end_not_on_lease(context, cutoff)
         for booking in stale:
             LOG.warning('Booking %s ends at %s but its lease %s does not: '
                         'casting the update again', booking.id,
                         booking.end_date, booking.lease_id)
-            db_api.booking_update(context, booking.id, {},
-                                  expected_status=booking.status)
+            bookings_db.booking_update(context, booking.id, {},
+                                       expected_status=booking.status)
             self.worker_api.update_lease(context, booking.id)
         return len(stale)
 
     def _align_with_leases(self, context):
-        pairs = db_api.booking_list_out_of_step(context)
+        pairs = bookings_db.booking_list_out_of_step(context)
         for booking, lease_status in pairs:
             LOG.warning('Booking %s is %s but its lease %s is %s: aligning',
                         booking.id, booking.status, booking.lease_id,
@@ -86,7 +87,7 @@ class Reconciler:
 
     def _delete_orphan_leases(self, context):
         # A lease younger than this may belong to a create in flight.
-        orphans = db_api.lease_list_orphans(
+        orphans = leases_db.lease_list_orphans(
             context, created_before=timeutils.utcnow() - datetime.timedelta(
                 seconds=CONF.worker.pending_create_timeout))
         for lease in orphans:
@@ -97,4 +98,4 @@ class Reconciler:
 
     def _purge(self, context, now):
         cutoff = now - datetime.timedelta(days=CONF.worker.purge_after_days)
-        return db_api.booking_purge(context, cutoff)
+        return bookings_db.booking_purge(context, cutoff)

@@ -11,9 +11,10 @@ from reserve.capacity import store as capacity_store
 from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
-from reserve.db import api as db_api
-from reserve.db import desk
+from reserve.db import bookings as bookings_db
 from reserve.db import devices as devices_db
+from reserve.db import flavors as flavors_db
+from reserve.db import leases as leases_db
 from reserve.devices import claims as device_claims
 from reserve.devices import runs as device_runs
 from reserve.devices import states as device_states
@@ -43,13 +44,13 @@ class BookingWorker:
 
     def create_lease(self, context, booking_id):
         try:
-            booking = db_api.booking_get(context, booking_id)
+            booking = bookings_db.booking_get(context, booking_id)
         except exception.BookingNotFound:
             return
         if booking.status != states.Booking.PENDING_CREATE:
             return  # done already, or cancelled
         # The booking names a catalogue flavor; the lease, a nova one.
-        flavor = desk.flavor_get(context, booking.flavor_id)
+        flavor = flavors_db.flavor_get(context, booking.flavor_id)
         values = {
             'name': lease_name(booking.id),
             'owner_type': states.Owner.BOOKING,
@@ -78,14 +79,14 @@ class BookingWorker:
             # .message: a remote error's str() carries the manager's
             # traceback, which is for the logs, not for the user.
             LOG.info('Booking %s failed: %s', booking_id, exc)
-            if db_api.booking_update(context, booking_id,
-                                     {'status': states.Booking.ERROR,
-                                      'status_reason': exc.message},
-                                     expected_status=states.Booking
-                                     .PENDING_CREATE):
+            if bookings_db.booking_update(context, booking_id,
+                                          {'status': states.Booking.ERROR,
+                                           'status_reason': exc.message},
+                                          expected_status=states.Booking
+                                          .PENDING_CREATE):
                 capacity_store.claims_release_unadopted(context, booking_id)
             return
-        updated = db_api.booking_update(
+        updated = bookings_db.booking_update(
             context, booking_id,
             {'status': states.Booking.ALLOCATED, 'lease_id': lease['id'],
              'compute_flavor': lease['reservations'][0]['flavor_id'],
@@ -104,7 +105,7 @@ class BookingWorker:
 
     def update_lease(self, context, booking_id):
         try:
-            booking = db_api.booking_get(context, booking_id)
+            booking = bookings_db.booking_get(context, booking_id)
         except exception.BookingNotFound:
             return
         if not booking.lease_id or booking.status not in (
@@ -117,16 +118,17 @@ class BookingWorker:
         except exception.ReserveException as exc:
             # Keep the booking truthful: it ends when its lease ends.
             LOG.warning('Booking %s: end not moved: %s', booking_id, exc)
-            lease = db_api.lease_get(context, booking.lease_id)
-            db_api.booking_update(context, booking_id,
-                                  {'end_date': lease.end_date,
-                                   'status_reason': 'end not moved: %s' %
-                                   exc})
+            lease = leases_db.lease_get(context, booking.lease_id)
+            bookings_db.booking_update(context, booking_id,
+                                       {'end_date': lease.end_date,
+                                        'status_reason': 'end not moved: %s' %
+                                        exc})
 
     def delete_lease(self, context, booking_id, lease_id=None):
         if lease_id is None:
             try:
-                lease_id = db_api.booking_get(context, booking_id).lease_id
+                lease_id = bookings_db.booking_get(context,
+                                                   booking_id).lease_id
             except exception.BookingNotFound:
                 return
         if lease_id:

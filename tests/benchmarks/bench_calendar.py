@@ -50,6 +50,7 @@ from reserve.common import timeutils  # noqa: E402
 from reserve import conf as reserve_conf  # noqa: E402,F401
 from reserve.db import api as db_api  # noqa: E402
 from reserve.db import desk  # noqa: E402
+from reserve.db import flavors as flavors_db  # noqa: E402
 from reserve.db import migration  # noqa: E402
 from reserve.db import models  # noqa: E402
 from tests.fixtures import backends  # noqa: E402
@@ -146,7 +147,7 @@ def load(flavors, per_flavor, span, rnd):
     elif engine.dialect.name == 'sqlite':
         with engine.begin() as conn:
             conn.execute(sa.text('ANALYZE'))
-    return desk.flavor_list(reserve_context.get_admin_context())
+    return flavors_db.flavor_list(reserve_context.get_admin_context())
 
 
 def span_for(per_flavor, window_hours):

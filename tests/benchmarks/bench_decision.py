@@ -89,7 +89,9 @@ from reserve.common import placement  # noqa: E402
 from reserve.common import states  # noqa: E402
 from reserve import conf as reserve_conf  # noqa: E402,F401
 from reserve.db import api as db_api  # noqa: E402
+from reserve.db import bookings as bookings_db  # noqa: E402
 from reserve.db import desk  # noqa: E402
+from reserve.db import flavors as flavors_db  # noqa: E402
 from reserve.db import models  # noqa: E402
 import shapes  # noqa: E402
 from tests.fixtures import backends  # noqa: E402
@@ -299,7 +301,7 @@ def _rows(found):
 # gauntlet, sizing and the ORM's own work.
 PHASES = (
     (store, 'lock', 'lock', None, False),
-    (desk, 'flavor_lock', 'flavor lock', None, False),
+    (flavors_db, 'flavor_lock', 'flavor lock', None, False),
     (desk, 'maintenance_in_window', 'maintenance', None, False),
     (quota, 'enforce', 'quota', None, False),
     (desk, 'project_usage', 'quota read', None, True),
@@ -310,7 +312,7 @@ PHASES = (
     (store, 'host_windows_in', 'host windows', None, False),
     (model.Board, 'offer', 'offer', None, False),
     (maths, 'place', 'place', None, False),
-    (db_api, 'booking_create', 'booking write', None, False),
+    (bookings_db, 'booking_create', 'booking write', None, False),
     (store, 'claims_create', 'claims write', None, False),
     (quota, 'recheck', 'recheck', None, False),
 )
@@ -407,8 +409,8 @@ def measure(args, shape, backend):
         began = time.perf_counter()
         flavor_id = build(engine, shape, args.projects, args.seed)
         result['build_s'] = time.perf_counter() - began
-        flavor = desk.flavor_get(reserve_context.get_admin_context(),
-                                 flavor_id)
+        flavor = flavors_db.flavor_get(reserve_context.get_admin_context(),
+                                       flavor_id)
         n = args.decisions
         # Timed: shape.requests(n), the windows blazar's side times; the
         # warm-up (and the profiled decision) take the next ones.

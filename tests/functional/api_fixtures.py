@@ -28,7 +28,10 @@ from reserve.common import states
 from reserve.common import timeutils
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
 from reserve.db import api as db_api
-from reserve.db import desk
+from reserve.db import bookings as bookings_db
+from reserve.db import flavors as flavors_db
+from reserve.db import hosts as hosts_db
+from reserve.db import leases as leases_db
 from reserve.db import models
 from reserve.worker import rpcapi as worker_rpcapi
 from tests.fakes import nova as fake_nova
@@ -158,11 +161,11 @@ class FakeManagerEndpoint:
         name = values['name']
         if name.startswith('unknown'):
             raise exception.HypervisorNotFound(name=name)
-        for existing in db_api.host_list(context):
+        for existing in hosts_db.host_list(context):
             if existing.name == name:
                 raise exception.HostAlreadyEnrolled(name=name,
                                                     id=existing.id)
-        host = db_api.host_create(context, {
+        host = hosts_db.host_create(context, {
             'name': name, 'kind': 'nova',
             'service_name': name.split('.')[0],
             'provider_uuid': str(uuid.uuid5(uuid.NAMESPACE_DNS, name)),
@@ -186,7 +189,7 @@ def fake_manager(api):
 def roomy_host():
     """A nova host roomy enough that only the flavors' slots bind, made
     unless some nova host is enrolled."""
-    hosts = [h for h in db_api.host_list(admin_context())
+    hosts = [h for h in hosts_db.host_list(admin_context())
              if h.kind == 'nova']
     if hosts:
         return hosts[0]
@@ -212,13 +215,13 @@ def make_flavor(name='gpu.a100', projects=(), **values):
                                        id=row['nova_flavor_id'],
                                        name=row['nova_flavor_id']))
     roomy_host()
-    return desk.flavor_create(admin_context(), row, projects)
+    return flavors_db.flavor_create(admin_context(), row, projects)
 
 
 def catalogue_flavor(ref):
     """The catalogue flavor with id or name ``ref``, created if needed."""
     try:
-        return desk.flavor_get(admin_context(), ref)
+        return flavors_db.flavor_get(admin_context(), ref)
     except exception.FlavorNotFound:
         return make_flavor(ref)
 
@@ -236,14 +239,14 @@ def make_booking(project='project-a', user='alice', status=None,
                end_date=start + datetime.timedelta(hours=hours),
                status=status or states.Booking.PENDING_CREATE)
     row.update(values)
-    return db_api.booking_create(admin_context(), row)
+    return bookings_db.booking_create(admin_context(), row)
 
 
 def make_host(name='gpu1.example.org', **values):
     row = dict(name=name, kind='nova', service_name=name.split('.')[0],
                vcpus=64, memory_mb=515072, local_gb=1800, reservable=True)
     row.update(values)
-    return db_api.host_create(admin_context(), row, {'gpu_model': 'a100'})
+    return hosts_db.host_create(admin_context(), row, {'gpu_model': 'a100'})
 
 
 def make_lease(project='project-a', name=None, host=None, status=None,
@@ -272,7 +275,7 @@ def make_lease(project='project-a', name=None, host=None, status=None,
         dict(event_type=states.Event.END, time=end,
              status=states.Event.UNDONE),
     ]
-    return db_api.lease_create(admin_context(), dict(
+    return leases_db.lease_create(admin_context(), dict(
         name=name or 'Reservation %s' % uuid.uuid4(), project_id=project,
         user_id='reserve-bot', start_date=start, end_date=end,
         status=status or states.Lease.PENDING), [reservation], events)

@@ -22,7 +22,8 @@ from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
-from reserve.db import desk
+from reserve.db import bookings as bookings_db
+from reserve.db import flavors as flavors_db
 from tests.fixtures import backends
 from tests.fixtures import database
 from tests.functional import api_fixtures
@@ -78,7 +79,7 @@ def _race(attempts):
 
 
 def _live(flavor_id):
-    return [b for b in db_api.booking_list(
+    return [b for b in bookings_db.booking_list(
         reserve_context.get_admin_context(), flavor_id=flavor_id)
         if b.status in states.Booking.LIVE]
 
@@ -176,7 +177,8 @@ def _book_in_a_process(url, flavor_id, start, end, go_at, i):
     """A separate process (own engine, own process lock) books once."""
     CONF.set_override('connection', url, group='database')
     db_api.reset_engine()
-    flavor = desk.flavor_get(reserve_context.get_admin_context(), flavor_id)
+    flavor = flavors_db.flavor_get(reserve_context.get_admin_context(),
+                                   flavor_id)
     time.sleep(max(0.0, go_at - time.time()))
     try:
         return admission.book(_context(i), flavor, start, end, 1).id

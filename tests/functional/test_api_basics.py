@@ -136,12 +136,12 @@ def test_healthcheck(api):
 
 
 def test_unexpected_error_is_500_without_traceback(api, monkeypatch):
-    from reserve.db import api as db_api
+    from reserve.db import bookings as bookings_db
 
     def broken(*args, **kwargs):
         raise RuntimeError('secret internal detail')
 
-    monkeypatch.setattr(db_api, 'booking_list', broken)
+    monkeypatch.setattr(bookings_db, 'booking_list', broken)
     response = api.get('/v1/reservations', headers=MEMBER_A,
                        expect_errors=True)
     error = assert_error(response, 500, 'reserve.internal_error')
@@ -192,12 +192,12 @@ def test_a_database_that_is_away_is_a_503_not_a_500(api, monkeypatch,
                                                     caplog, error):
     """The database restarting (or a deadlock past its retries): the
     client gets a 503 it may retry, and the log one line."""
-    from reserve.db import desk
+    from reserve.db import flavors as flavors_db
 
     def away(*args, **kwargs):
         raise error
 
-    monkeypatch.setattr(desk, 'flavor_list', away)
+    monkeypatch.setattr(flavors_db, 'flavor_list', away)
     resp = api.get('/v1/flavors', headers=MEMBER_A, status=503)
     assert resp.headers['Retry-After'] == '5'
     assert resp.json['errors'][0]['code'] == 'reserve.service_unavailable'

@@ -22,6 +22,7 @@ from reserve.common import context as reserve_context
 from reserve.common import states
 from reserve.db import api as db_api
 from reserve.db import desk
+from reserve.db import flavors as flavors_db
 from reserve.db import models
 from tests.fixtures import backends
 from tests.fixtures import database
@@ -116,7 +117,7 @@ def test_availability_is_least_free(flavors, slots, bookings, maintenance,
     occupants = _write(flavors, slots, bookings, maintenance)
     CONF.set_override('guard_seconds', guard * 60, group='booking')
     admin = reserve_context.get_admin_context()
-    listed = desk.flavor_list(admin)
+    listed = flavors_db.flavor_list(admin)
     start, length = window
     q_start, q_end = BASE + start * MINUTE, BASE + (start + length) * MINUTE
 

@@ -8,7 +8,8 @@ import pytest
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
-from reserve.db import desk
+from reserve.db import bookings as bookings_db
+from reserve.db import flavors as flavors_db
 from reserve.db import models
 from tests.functional.api_fixtures import ADMIN
 from tests.functional.api_fixtures import admin_context
@@ -96,7 +97,7 @@ def test_unknown_flavor(api, casts, flavor, now):
 
 
 def test_1_inactive_flavor(api, casts, flavor, now):
-    desk.flavor_update(admin_context(), flavor.id, {'active': False})
+    flavors_db.flavor_update(admin_context(), flavor.id, {'active': False})
     _refused(_book(api, now + HOUR, now + 2 * HOUR), 409,
              'reserve.flavor_inactive', ['gpu.a100', 'not active'])
 
@@ -254,12 +255,12 @@ def test_the_first_broken_rule_is_the_one_reported(api, casts, flavor,
     }[case.split('+')[0]]
     start, end, count = now + DAY, now + DAY + HOUR, 1
     if 'inactive' in case:
-        desk.flavor_update(admin_context(), flavor.id, {'active': False})
+        flavors_db.flavor_update(admin_context(), flavor.id, {'active': False})
     if 'too_long' in case:
         end = start + 60 * HOUR
     if 'outside_window' in case:
-        desk.flavor_update(admin_context(), flavor.id,
-                           {'start_date': now + 2 * DAY})
+        flavors_db.flavor_update(admin_context(), flavor.id,
+                                 {'start_date': now + 2 * DAY})
     if 'past' in case:
         start, end = now - DAY, now + HOUR
     if 'maintenance' in case:
@@ -288,7 +289,7 @@ def test_extension_counts_only_the_added_hours(api, casts, flavor, now,
     assert _extend(api, rsv['id'], now + 7 * HOUR).status_int == 200
     _refused(_extend(api, rsv['id'], now + 8 * HOUR), 413,
              'reserve.over_quota', ['instance_hours (6 in use + 1 asked'])
-    row = db_api.booking_get(admin_context(), rsv['id'])
+    row = bookings_db.booking_get(admin_context(), rsv['id'])
     assert row.end_date == now + 7 * HOUR
     assert [c['method'] for c in casts] == ['create_lease', 'update_lease']
 
@@ -341,9 +342,9 @@ def test_shortening_needs_no_check_and_frees_the_calendar(api, casts,
                 count=2).json['reservation']
     _refused(_book(api, now + 3 * HOUR, now + 4 * HOUR), 409,
              'reserve.no_capacity')
-    desk.flavor_update(admin_context(), flavor.id, {'active': False})
+    flavors_db.flavor_update(admin_context(), flavor.id, {'active': False})
     assert _extend(api, rsv['id'], now + 2 * HOUR).status_int == 200
-    desk.flavor_update(admin_context(), flavor.id, {'active': True})
+    flavors_db.flavor_update(admin_context(), flavor.id, {'active': True})
     assert _book(api, now + 3 * HOUR, now + 4 * HOUR).status_int == 201
 
 
@@ -409,7 +410,7 @@ def test_quota_recheck_is_off_unless_asked_for(api, casts, flavor, now,
 def test_extension_loses_cleanly_to_a_concurrent_finish(api, casts, flavor,
                                                         now, monkeypatch):
     rsv = _book(api, now + HOUR, now + 2 * HOUR).json['reservation']
-    real_update = db_api.booking_update
+    real_update = bookings_db.booking_update
 
     def finish_then_update(context, booking_id, values, **kwargs):
         if 'end_date' in values:
@@ -419,10 +420,10 @@ def test_extension_loses_cleanly_to_a_concurrent_finish(api, casts, flavor,
                         {'status': states.Booking.ERROR})
         return real_update(context, booking_id, values, **kwargs)
 
-    monkeypatch.setattr(db_api, 'booking_update', finish_then_update)
+    monkeypatch.setattr(bookings_db, 'booking_update', finish_then_update)
     _refused(_extend(api, rsv['id'], now + 3 * HOUR), 409,
              'reserve.invalid_state', ['ERROR', 'changed while'])
-    monkeypatch.setattr(db_api, 'booking_update', real_update)
-    row = db_api.booking_get(admin_context(), rsv['id'])
+    monkeypatch.setattr(bookings_db, 'booking_update', real_update)
+    row = bookings_db.booking_get(admin_context(), rsv['id'])
     assert row.end_date == now + 2 * HOUR
     assert [c['method'] for c in casts] == ['create_lease']

@@ -20,7 +20,10 @@ from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
-from reserve.db import desk
+from reserve.db import bookings as bookings_db
+from reserve.db import flavors as flavors_db
+from reserve.db import hosts as hosts_db
+from reserve.db import maintenance as maintenance_db
 from reserve.db import models
 from tests.fixtures import database
 from tests.functional import api_fixtures
@@ -80,18 +83,18 @@ def test_admission_is_what_free_slots_say(calendar_db, slots, bookings,
     admin = reserve_context.get_admin_context()
     base = timeutils.utcnow() + datetime.timedelta(hours=1)
     for start, length, n, status in bookings:
-        db_api.booking_create(admin, {
+        bookings_db.booking_create(admin, {
             'project_id': 'project-z', 'user_id': 'zoe',
             'flavor_id': flavor.id, 'instance_count': n,
             'start_date': base + start * MINUTE,
             'end_date': base + (start + length) * MINUTE,
             'status': status})
     for start, length in maintenance:
-        desk.window_create(admin, {
+        maintenance_db.window_create(admin, {
             'start_date': base + start * MINUTE,
             'end_date': base + (start + length) * MINUTE,
             'all_flavors': False}, [flavor.id])
-    flavor = desk.flavor_get(admin, flavor.id)
+    flavor = flavors_db.flavor_get(admin, flavor.id)
     q_start, q_end = base, base + 100 * MINUTE
 
     for start, length in tries:
@@ -125,7 +128,7 @@ def _reset_hosts(capacities):
                       'flavors', 'host_capabilities', 'hosts'):
             conn.execute(models.Base.metadata.tables[table].delete())
     admin = reserve_context.get_admin_context()
-    hosts = [db_api.host_create(admin, {
+    hosts = [hosts_db.host_create(admin, {
         'name': 'h%d' % i, 'kind': 'nova', 'vcpus': vcpus,
         'memory_mb': 10 ** 6, 'local_gb': 10 ** 4})
         for i, vcpus in enumerate(capacities)]

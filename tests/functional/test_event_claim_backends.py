@@ -11,13 +11,15 @@ from reserve.common import context as reserve_context
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
+from reserve.db import events as events_db
+from reserve.db import leases as leases_db
 from tests.fixtures import backends
 from tests.fixtures import database
 
 
 def _lease(ctx, i, now):
     start = now - datetime.timedelta(seconds=i + 1)
-    return db_api.lease_create(ctx, {
+    return leases_db.lease_create(ctx, {
         'name': 'lease-%d' % i, 'project_id': 'p', 'user_id': 'u',
         'start_date': start, 'end_date': now + datetime.timedelta(hours=1),
         'status': states.Lease.PENDING}, [], [
@@ -52,7 +54,7 @@ def _run_claimers(backend):
         barrier.wait()
         while True:
             try:
-                got = db_api.event_claim_due(
+                got = events_db.event_claim_due(
                     reserve_context.get_admin_context(), timeutils.utcnow(),
                     claimer=name,
                     stuck_before=now - datetime.timedelta(hours=1),
@@ -93,7 +95,7 @@ def test_a_dead_managers_events_are_taken_over(backend, tmp_path):
 
 
 def _claim(ctx, claimer, now):
-    return {e.lease_id for e in db_api.event_claim_due(
+    return {e.lease_id for e in events_db.event_claim_due(
         ctx, now, claimer=claimer,
         stuck_before=now - datetime.timedelta(hours=1),
         retry_before=now - datetime.timedelta(hours=1), max_attempts=5,
@@ -112,7 +114,7 @@ def _take_over():
     assert _claim(ctx, 'dies', now) == set(leases.values())
     # Hand two of them to the others, as if each had claimed its own.
     for owner in ('lives', 'old'):
-        db_api.event_update(ctx, db_api.event_list_for_lease(
+        events_db.event_update(ctx, events_db.event_list_for_lease(
             ctx, leases[owner])[0].id, {'claimed_by': owner})
 
     later = now + 10 * second
@@ -122,7 +124,7 @@ def _take_over():
     later = now + 16 * second
     services_db.beat(ctx, 'reserve-manager', 'lives', later)
     assert _claim(ctx, 'taker', later) == {leases['dies']}
-    taken = db_api.event_list_for_lease(ctx, leases['dies'])[0]
+    taken = events_db.event_list_for_lease(ctx, leases['dies'])[0]
     assert (taken.claimed_by, taken.attempts) == ('taker', 2)
     # A minute on: 'lives' still beats, and the 'old' one (no row) and
     # the taker keep theirs until event_timeout.

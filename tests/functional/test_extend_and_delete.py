@@ -18,7 +18,10 @@ from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
-from reserve.db import desk
+from reserve.db import bookings as bookings_db
+from reserve.db import events as events_db
+from reserve.db import flavors as flavors_db
+from reserve.db import leases as leases_db
 from reserve.db import models
 from reserve.worker import reconciler
 from tests.functional.test_lease_lifecycle import cloud  # noqa: F401
@@ -57,7 +60,7 @@ class WorkerAPI:
 
 @pytest.fixture
 def desk_flavor(cloud):  # noqa: F811
-    return desk.flavor_get(_admin(), 'gpu.large')
+    return flavors_db.flavor_get(_admin(), 'gpu.large')
 
 
 @pytest.fixture
@@ -85,14 +88,14 @@ def _age(*rows, seconds=5):
 def _allocated(cloud, flavor, start, end, count=1):  # noqa: F811
     booking = admission.book(_user(), flavor, start, end, count)
     cloud.worker.create_lease(_admin(), booking.id)
-    booking = db_api.booking_get(_admin(), booking.id)
+    booking = bookings_db.booking_get(_admin(), booking.id)
     assert booking.status == states.Booking.ALLOCATED
     return booking
 
 
 def _end_events(lease_id):
     return {e.event_type: e.time
-            for e in db_api.event_list_for_lease(_admin(), lease_id)}
+            for e in events_db.event_list_for_lease(_admin(), lease_id)}
 
 
 def _tick_until_gone(cloud, lease_id, timeout=10):  # noqa: F811
@@ -100,7 +103,7 @@ def _tick_until_gone(cloud, lease_id, timeout=10):  # noqa: F811
     while time.monotonic() < deadline:
         cloud.loop.tick()
         try:
-            db_api.lease_get(_admin(), lease_id)
+            leases_db.lease_get(_admin(), lease_id)
         except exception.LeaseNotFound:
             return
         time.sleep(0.2)
@@ -113,7 +116,7 @@ def test_extension_moves_the_lease_end_events(cloud, desk_flavor):  # noqa
     new_end = start + 3 * HOUR
     admission.change_end(_user(), booking, new_end)
     cloud.worker.update_lease(_admin(), booking.id)
-    lease = db_api.lease_get(_admin(), booking.lease_id)
+    lease = leases_db.lease_get(_admin(), booking.lease_id)
     assert lease.end_date == new_end
     assert _end_events(lease.id) == {'start_lease': start,
                                      'before_end_lease': new_end,
@@ -126,11 +129,11 @@ def test_extension_while_the_worker_is_down(cloud, desk_flavor,  # noqa
     booking = _allocated(cloud, desk_flavor, start, start + HOUR)
     updated = admission.change_end(_user(), booking, start + 2 * HOUR)
     # The update_lease cast was lost: the lease would end an hour early.
-    assert db_api.lease_get(_admin(), booking.lease_id).end_date == \
+    assert leases_db.lease_get(_admin(), booking.lease_id).end_date == \
         start + HOUR
     _age(updated)
     assert reconcile()['updates'] == 1
-    assert db_api.lease_get(_admin(), booking.lease_id).end_date == \
+    assert leases_db.lease_get(_admin(), booking.lease_id).end_date == \
         start + 2 * HOUR
     assert reconcile()['updates'] == 0
 
@@ -142,7 +145,7 @@ def test_shortening_while_the_worker_is_down_frees_the_hosts(  # noqa
     updated = admission.change_end(_user(), booking, start + HOUR)
     _age(updated)
     reconcile()
-    assert db_api.lease_get(_admin(), booking.lease_id).end_date == \
+    assert leases_db.lease_get(_admin(), booking.lease_id).end_date == \
         start + HOUR
 
 
@@ -155,10 +158,10 @@ def test_an_extension_the_hosts_cannot_carry_is_refused(  # noqa
     # All 8 vCPUs of the two hosts are taken by the next booking.
     _allocated(cloud, desk_flavor, start + HOUR + admission.guard(),
                start + 3 * HOUR, count=4)
-    desk.flavor_update(_admin(), desk_flavor.id, {'slots': 16})
+    flavors_db.flavor_update(_admin(), desk_flavor.id, {'slots': 16})
     with pytest.raises(exception.NoCapacity):
         admission.change_end(_user(), first, start + 2 * HOUR)
-    assert db_api.booking_get(_admin(), first.id).end_date == start + HOUR
+    assert bookings_db.booking_get(_admin(), first.id).end_date == start + HOUR
 
 
 def test_a_refused_lease_update_keeps_the_booking_truthful(  # noqa
@@ -170,16 +173,17 @@ def test_a_refused_lease_update_keeps_the_booking_truthful(  # noqa
     first = _allocated(cloud, desk_flavor, start, start + HOUR, count=4)
     _allocated(cloud, desk_flavor, start + HOUR + admission.guard(),
                start + 3 * HOUR, count=4)
-    db_api.booking_update(_admin(), first.id, {'end_date': start + 2 * HOUR})
+    bookings_db.booking_update(_admin(), first.id,
+                               {'end_date': start + 2 * HOUR})
     cloud.worker.update_lease(_admin(), first.id)
-    row = db_api.booking_get(_admin(), first.id)
+    row = bookings_db.booking_get(_admin(), first.id)
     assert row.end_date == start + HOUR
     assert 'end not moved' in row.status_reason
 
 
 def _cancel(booking):
     """What DELETE /v1/reservations/{id} does before its cast."""
-    return db_api.booking_update(
+    return bookings_db.booking_update(
         _user(), booking.id, {'status': states.Booking.COMPLETE,
                               'status_reason': 'Cancelled'},
         expected_status=states.Booking.LIVE)
@@ -204,7 +208,7 @@ def test_delete_while_the_worker_is_down(cloud, desk_flavor,  # noqa
     start = timeutils.utcnow() + HOUR
     booking = _allocated(cloud, desk_flavor, start, start + HOUR)
     _cancel(booking)      # the delete_lease cast is lost
-    _age(db_api.lease_get(_admin(), booking.lease_id))
+    _age(leases_db.lease_get(_admin(), booking.lease_id))
     assert reconcile()['orphans'] == 1
     _tick_until_gone(cloud, booking.lease_id)
     assert booking.compute_flavor not in cloud.flavors
@@ -223,7 +227,7 @@ def test_worker_dies_between_the_lease_and_its_record(  # noqa
         'reservations': [{'resource_type': 'flavor:instance',
                           'flavor_id': 'src-flavor', 'amount': 1}]})
     _cancel(booking)
-    _age(db_api.lease_get(_admin(), lease['id']))
+    _age(leases_db.lease_get(_admin(), lease['id']))
     assert reconcile()['orphans'] == 1
     _tick_until_gone(cloud, lease['id'])
 
@@ -234,8 +238,8 @@ def test_manager_dies_between_marking_and_moving_the_end(  # noqa
     booking = _allocated(cloud, desk_flavor, start, start + 5 * HOUR)
     _cancel(booking)
     # delete_lease got as far as marking the lease, then the manager died.
-    db_api.lease_update(_admin(), booking.lease_id,
-                        {'status': states.Lease.DELETING})
-    _age(db_api.lease_get(_admin(), booking.lease_id))
+    leases_db.lease_update(_admin(), booking.lease_id,
+                           {'status': states.Lease.DELETING})
+    _age(leases_db.lease_get(_admin(), booking.lease_id))
     assert reconcile()['orphans'] == 1
     _tick_until_gone(cloud, booking.lease_id)

@@ -6,7 +6,7 @@ import pytest
 
 from reserve.common import states
 from reserve.common import timeutils
-from reserve.db import desk
+from reserve.db import flavors as flavors_db
 from tests.functional.api_fixtures import ADMIN
 from tests.functional.api_fixtures import admin_context
 from tests.functional.api_fixtures import api  # noqa: F401
@@ -175,7 +175,7 @@ def test_writes_are_for_administrators(api, method, path, body):
     else:
         response = getattr(api, method)(path, **kwargs)
     assert_error(response, 403, 'reserve.forbidden', 'reserve:flavor:')
-    assert desk.flavor_get(admin_context(), 'gpu.a100').slots == 10
+    assert flavors_db.flavor_get(admin_context(), 'gpu.a100').slots == 10
 
 
 def test_method_not_allowed(api):
@@ -215,7 +215,7 @@ def test_users_never_see_the_grants(api, catalogue):
 @pytest.mark.parametrize('name', ['b-inactive', 'd-private-b',
                                   'e-private-none', 'no-such'])
 def test_invisible_flavors_are_404(api, catalogue, name):
-    flavor_id = (desk.flavor_find_id(admin_context(), name) or name)
+    flavor_id = (flavors_db.flavor_find_id(admin_context(), name) or name)
     for ref in (name, flavor_id):
         for path in ('%s/%s', '%s/%s/free-slots'):
             response = api.get(path % (URL, ref), headers=MEMBER_A,

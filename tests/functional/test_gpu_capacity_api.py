@@ -11,8 +11,9 @@ import datetime
 from novaclient import exceptions as nova_exc
 import pytest
 
-from reserve.db import api as db_api
 from reserve.db import devices as devices_db
+from reserve.db import hosts as hosts_db
+from reserve.db import leases as leases_db
 from tests.functional.api_fixtures import ADMIN
 from tests.functional.api_fixtures import admin_context
 from tests.functional.api_fixtures import api  # noqa: F401
@@ -43,11 +44,11 @@ def _gpu_hosts():
     """A host with two vGPUs and one with two A100s (capabilities)."""
     make_host('gpu1.example.org', gpus={'VGPU': 2})
     make_host('gpu2.example.org', gpus={})
-    db_api.host_update(admin_context(),
-                       db_api.host_get(admin_context(),
-                                       'gpu2.example.org').id,
-                       {}, {'gpu': 'True', 'gpu_count': '2',
-                            'gpu_type': 'a100'})
+    hosts_db.host_update(admin_context(),
+                         hosts_db.host_get(admin_context(),
+                                           'gpu2.example.org').id,
+                         {}, {'gpu': 'True', 'gpu_count': '2',
+                              'gpu_type': 'a100'})
 
 
 def _create(api, name, nova_flavor_id, slots=8):
@@ -152,8 +153,8 @@ def test_leases_name_artefacts_of_flavor_reservations_only(api):
     view = api.get('/v1/leases/%s' % lease.id, headers=ADMIN).json['lease']
     assert view['reservations'][0]['flavor_id'] == rsv.id
     assert view['reservations'][0]['aggregate'] == rsv.id
-    db_api.reservation_update(admin_context(), rsv.id,
-                              {'resource_type': 'device:gpu'})
+    leases_db.reservation_update(admin_context(), rsv.id,
+                                 {'resource_type': 'device:gpu'})
     view = api.get('/v1/leases/%s' % lease.id, headers=ADMIN).json['lease']
     reservation = view['reservations'][0]
     assert (reservation['flavor_id'], reservation['aggregate'],
@@ -178,7 +179,7 @@ def test_devices_libvirt_found_on_the_same_machine(api, nova_flavors):
     libvirt discovered there are its GPUs."""
     ctx = admin_context()
     nova_host = make_host('gpu4.example.org', gpus={})
-    libvirt_host = db_api.host_create(ctx, {
+    libvirt_host = hosts_db.host_create(ctx, {
         'name': 'gpu4-libvirt', 'kind': 'libvirt',
         'uri': 'qemu+ssh://gpu4/system', 'reservable': False})
     devices_db.devices_sync(ctx, libvirt_host.id, {

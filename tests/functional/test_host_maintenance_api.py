@@ -8,7 +8,7 @@ import pytest
 
 from reserve.capacity import store
 from reserve.common import timeutils
-from reserve.db import api as db_api
+from reserve.db import hosts as hosts_db
 from tests.functional.api_fixtures import ADMIN
 from tests.functional.api_fixtures import admin_context
 from tests.functional.api_fixtures import api  # noqa: F401
@@ -66,7 +66,7 @@ def _window(api, host, start, end, force=None):  # noqa: F811
 def test_a_window_over_a_booking_is_refused_naming_it(api, casts, hosts,
                                                       flavor, now):
     booking = _book(api, now + HOUR, now + 3 * HOUR, count=2)
-    host = db_api.host_get(admin_context(), list(_hosts_of(booking))[0])
+    host = hosts_db.host_get(admin_context(), list(_hosts_of(booking))[0])
     response = _window(api, host, now + 2 * HOUR, now + 4 * HOUR)
     assert_error(response, 409, detail_has=[booking, host.name, 'force'])
     assert api.get('/v1/hosts/%s/maintenance-windows' % host.id,
@@ -78,7 +78,7 @@ def test_forced_a_window_moves_the_booking_to_a_host_with_room(
     booking = _book(api, now + HOUR, now + 3 * HOUR, count=2)
     (first,) = _hosts_of(booking)
     other = [h for h in hosts if h.id != first][0]
-    response = _window(api, db_api.host_get(admin_context(), first),
+    response = _window(api, hosts_db.host_get(admin_context(), first),
                        now + 2 * HOUR, now + 4 * HOUR, force=True)
     assert response.status_int == 201, response.text
     assert response.json['reservations'] == {
@@ -100,7 +100,7 @@ def test_forced_what_has_no_room_is_cancelled_with_the_reason(
         api, casts, hosts, flavor, now):
     a = _book(api, now + HOUR, now + 3 * HOUR, count=2)
     b = _book(api, now + HOUR, now + 3 * HOUR, count=2)
-    host = db_api.host_get(admin_context(), list(_hosts_of(a))[0])
+    host = hosts_db.host_get(admin_context(), list(_hosts_of(a))[0])
     response = _window(api, host, now + 2 * HOUR, now + 4 * HOUR,
                        force=True)
     assert response.status_int == 201, response.text
@@ -127,7 +127,7 @@ def test_withdrawing_a_host_moves_or_is_refused(api, casts, hosts, flavor,
     refused = api.patch_json(url, {'reservable': False}, headers=ADMIN,
                              expect_errors=True)
     assert_error(refused, 409, detail_has=[booking, 'Withdrawal'])
-    assert db_api.host_get(admin_context(), first).reservable
+    assert hosts_db.host_get(admin_context(), first).reservable
     done = api.patch_json(url, {'reservable': False, 'force': True},
                           headers=ADMIN)
     assert done.json['host']['reservable'] is False

@@ -3,7 +3,7 @@ the fake message transport."""
 import oslo_messaging as messaging
 import pytest
 
-from reserve.db import api as db_api
+from reserve.db import hosts as hosts_db
 from reserve.manager import rpcapi as manager_rpcapi
 from tests.functional.api_fixtures import ADMIN
 from tests.functional.api_fixtures import admin_context
@@ -18,7 +18,7 @@ URL = '/v1/hosts'
 
 
 def _hosts():
-    return db_api.host_list(admin_context())
+    return hosts_db.host_list(admin_context())
 
 
 def test_enroll_host(api, fake_manager):
@@ -152,7 +152,7 @@ def test_update_capabilities_and_reservable(api):
     body = response.json['host']
     assert body['capabilities'] == {'gpus': '4', 'rack': 'r12'}
     assert body['reservable'] is False
-    row = db_api.host_get(admin_context(), host.id)
+    row = hosts_db.host_get(admin_context(), host.id)
     assert {c.key: c.value for c in row.capabilities} == \
         {'gpus': '4', 'rack': 'r12'}
     assert row.reservable is False
@@ -169,7 +169,7 @@ def test_update_invalid_is_400(api, body, words):
     response = api.patch_json('%s/%s' % (URL, host.id), body, headers=ADMIN,
                               expect_errors=True)
     assert_error(response, 400, 'reserve.invalid', words)
-    row = db_api.host_get(admin_context(), host.id)
+    row = hosts_db.host_get(admin_context(), host.id)
     assert {c.key: c.value for c in row.capabilities} == \
         {'gpu_model': 'a100'}
 

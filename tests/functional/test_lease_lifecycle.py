@@ -19,8 +19,10 @@ from reserve.common import nova
 from reserve.common import placement
 from reserve.common import states
 from reserve.common import timeutils
-from reserve.db import api as db_api
-from reserve.db import desk
+from reserve.db import bookings as bookings_db
+from reserve.db import flavors as flavors_db
+from reserve.db import hosts as hosts_db
+from reserve.db import leases as leases_db
 from reserve.manager import events
 from reserve.manager import manager
 from reserve.manager import notify
@@ -104,7 +106,7 @@ def cloud(tmp_path, placement_server):
     fake.source.set_keys({'pci_passthrough:alias': 'a100:1'})
     # Bookings name the catalogue entry; the worker asks for its nova
     # flavor.
-    fake.catalogue = desk.flavor_create(
+    fake.catalogue = flavors_db.flavor_create(
         reserve_context.get_admin_context(),
         {'name': 'gpu.large', 'nova_flavor_id': 'src-flavor', 'slots': 8,
          'nova_flavor': sizing.read('src-flavor',
@@ -118,9 +120,9 @@ def cloud(tmp_path, placement_server):
 
 def _book(count, start_in=0, length=3):
     now = timeutils.utcnow()
-    catalogue = desk.flavor_get(reserve_context.get_admin_context(),
-                                'gpu.large')
-    return db_api.booking_create(reserve_context.get_admin_context(), {
+    catalogue = flavors_db.flavor_get(reserve_context.get_admin_context(),
+                                      'gpu.large')
+    return bookings_db.booking_create(reserve_context.get_admin_context(), {
         'project_id': PROJECT, 'user_id': 'alice',
         'flavor_id': catalogue.id, 'instance_count': count,
         'start_date': now + datetime.timedelta(seconds=start_in),
@@ -133,7 +135,7 @@ def _run_events_until(cloud, lease_id, status, timeout=15):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         cloud.loop.tick()
-        lease = db_api.lease_get(ctx, lease_id)
+        lease = leases_db.lease_get(ctx, lease_id)
         if lease.status == status:
             return lease
         time.sleep(0.2)
@@ -146,9 +148,9 @@ def test_booking_lifecycle_builds_and_removes_the_fence(cloud):
     booking = _book(count=3, start_in=1, length=4)
     cloud.worker.create_lease(ctx, booking.id)
 
-    booking = db_api.booking_get(ctx, booking.id)
+    booking = bookings_db.booking_get(ctx, booking.id)
     assert booking.status == states.Booking.ALLOCATED
-    lease = db_api.lease_get(ctx, booking.lease_id)
+    lease = leases_db.lease_get(ctx, booking.lease_id)
     assert lease.name == 'reservation-%s' % booking.id
     assert lease.status == states.Lease.PENDING
     assert [e.event_type for e in lease.events] == [
@@ -206,7 +208,7 @@ def test_booking_lifecycle_builds_and_removes_the_fence(cloud):
     assert [e.status for e in lease.events] == ['DONE'] * 3
     assert lease.reservations[0].allocations == []
     sync.apply_lease_status(ctx, lease.id, lease.status)
-    assert db_api.booking_get(ctx, booking.id).status == \
+    assert bookings_db.booking_get(ctx, booking.id).status == \
         states.Booking.COMPLETE
 
 
@@ -214,24 +216,24 @@ def test_not_enough_hosts_puts_booking_in_error(cloud):
     ctx = reserve_context.get_admin_context()
     booking = _book(count=5, start_in=60)  # 2 + 2 fit, not 5
     cloud.worker.create_lease(ctx, booking.id)
-    booking = db_api.booking_get(ctx, booking.id)
+    booking = bookings_db.booking_get(ctx, booking.id)
     assert booking.status == states.Booking.ERROR
     assert 'Not enough hosts available' in booking.status_reason
-    assert db_api.lease_list(ctx) == []
+    assert leases_db.lease_list(ctx) == []
 
 
 def test_create_lease_is_idempotent(cloud):
     ctx = reserve_context.get_admin_context()
     booking = _book(count=1, start_in=60)
     cloud.worker.create_lease(ctx, booking.id)
-    first = db_api.booking_get(ctx, booking.id).lease_id
+    first = bookings_db.booking_get(ctx, booking.id).lease_id
     # A worker that died before recording the lease: the retry finds it.
-    db_api.booking_update(ctx, booking.id, {
+    bookings_db.booking_update(ctx, booking.id, {
         'status': states.Booking.PENDING_CREATE, 'lease_id': None})
     cloud.worker.create_lease(ctx, booking.id)
-    assert db_api.booking_get(ctx, booking.id).lease_id == first
-    assert len(db_api.lease_list(ctx)) == 1
-    lease = db_api.lease_get(ctx, first)
+    assert bookings_db.booking_get(ctx, booking.id).lease_id == first
+    assert len(leases_db.lease_list(ctx)) == 1
+    lease = leases_db.lease_get(ctx, first)
     assert (lease.owner_type, lease.owner_id) == ('booking', booking.id)
 
 
@@ -240,7 +242,7 @@ def test_a_worker_of_the_previous_release_names_the_owner_by_name(cloud):
     # it, so that the lease is found again by key.
     ctx = reserve_context.get_admin_context()
     booking = _book(count=1, start_in=60)
-    flavor = desk.flavor_get(ctx, booking.flavor_id)
+    flavor = flavors_db.flavor_get(ctx, booking.flavor_id)
     values = {'name': 'reservation-%s' % booking.id, 'project_id': PROJECT,
               'user_id': 'alice',
               'start_date': timeutils.isoformat(booking.start_date),
@@ -250,25 +252,25 @@ def test_a_worker_of_the_previous_release_names_the_owner_by_name(cloud):
                                 'nova_flavor': flavor.nova_flavor,
                                 'booking_id': booking.id, 'amount': 1}]}
     first = cloud.lease_manager.create_lease(ctx, values)
-    lease = db_api.lease_get_by_owner(ctx, states.Owner.BOOKING, booking.id)
+    lease = leases_db.lease_get_by_owner(ctx, states.Owner.BOOKING, booking.id)
     assert lease.id == first['id']
     # The current worker's cast for the same booking finds that lease.
     cloud.worker.create_lease(ctx, booking.id)
-    assert db_api.booking_get(ctx, booking.id).lease_id == first['id']
-    assert len(db_api.lease_list(ctx)) == 1
+    assert bookings_db.booking_get(ctx, booking.id).lease_id == first['id']
+    assert len(leases_db.lease_list(ctx)) == 1
 
 
 def test_capacity_is_shared_over_time(cloud):
     ctx = reserve_context.get_admin_context()
     first = _book(count=4, start_in=100, length=100)
     cloud.worker.create_lease(ctx, first.id)
-    assert db_api.booking_get(ctx, first.id).status == 'ALLOCATED'
+    assert bookings_db.booking_get(ctx, first.id).status == 'ALLOCATED'
     overlapping = _book(count=1, start_in=150, length=100)
     cloud.worker.create_lease(ctx, overlapping.id)
-    assert db_api.booking_get(ctx, overlapping.id).status == 'ERROR'
+    assert bookings_db.booking_get(ctx, overlapping.id).status == 'ERROR'
     after = _book(count=4, start_in=200, length=100)
     cloud.worker.create_lease(ctx, after.id)
-    assert db_api.booking_get(ctx, after.id).status == 'ALLOCATED'
+    assert bookings_db.booking_get(ctx, after.id).status == 'ALLOCATED'
 
 
 def test_end_waits_for_servers_then_retries(cloud):
@@ -276,7 +278,7 @@ def test_end_waits_for_servers_then_retries(cloud):
     cloud.delete_polls = -1  # servers stuck in deleting
     booking = _book(count=1, start_in=0, length=2)
     cloud.worker.create_lease(ctx, booking.id)
-    lease_id = db_api.booking_get(ctx, booking.id).lease_id
+    lease_id = bookings_db.booking_get(ctx, booking.id).lease_id
     lease = _run_events_until(cloud, lease_id, states.Lease.ACTIVE)
     rsv_id = lease.reservations[0].id
     server = cloud.boot(rsv_id, PROJECT)
@@ -294,7 +296,7 @@ def test_delete_lease_tears_down_and_removes_it(cloud):
     ctx = reserve_context.get_admin_context()
     booking = _book(count=1, start_in=0, length=600)
     cloud.worker.create_lease(ctx, booking.id)
-    lease_id = db_api.booking_get(ctx, booking.id).lease_id
+    lease_id = bookings_db.booking_get(ctx, booking.id).lease_id
     lease = _run_events_until(cloud, lease_id, states.Lease.ACTIVE)
     rsv_id = lease.reservations[0].id
     cloud.worker.delete_lease(ctx, booking.id)
@@ -302,7 +304,7 @@ def test_delete_lease_tears_down_and_removes_it(cloud):
     while time.monotonic() < deadline:
         cloud.loop.tick()
         try:
-            db_api.lease_get(ctx, lease_id)
+            leases_db.lease_get(ctx, lease_id)
         except exception.LeaseNotFound:
             break
         time.sleep(0.2)
@@ -321,7 +323,7 @@ def test_gpus_run_out_before_cpus(cloud):
     cloud.source.vcpus = 1
     booking = _book(count=5, start_in=60)
     cloud.worker.create_lease(ctx, booking.id)
-    booking = db_api.booking_get(ctx, booking.id)
+    booking = bookings_db.booking_get(ctx, booking.id)
     assert booking.status == states.Booking.ERROR
     assert ('GPUs per instance: 1 x %s' % A100_CLASS
             in booking.status_reason), booking.status_reason
@@ -329,22 +331,22 @@ def test_gpus_run_out_before_cpus(cloud):
 
     booking = _book(count=4, start_in=60)
     cloud.worker.create_lease(ctx, booking.id)
-    booking = db_api.booking_get(ctx, booking.id)
+    booking = bookings_db.booking_get(ctx, booking.id)
     assert booking.status == states.Booking.ALLOCATED, booking.status_reason
-    lease = db_api.lease_get(ctx, booking.lease_id)
+    lease = leases_db.lease_get(ctx, booking.lease_id)
     assert sorted(a.count for a in lease.reservations[0].allocations) == \
         [2, 2]
     for host in cloud.hosts.values():
-        assert db_api.host_get(ctx, host['id']).gpus == {A100_CLASS: 2}
+        assert hosts_db.host_get(ctx, host['id']).gpus == {A100_CLASS: 2}
     # Whatever CPU is left, the GPUs of the window are taken.
     late = _book(count=1, start_in=61)
     cloud.worker.create_lease(ctx, late.id)
-    assert db_api.booking_get(ctx, late.id).status == states.Booking.ERROR
+    assert bookings_db.booking_get(ctx, late.id).status == states.Booking.ERROR
     # Later, the GPUs are free again; the first lease cannot then stretch
     # into that booking's window, GPUs again being what is missing.
     after = _book(count=4, start_in=70)
     cloud.worker.create_lease(ctx, after.id)
-    assert db_api.booking_get(ctx, after.id).status == \
+    assert bookings_db.booking_get(ctx, after.id).status == \
         states.Booking.ALLOCATED
     cloud.lease_manager.update_lease(ctx, lease.id, {
         'end_date': timeutils.isoformat(
@@ -363,7 +365,7 @@ def test_drift_made_by_hand_is_repaired(cloud):
     ctx = reserve_context.get_admin_context()
     booking = _book(count=3, start_in=1, length=600)
     cloud.worker.create_lease(ctx, booking.id)
-    lease_id = db_api.booking_get(ctx, booking.id).lease_id
+    lease_id = bookings_db.booking_get(ctx, booking.id).lease_id
     lease = _run_events_until(cloud, lease_id, states.Lease.ACTIVE)
     rsv_id = lease.reservations[0].id
     rc = placement.reservation_resource_class(rsv_id)
@@ -399,7 +401,7 @@ def test_a_running_lease_follows_its_moved_allocations(cloud):
     ctx = reserve_context.get_admin_context()
     booking = _book(count=1, start_in=1, length=600)
     cloud.worker.create_lease(ctx, booking.id)
-    lease_id = db_api.booking_get(ctx, booking.id).lease_id
+    lease_id = bookings_db.booking_get(ctx, booking.id).lease_id
     lease = _run_events_until(cloud, lease_id, states.Lease.ACTIVE)
     rsv = lease.reservations[0]
     rc = placement.reservation_resource_class(rsv.id)

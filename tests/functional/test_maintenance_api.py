@@ -89,10 +89,10 @@ def test_past_windows_are_listed_on_demand(api, flavors, now):
     api.patch_json('%s/%s' % (URL, window['id']), {'note': 'done'},
                    headers=ADMIN)
     # Make it past without the API (which refuses past ends).
-    from reserve.db import desk
+    from reserve.db import maintenance as maintenance_db
     from tests.functional.api_fixtures import admin_context
-    desk.window_update(admin_context(), window['id'],
-                       {'end_date': now - HOUR})
+    maintenance_db.window_update(admin_context(), window['id'],
+                                 {'end_date': now - HOUR})
     assert api.get(URL, headers=ADMIN).json['maintenance_windows'] == []
     listed = api.get(URL + '?include_past=true',
                      headers=ADMIN).json['maintenance_windows']

@@ -8,6 +8,7 @@ import pytest
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
+from reserve.db import bookings as bookings_db
 from reserve.db import models
 from tests.functional.api_fixtures import ADMIN
 from tests.functional.api_fixtures import admin_context
@@ -80,7 +81,7 @@ def test_create(api, casts, a100):
         'start', 'end', 'status', 'status_reason', 'lease_id',
         'compute_flavor', 'created_at', 'updated_at'}
 
-    row = db_api.booking_get(admin_context(), rsv['id'])
+    row = bookings_db.booking_get(admin_context(), rsv['id'])
     assert row.status == states.Booking.PENDING_CREATE
     assert row.project_id == 'project-a'
     assert row.start_date == datetime.datetime(2099, 3, 1, 8, 0)
@@ -195,7 +196,7 @@ def test_other_project_sees_nothing(api, casts):
     assert_error(api.delete(path, headers=MEMBER_B, expect_errors=True),
                  404)
     # Untouched.
-    row = db_api.booking_get(admin_context(), rsv['id'])
+    row = bookings_db.booking_get(admin_context(), rsv['id'])
     assert row.status == states.Booking.PENDING_CREATE
     assert timeutils.isoformat(row.end_date) == rsv['end']
     assert [c['method'] for c in casts] == ['create_lease']
@@ -334,7 +335,7 @@ def test_update_end(api, casts):
     assert response.status_int == 200
     assert response.json['reservation']['end'] == new_end
     assert response.json['reservation']['status'] == 'ALLOCATED'
-    row = db_api.booking_get(admin_context(), booking.id)
+    row = bookings_db.booking_get(admin_context(), booking.id)
     assert timeutils.isoformat(row.end_date) == new_end
     assert casts == [{'method': 'update_lease', 'booking_id': booking.id,
                       'project_id': 'project-a', 'user_id': 'alice'}]
@@ -348,7 +349,7 @@ def test_update_of_a_finished_booking_is_409(api, casts, status):
                               {'end': future(200)}, headers=MEMBER_A,
                               expect_errors=True)
     assert_error(response, 409, 'reserve.invalid_state', status)
-    row = db_api.booking_get(admin_context(), booking.id)
+    row = bookings_db.booking_get(admin_context(), booking.id)
     assert row.end_date == booking.end_date
     assert casts == []
 
@@ -369,8 +370,8 @@ def test_update_invalid_is_400(api, casts, body, words):
     response = api.patch_json('%s/%s' % (URL, booking.id), body,
                               headers=MEMBER_A, expect_errors=True)
     assert_error(response, 400, 'reserve.invalid', words)
-    assert db_api.booking_get(admin_context(),
-                              booking.id).end_date == booking.end_date
+    assert bookings_db.booking_get(admin_context(),
+                                   booking.id).end_date == booking.end_date
     assert casts == []
 
 
@@ -403,7 +404,7 @@ def test_delete_live_booking_cancels_and_keeps_the_row(api, casts, status):
                           headers=dict(MEMBER_A, Accept='application/json'))
     assert response.status_int == 204
     assert response.body == b''
-    row = db_api.booking_get(admin_context(), booking.id)
+    row = bookings_db.booking_get(admin_context(), booking.id)
     assert row.status == states.Booking.COMPLETE
     assert row.status_reason.startswith('Cancelled by alice at ')
     assert row.status_reason.endswith('Z')
@@ -444,18 +445,18 @@ def test_cancel_then_delete_removes_the_row(api, casts):
 def test_cancel_does_not_overwrite_a_concurrent_change(api, casts,
                                                        monkeypatch):
     booking = make_booking(status=states.Booking.ACTIVE)
-    real_get = db_api.booking_get
+    real_get = bookings_db.booking_get
 
     def get_then_race(context, booking_id, project_id=None):
         row = real_get(context, booking_id, project_id=project_id)
         # The notification daemon finishes the booking meanwhile.
-        db_api.booking_update(admin_context(), booking_id,
-                              {'status': states.Booking.ERROR,
-                               'status_reason': 'lease failed'})
-        monkeypatch.setattr(db_api, 'booking_get', real_get)
+        bookings_db.booking_update(admin_context(), booking_id,
+                                   {'status': states.Booking.ERROR,
+                                    'status_reason': 'lease failed'})
+        monkeypatch.setattr(bookings_db, 'booking_get', real_get)
         return row
 
-    monkeypatch.setattr(db_api, 'booking_get', get_then_race)
+    monkeypatch.setattr(bookings_db, 'booking_get', get_then_race)
     response = api.delete('%s/%s' % (URL, booking.id), headers=MEMBER_A,
                           expect_errors=True)
     assert_error(response, 409, 'reserve.invalid_state', 'ERROR')

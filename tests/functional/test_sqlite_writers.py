@@ -8,6 +8,7 @@ import sqlalchemy as sa
 
 from reserve.common import context as reserve_context
 from reserve.db import api as db_api
+from reserve.db import hosts as hosts_db
 from reserve.db import models
 from tests.fixtures import database
 
@@ -26,8 +27,8 @@ def _set_name(session, host_id, name):
 
 def test_a_writer_that_reads_first_waits_instead_of_failing(sqlite_db):
     ctx = sqlite_db
-    host = db_api.host_create(ctx, {'name': 'h', 'kind': 'libvirt',
-                                    'uri': 'test:///default'})
+    host = hosts_db.host_create(ctx, {'name': 'h', 'kind': 'libvirt',
+                                      'uri': 'test:///default'})
     first_has_read = threading.Event()
     second_done = threading.Event()
     failures = []
@@ -69,21 +70,21 @@ def test_a_writer_that_reads_first_waits_instead_of_failing(sqlite_db):
     assert failures == []
     # The second writer waited for the first to commit.
     assert order == ['first', 'second']
-    assert db_api.host_get(ctx, host.id).name == 'second'
+    assert hosts_db.host_get(ctx, host.id).name == 'second'
 
 
 def test_readers_do_not_wait_for_a_writer(sqlite_db):
     ctx = sqlite_db
-    host = db_api.host_create(ctx, {'name': 'h', 'kind': 'libvirt',
-                                    'uri': 'test:///default'})
+    host = hosts_db.host_create(ctx, {'name': 'h', 'kind': 'libvirt',
+                                      'uri': 'test:///default'})
     read = []
     with db_api.writer.using(reserve_context.get_admin_context()) as session:
         _set_name(session, host.id, 'changing')
         reader = threading.Thread(target=lambda: read.append(
-            db_api.host_get(reserve_context.get_admin_context(),
-                            host.id).name))
+            hosts_db.host_get(reserve_context.get_admin_context(),
+                              host.id).name))
         reader.start()
         reader.join(10)
         # WAL: the reader saw the last committed name, during the write.
         assert read == ['h']
-    assert db_api.host_get(ctx, host.id).name == 'changing'
+    assert hosts_db.host_get(ctx, host.id).name == 'changing'

@@ -15,6 +15,7 @@ SCRIPT = textwrap.dedent('''
 
     from reserve.wsgi import api
     from reserve.db import api as db_api
+    from reserve.db import hosts as hosts_db
     from reserve.db import models
     import webtest
 
@@ -23,11 +24,11 @@ SCRIPT = textwrap.dedent('''
     app = webtest.TestApp(api.application)
     # No nova here: a host and a catalogue entry as the API records them.
     from reserve.common import context
-    from reserve.db import desk
+    from reserve.db import flavors as flavors_db
     ctx = context.get_admin_context()
-    db_api.host_create(ctx, {'name': 'h1', 'kind': 'nova', 'vcpus': 8,
+    hosts_db.host_create(ctx, {'name': 'h1', 'kind': 'nova', 'vcpus': 8,
                              'memory_mb': 8192, 'local_gb': 100})
-    desk.flavor_create(ctx, {
+    flavors_db.flavor_create(ctx, {
         'name': 'gpu.a100', 'nova_flavor_id': 'a100', 'slots': 2,
         'nova_flavor': {'id': 'a100', 'vcpus': 1, 'memory_mb': 1024,
                         'disk_gb': 10}})

@@ -18,7 +18,8 @@ import requests
 
 from reserve.common import context as reserve_context
 from reserve.db import api as db_api
-from reserve.db import desk
+from reserve.db import flavors as flavors_db
+from reserve.db import hosts as hosts_db
 from tests.fixtures import backends
 from tests.fixtures import database
 from tests.integration import reserve_daemons
@@ -55,10 +56,10 @@ def _catalogue(api, instances):
     tag = uuid.uuid4().hex[:6]
     for i, held in enumerate((instances - instances // 2,
                               instances // 2)):
-        db_api.host_create(admin, {
+        hosts_db.host_create(admin, {
             'name': 'desk-%s-%d' % (tag, i), 'kind': 'nova',
             'vcpus': 2 * held, 'memory_mb': 65536, 'local_gb': 1000})
-    flavor = desk.flavor_create(admin, {
+    flavor = flavors_db.flavor_create(admin, {
         'name': 'desk-%s' % tag, 'nova_flavor_id': 'nova-%s' % tag,
         'slots': instances, 'nova_flavor': {
             'id': 'nova-%s' % tag, 'name': 'nova-%s' % tag, 'vcpus': 2,

@@ -6,8 +6,10 @@ from reserve.common import context as reserve_context
 from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
-from reserve.db import api as db_api
-from reserve.db import desk
+from reserve.db import bookings as bookings_db
+from reserve.db import events as events_db
+from reserve.db import flavors as flavors_db
+from reserve.db import leases as leases_db
 
 START = states.Event.START
 BEFORE_END = states.Event.BEFORE_END
@@ -37,9 +39,9 @@ def make_lease(events=(), name=None, status=states.Lease.PENDING,
                         project_id='project-a', user_id='alice',
                         start_date=start, end_date=end, status=status)
     lease_values.update(values)
-    return db_api.lease_create(reserve_context.get_admin_context(),
-                               lease_values, reservations=[],
-                               events=list(events))
+    return leases_db.lease_create(reserve_context.get_admin_context(),
+                                  lease_values, reservations=[],
+                                  events=list(events))
 
 
 def make_flavor(name='gpu.a100', **values):
@@ -50,13 +52,13 @@ def make_flavor(name='gpu.a100', **values):
                             'memory_mb': 1024, 'disk_gb': 10,
                             'extra_specs': {}})
     row.update(values)
-    return desk.flavor_create(reserve_context.get_admin_context(), row)
+    return flavors_db.flavor_create(reserve_context.get_admin_context(), row)
 
 
 def catalogue_flavor(ref):
     """The catalogue flavor with id or name ``ref``, created if needed."""
     try:
-        return desk.flavor_get(reserve_context.get_admin_context(), ref)
+        return flavors_db.flavor_get(reserve_context.get_admin_context(), ref)
     except exception.FlavorNotFound:
         return make_flavor(ref)
 
@@ -72,7 +74,7 @@ def make_booking(status=states.Booking.PENDING_CREATE, lease_id=None,
                start_date=start, end_date=end, status=status,
                lease_id=lease_id)
     row.update(values)
-    return db_api.booking_create(reserve_context.get_admin_context(), row)
+    return bookings_db.booking_create(reserve_context.get_admin_context(), row)
 
 
 def booking_lease(booking_id):
@@ -83,11 +85,11 @@ def booking_lease(booking_id):
 
 
 def booking_status(booking_id):
-    return db_api.booking_get(reserve_context.get_admin_context(),
-                              booking_id).status
+    return bookings_db.booking_get(reserve_context.get_admin_context(),
+                                   booking_id).status
 
 
 def events_of(lease_id):
     """{event_type: event row} of a lease."""
-    return {e.event_type: e for e in db_api.event_list_for_lease(
+    return {e.event_type: e for e in events_db.event_list_for_lease(
         reserve_context.get_admin_context(), lease_id)}

@@ -8,7 +8,10 @@ from reserve.common import context as reserve_context
 from reserve.common import exception
 from reserve.common import states
 from reserve.db import api as db_api
+from reserve.db import bookings as bookings_db
 from reserve.db import desk
+from reserve.db import flavors as flavors_db
+from reserve.db import maintenance as maintenance_db
 from tests.unit import factories
 
 T0 = datetime.datetime(2031, 1, 1)
@@ -21,7 +24,7 @@ def ctx():
 
 
 def _read(flavor_ref, start, end):
-    flavor = desk.flavor_get(ctx(), flavor_ref)
+    flavor = flavors_db.flavor_get(ctx(), flavor_ref)
     return desk.bookings_in_window(ctx(), [flavor], start, end,
                                    GUARD)[flavor.id]
 
@@ -29,7 +32,7 @@ def _read(flavor_ref, start, end):
 def test_a_long_booking_is_found_far_from_its_start(db):
     factories.make_booking(start=T0, end=T0 + H)
     long_one = factories.make_booking(start=T0, end=T0 + 30 * 24 * H)
-    assert desk.flavor_get(ctx(), 'gpu.a100').longest_booking == \
+    assert flavors_db.flavor_get(ctx(), 'gpu.a100').longest_booking == \
         30 * 24 * 3600
     found = _read('gpu.a100', T0 + 29 * 24 * H, T0 + 29 * 24 * H + H)
     assert found == [(long_one.start_date, long_one.end_date, 1)]
@@ -37,13 +40,15 @@ def test_a_long_booking_is_found_far_from_its_start(db):
 
 def test_moving_an_end_stretches_the_bound(db):
     row = factories.make_booking(start=T0, end=T0 + H)
-    db_api.booking_update(ctx(), row.id, {'end_date': T0 + 100 * H})
-    assert desk.flavor_get(ctx(), 'gpu.a100').longest_booking == 100 * 3600
+    bookings_db.booking_update(ctx(), row.id, {'end_date': T0 + 100 * H})
+    assert flavors_db.flavor_get(ctx(), 'gpu.a100').longest_booking == \
+        100 * 3600
     assert _read('gpu.a100', T0 + 99 * H, T0 + 101 * H) == [
         (T0, T0 + 100 * H, 1)]
     # Shorter again: the bound stays (it is only an upper bound).
-    db_api.booking_update(ctx(), row.id, {'end_date': T0 + 2 * H})
-    assert desk.flavor_get(ctx(), 'gpu.a100').longest_booking == 100 * 3600
+    bookings_db.booking_update(ctx(), row.id, {'end_date': T0 + 2 * H})
+    assert flavors_db.flavor_get(ctx(), 'gpu.a100').longest_booking == \
+        100 * 3600
 
 
 def test_window_edges_and_the_guard(db):
@@ -65,10 +70,10 @@ def test_only_live_bookings_of_the_flavor_are_read(db):
 def test_maintenance_in_window(db):
     a100 = factories.make_flavor('gpu.a100')
     h100 = factories.make_flavor('gpu.h100')
-    listed = desk.window_create(ctx(), {'start_date': T0,
-                                        'end_date': T0 + H,
-                                        'all_flavors': False}, [a100.id])
-    everything = desk.window_create(ctx(), {
+    listed = maintenance_db.window_create(ctx(), {
+        'start_date': T0, 'end_date': T0 + H, 'all_flavors': False},
+        [a100.id])
+    everything = maintenance_db.window_create(ctx(), {
         'start_date': T0 + 2 * H, 'end_date': T0 + 3 * H,
         'all_flavors': True})
     found = desk.maintenance_in_window(ctx(), [a100.id, h100.id], T0,
@@ -88,28 +93,29 @@ def test_maintenance_in_window(db):
 def test_visibility_of_flavors(db):
     factories.make_flavor('public')
     factories.make_flavor('private', is_public=False)
-    desk.grant_add(ctx(), desk.flavor_get(ctx(), 'private').id, 'project-a')
+    flavors_db.grant_add(ctx(), flavors_db.flavor_get(ctx(), 'private').id,
+                         'project-a')
     factories.make_flavor('off', active=False)
-    seen = [f.name for f in desk.flavor_list(ctx(), project_id='project-a',
-                                             active_only=True)]
+    seen = [f.name for f in flavors_db.flavor_list(
+        ctx(), project_id='project-a', active_only=True)]
     assert seen == ['private', 'public']
-    seen = [f.name for f in desk.flavor_list(ctx(), project_id='project-b',
-                                             active_only=True)]
+    seen = [f.name for f in flavors_db.flavor_list(
+        ctx(), project_id='project-b', active_only=True)]
     assert seen == ['public']
     with pytest.raises(exception.FlavorNotFound):
-        desk.flavor_get(ctx(), 'private', project_id='project-b')
+        flavors_db.flavor_get(ctx(), 'private', project_id='project-b')
     with pytest.raises(exception.FlavorNotFound):
-        desk.flavor_get(ctx(), 'off', project_id='project-a',
-                        active_only=True)
-    flavor = desk.flavor_get(ctx(), 'off')
-    assert desk.flavor_get(ctx(), flavor.id).name == 'off'
-    assert desk.flavor_find_id(ctx(), 'off') == flavor.id
-    assert desk.flavor_find_id(ctx(), 'nothing') is None
+        flavors_db.flavor_get(ctx(), 'off', project_id='project-a',
+                              active_only=True)
+    flavor = flavors_db.flavor_get(ctx(), 'off')
+    assert flavors_db.flavor_get(ctx(), flavor.id).name == 'off'
+    assert flavors_db.flavor_find_id(ctx(), 'off') == flavor.id
+    assert flavors_db.flavor_find_id(ctx(), 'nothing') is None
 
 
 def test_bookings_must_name_a_catalogue_flavor(db):
     with pytest.raises(db_exc.DBReferenceError):
-        db_api.booking_create(ctx(), {
+        bookings_db.booking_create(ctx(), {
             'project_id': 'p', 'user_id': 'u', 'flavor_id': 'nova-id',
             'instance_count': 1, 'start_date': T0, 'end_date': T0 + H,
             'status': states.Booking.PENDING_CREATE})
@@ -118,7 +124,8 @@ def test_bookings_must_name_a_catalogue_flavor(db):
 def test_flavor_lock_returns_fresh_rows_in_id_order(db):
     flavors = [factories.make_flavor('f%d' % i) for i in range(3)]
     with db_api.writer.using(ctx()):
-        locked = desk.flavor_lock(ctx(), [f.id for f in reversed(flavors)])
+        locked = flavors_db.flavor_lock(ctx(),
+                                        [f.id for f in reversed(flavors)])
         assert [f.id for f in locked] == sorted(f.id for f in flavors)
-        everything = desk.flavor_lock(ctx())
+        everything = flavors_db.flavor_lock(ctx())
         assert len(everything) == 3

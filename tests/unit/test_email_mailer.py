@@ -10,7 +10,7 @@ import pytest
 
 from reserve.common import context as reserve_context
 from reserve.common import states
-from reserve.db import api as db_api
+from reserve.db import bookings as bookings_db
 from reserve.notification import listener
 from reserve.notification.mail import mailer as mailer_mod
 from reserve.notification.mail import render
@@ -337,7 +337,7 @@ def test_mailer_bug_never_reaches_the_listener(db, ctx, monkeypatch):
     endpoint = listener.BookingMailEndpoint(
         mailer=mailer_mod.Mailer(driver=RecordingDriver(),
                                  address_book=AddressBook()))
-    monkeypatch.setattr(db_api, 'booking_get', _explode)
+    monkeypatch.setattr(bookings_db, 'booking_get', _explode)
     assert endpoint.info(ctx, 'reserve.notification',
                          'reserve.reservation.start',
                          {'reservation_id': 'x'}, {}) == \
@@ -405,7 +405,7 @@ def test_worker_that_loses_the_race_tells_nothing(notifications, ctx, db):
 
     class CancelledMeanwhile(ManagerAPI):
         def create_lease(self, context, values):
-            db_api.booking_update(context, row.id, {'status': B.ERROR})
+            bookings_db.booking_update(context, row.id, {'status': B.ERROR})
             return super().create_lease(context, values)
 
     worker_mod.BookingWorker(

@@ -1,4 +1,4 @@
-"""reserve.db.api.event_claim_due and event_next_time, on SQLite."""
+"""reserve.db.events.event_claim_due and event_next_time, on SQLite."""
 import collections
 import datetime
 import sqlite3
@@ -11,7 +11,8 @@ from sqlalchemy import exc as sa_exc
 from reserve.common import context as reserve_context
 from reserve.common import states
 from reserve.common import timeutils
-from reserve.db import api as db_api
+from reserve.db import events as events_db
+from reserve.db import leases as leases_db
 from tests.unit import factories
 from tests.unit.factories import BEFORE_END, END, START, ago, ahead, event
 
@@ -30,7 +31,7 @@ MAX_ATTEMPTS = 3
 def claim(now=None, claimer='manager-1', context=None, limit=50):
     """One manager's claim, with a 15 min timeout and a 1 min retry."""
     now = now or timeutils.utcnow()
-    return db_api.event_claim_due(
+    return events_db.event_claim_due(
         context or reserve_context.get_admin_context(), now, claimer,
         stuck_before=now - STUCK_AFTER, retry_before=now - RETRY_AFTER,
         max_attempts=MAX_ATTEMPTS, limit=limit)
@@ -41,8 +42,8 @@ def claimed_types(events):
 
 
 def finish(event_id):
-    db_api.event_update(reserve_context.get_admin_context(), event_id,
-                        {'status': DONE})
+    events_db.event_update(reserve_context.get_admin_context(), event_id,
+                           {'status': DONE})
 
 
 # Due, future, claimed once ---------------------------------------------------
@@ -159,7 +160,7 @@ def test_attempts_count_every_claim():
     for attempt in range(1, MAX_ATTEMPTS + 1):
         [claimed] = claim(now=now)
         assert claimed.attempts == attempt
-        db_api.event_update(ctx, claimed.id, {'status': ERROR})
+        events_db.event_update(ctx, claimed.id, {'status': ERROR})
         now += RETRY_AFTER + datetime.timedelta(seconds=5)
     # Out of attempts: never claimed again, however long we wait.
     assert claim(now=now + datetime.timedelta(days=1)) == []
@@ -292,7 +293,7 @@ def test_concurrent_claims_take_each_event_exactly_once():
     assert set(claimed) == due
     assert set(claimed.values()) == {1}
     assert claim() == []
-    rows = [e for lease in db_api.lease_list(
+    rows = [e for lease in leases_db.lease_list(
         reserve_context.get_admin_context()) for e in lease.events
         if e.event_type == START]
     assert {e.id for e in rows} == due
@@ -339,18 +340,18 @@ def test_next_time_is_the_earliest_future_undone_event():
         event(END, now + datetime.timedelta(minutes=3),
               status=IN_PROGRESS, attempts=1, claimed_at=now)])
     ctx = reserve_context.get_admin_context()
-    assert db_api.event_next_time(ctx, after=now) == soon
+    assert events_db.event_next_time(ctx, after=now) == soon
     # strictly after
-    assert db_api.event_next_time(ctx, after=soon) == \
+    assert events_db.event_next_time(ctx, after=soon) == \
         now + datetime.timedelta(hours=1)
 
 
 def test_next_time_is_none_without_future_undone_events():
     ctx = reserve_context.get_admin_context()
-    assert db_api.event_next_time(ctx, after=timeutils.utcnow()) is None
+    assert events_db.event_next_time(ctx, after=timeutils.utcnow()) is None
     factories.make_lease([event(START, ago(minutes=1)),
                           event(END, ahead(hours=1), status=DONE)])
-    assert db_api.event_next_time(ctx, after=timeutils.utcnow()) is None
+    assert events_db.event_next_time(ctx, after=timeutils.utcnow()) is None
 
 
 def test_a_restarted_manager_takes_back_its_own_events_at_once():
@@ -364,12 +365,12 @@ def test_a_restarted_manager_takes_back_its_own_events_at_once():
     # Within the timeout, nobody claims them...
     assert claim(claimer='manager-1') == []
 
-    assert db_api.event_release_claims_of(
+    assert events_db.event_release_claims_of(
         ctx, 'manager-1', timeutils.utcnow()) == 1
 
     # ... but manager-1's own comes back at once, the other stays.
     [claimed] = claim(claimer='manager-1')
     assert claimed.lease_id == mine.id
     assert claimed.attempts == 2
-    assert db_api.event_list_for_lease(ctx, others.id)[0].status == \
+    assert events_db.event_list_for_lease(ctx, others.id)[0].status == \
         IN_PROGRESS

@@ -6,7 +6,7 @@ import pytest
 
 from reserve.common import exception
 from reserve.common import states
-from reserve.db import api as db_api
+from reserve.db import events as events_db
 from reserve.manager import events as manager_events
 from tests.unit import factories
 from tests.unit.factories import BEFORE_END, END, START, ago, ahead, event
@@ -27,7 +27,7 @@ class RecordingRunner(manager_events.EventRunner):
         with self._lock:
             self.ran.append((event.event_type, event.lease_id,
                              event.status, event.attempts))
-        db_api.event_update(context, event.id, {'status': DONE})
+        events_db.event_update(context, event.id, {'status': DONE})
         return True
 
 

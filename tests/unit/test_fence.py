@@ -15,7 +15,7 @@ import pytest
 from reserve.common import exception
 from reserve.common import nova
 from reserve.common import placement
-from reserve.db import api as db_api
+from reserve.db import hosts as hosts_db
 from reserve.manager import manager
 from reserve.plugins import fence
 from tests.fakes import nova as fake_nova
@@ -98,7 +98,7 @@ def cloud(placement_server, db):
 
 
 def _host(ctx, values, reservable=True):
-    return db_api.host_create(ctx, dict(values, reservable=reservable))
+    return hosts_db.host_create(ctx, dict(values, reservable=reservable))
 
 
 def test_specs_follow_the_config(override):
@@ -208,7 +208,7 @@ def test_unfence_keeps_the_trait_while_reservations_hold_the_host(
     assert TRAIT in cloud.traits(host.provider_uuid)
 
     cloud.placement.delete_inventory(child['uuid'], rc)
-    host = db_api.host_update(ctx, host.id, {'reservable': False})
+    host = hosts_db.host_update(ctx, host.id, {'reservable': False})
     assert fence.sync(ctx, cloud.nova, cloud.placement) == [
         '%s: trait %s removed' % (host.name, TRAIT)]
 
@@ -218,8 +218,8 @@ def test_sync_repairs_hand_edits(cloud, ctx):
     two = _host(ctx, cloud.compute('host2'))
     off = _host(ctx, cloud.compute('host3'), reservable=False)
     stranger = cloud.compute('host4')['service_name']
-    db_api.host_create(ctx, {'name': 'gpu-box', 'kind': 'libvirt',
-                             'uri': 'test:///default'})
+    hosts_db.host_create(ctx, {'name': 'gpu-box', 'kind': 'libvirt',
+                               'uri': 'test:///default'})
     assert sorted(fence.sync(ctx, cloud.nova, cloud.placement)) == sorted([
         'aggregate %s created' % AGGREGATE,
         '%s: trait %s set' % (one.name, TRAIT),
@@ -238,7 +238,7 @@ def test_sync_repairs_hand_edits(cloud, ctx):
     cloud.set_traits(off.provider_uuid, NOVA_TRAITS + [TRAIT])
     cloud.fake.nova.aggregates.add_host(agg, stranger)
     problems = fence.check(cloud.nova, cloud.placement,
-                           db_api.host_list(ctx))
+                           hosts_db.host_list(ctx))
     assert sorted(problems) == sorted([
         'aggregate %s lacks the metadata trait:%s=required' % (AGGREGATE,
                                                                TRAIT),
@@ -259,7 +259,7 @@ def test_sync_repairs_hand_edits(cloud, ctx):
     assert sorted(cloud.aggregate().hosts) == sorted([one.service_name,
                                                       two.service_name])
     assert fence.check(cloud.nova, cloud.placement,
-                       db_api.host_list(ctx)) == []
+                       hosts_db.host_list(ctx)) == []
     assert fence.sync(ctx, cloud.nova, cloud.placement) == []
 
 
@@ -272,7 +272,7 @@ def test_sync_goes_on_past_a_host_it_cannot_repair(cloud, ctx, caplog):
     assert '%s: added to aggregate %s' % (kept.name, AGGREGATE) in done
     assert 'Fence of host %s not repaired' % lost.name in caplog.text
     assert fence.check(cloud.nova, cloud.placement,
-                       db_api.host_list(ctx)) == [
+                       hosts_db.host_list(ctx)) == [
         'host %s is not in aggregate %s' % (lost.name, AGGREGATE),
         'host %s has no resource provider in placement' % lost.name]
 

@@ -11,7 +11,7 @@ import pytest
 from reserve.common import context as reserve_context
 from reserve.common import states
 from reserve.common import timeutils
-from reserve.db import api as db_api
+from reserve.db import events as events_db
 from reserve.manager import events as manager_events
 from reserve.manager import manager as lease_manager
 from reserve.manager import notify
@@ -55,7 +55,7 @@ def _move_end(lease, end):
 def _events(lease):
     """(type, time, status) of the lease's events, by time then type."""
     return sorted((e.event_type, e.time, e.status)
-                  for e in db_api.event_list_for_lease(_ctx(), lease.id))
+                  for e in events_db.event_list_for_lease(_ctx(), lease.id))
 
 
 def _warned_lease(end_in_minutes=30):

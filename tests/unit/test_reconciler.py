@@ -5,7 +5,8 @@ from reserve.capacity import store
 from reserve.common import context as reserve_context
 from reserve.common import exception
 from reserve.common import states
-from reserve.db import api as db_api
+from reserve.db import bookings as bookings_db
+from reserve.db import hosts as hosts_db
 from reserve.worker import reconciler
 from tests.unit import factories
 from tests.unit.factories import ago
@@ -63,8 +64,8 @@ def booking_with_lease(booking_status, lease_status, lease_created=None,
         lease_values['created_at'] = lease_created
     lease = factories.make_lease(**factories.booking_lease(row.id),
                                  status=lease_status, **lease_values)
-    db_api.booking_update(reserve_context.get_admin_context(), row.id,
-                          {'lease_id': lease.id})
+    bookings_db.booking_update(reserve_context.get_admin_context(), row.id,
+                               {'lease_id': lease.id})
     return row, lease
 
 
@@ -79,8 +80,8 @@ def test_stale_pending_booking_is_recast_once(run, worker_api):
     assert worker_api.casts == [('create_lease', row.id)]
     assert counts['recast'] == 1
     # Touched: the very next run leaves it to the cast just sent.
-    assert db_api.booking_get(reserve_context.get_admin_context(),
-                              row.id).updated_at > stale()
+    assert bookings_db.booking_get(reserve_context.get_admin_context(),
+                                   row.id).updated_at > stale()
     assert run()['recast'] == 0
     assert worker_api.casts == [('create_lease', row.id)]
     assert factories.booking_status(row.id) == B.PENDING_CREATE
@@ -152,7 +153,7 @@ def test_lease_of_a_cancelled_booking_is_deleted(run, worker_api,
 def test_lease_whose_booking_is_gone_is_deleted(run, worker_api):
     row, lease = booking_with_lease(B.ACTIVE, L.ACTIVE,
                                     lease_created=stale())
-    db_api.booking_destroy(reserve_context.get_admin_context(), row.id)
+    bookings_db.booking_destroy(reserve_context.get_admin_context(), row.id)
     assert run()['orphans'] == 1
     assert worker_api.casts == [('delete_lease', None, lease.id)]
 
@@ -215,17 +216,17 @@ def test_complete_bookings_are_purged_after_the_retention(run):
 
     ctx = reserve_context.get_admin_context()
     with pytest.raises(exception.BookingNotFound):
-        db_api.booking_get(ctx, old.id)
-    assert db_api.booking_get(ctx, recent.id).status == B.COMPLETE
-    assert db_api.booking_get(ctx, old_failure.id).status == B.ERROR
+        bookings_db.booking_get(ctx, old.id)
+    assert bookings_db.booking_get(ctx, recent.id).status == B.COMPLETE
+    assert bookings_db.booking_get(ctx, old_failure.id).status == B.ERROR
     assert run()['purged'] == 0
 
 
 def test_claims_of_bookings_over_without_a_lease_are_released(run):
     ctx = reserve_context.get_admin_context()
-    host = db_api.host_create(ctx, {'name': 'h1', 'kind': 'nova',
-                                    'vcpus': 8, 'memory_mb': 8192,
-                                    'local_gb': 100})
+    host = hosts_db.host_create(ctx, {'name': 'h1', 'kind': 'nova',
+                                      'vcpus': 8, 'memory_mb': 8192,
+                                      'local_gb': 100})
     live = factories.make_booking()
     over = factories.make_booking(status=B.ERROR)
     for booking in (live, over):

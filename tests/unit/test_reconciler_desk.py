@@ -7,6 +7,7 @@ import pytest
 from reserve.common import context as reserve_context
 from reserve.common import states
 from reserve.db import api as db_api
+from reserve.db import models
 from reserve.worker import reconciler
 from tests.unit import factories
 from tests.unit.factories import ago
@@ -47,8 +48,8 @@ def booked(booking_status=B.ALLOCATED, lease_status=L.PENDING,
                                  end=lease_end)
     # Straight to the table, so that updated_at stays in the past.
     with db_api.get_engine().begin() as conn:
-        conn.execute(db_api.models.Booking.__table__.update()
-                     .where(db_api.models.Booking.id == row.id)
+        conn.execute(models.Booking.__table__.update()
+                     .where(models.Booking.id == row.id)
                      .values(lease_id=lease.id, updated_at=touched))
     return row, lease
 

@@ -1,9 +1,6 @@
 """The representation of a device reservation (/v1/device-reservations)."""
 from reserve.api.views import devices as device_views
-from reserve.common import exception
 from reserve.common import timeutils
-from reserve.db import api as db_api
-from reserve.db import devices as devices_db
 from reserve.devices import states
 
 
@@ -32,17 +29,12 @@ def reservation_view(ctx, reservation):
     """The API representation of a device reservation."""
     units = sorted((u.device for u in reservation.units),
                    key=lambda d: d.pci_address)
-    lease = devices_db.reservation_lease(ctx, reservation.id)
-    try:
-        host = db_api.host_get(ctx, reservation.host_id).name
-    except exception.HostNotFound:
-        host = None
     live = [a for a in reservation.attachments
             if a.state != states.Attachment.DETACHED]
     return {
         'id': reservation.id,
         'host_id': reservation.host_id,
-        'host': host,
+        'host': reservation.host_name,
         'project_id': reservation.project_id,
         'user_id': reservation.user_id,
         'allowed_projects': reservation.project_ids(states.Role.ALLOWED),
@@ -62,7 +54,7 @@ def reservation_view(ctx, reservation):
         'attachments': [_attachment_view(a) for a in sorted(
             reservation.attachments,
             key=lambda a: (a.domain, a.device.pci_address))],
-        'lease_id': lease.id if lease is not None else None,
+        'lease_id': reservation.lease_id,
         'released_at': timeutils.isoformat(reservation.released_at),
         'created_at': timeutils.isoformat(reservation.created_at),
         'updated_at': timeutils.isoformat(reservation.updated_at),

@@ -13,7 +13,7 @@ from oslo_log import log as logging
 from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
-from reserve.db import api as db_api
+from reserve.db import bookings as bookings_db
 from reserve.notification.mail import drivers
 from reserve.notification.mail import render
 from reserve.notification.mail import users
@@ -98,7 +98,7 @@ class Mailer:
             LOG.debug('No %s mail: not in [email]enabled_events', event)
             return False
         try:
-            booking = db_api.booking_get(context, booking_id)
+            booking = bookings_db.booking_get(context, booking_id)
         except exception.BookingNotFound:
             LOG.info('No %s mail for reservation %s: it is gone', event,
                      booking_id)

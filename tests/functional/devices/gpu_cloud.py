@@ -21,6 +21,7 @@ from reserve.common import context as reserve_context
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
+from reserve.db import hosts as hosts_db
 from reserve.db import models
 from reserve.devices import hosts as device_hosts
 from reserve.manager import events
@@ -108,7 +109,7 @@ class GpuCloud:
         self.uris.append(uri)
         host = self.manager.create_host(self.ctx, dict(
             values, name=name or path.stem, uri=uri))
-        return db_api.host_get(self.ctx, host['id'])
+        return hosts_db.host_get(self.ctx, host['id'])
 
     def conn(self, host):
         return device_hosts.connect(host.uri)

@@ -27,6 +27,8 @@ from reserve.common import states as engine_states
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
+from reserve.db import events as events_db
+from reserve.db import leases as leases_db
 from reserve.db import models
 from reserve.devices import hosts as device_hosts
 from reserve.manager import events
@@ -105,7 +107,7 @@ def injected(faults, db_steps=True):
         lambda uri: FaultyHost(real_connect(uri), faults))]
     if db_steps:
         for module, name in ((devices_db, 'reservation_create'),
-                             (db_api, 'lease_create'),
+                             (leases_db, 'lease_create'),
                              (devices_db, 'attachment_update')):
             real = getattr(module, name)
             patches.append(mock.patch.object(
@@ -221,7 +223,7 @@ def _start_now(cloud, rsv_id):
     """Make the reservation's start event due (its window began)."""
     lease = cloud.lease(rsv_id)
     start = next(e for e in lease.events if e.event_type == 'start_lease')
-    db_api.event_update(cloud.ctx, start.id, {
+    events_db.event_update(cloud.ctx, start.id, {
         'time': timeutils.utcnow() - datetime.timedelta(seconds=1)})
 
 

@@ -4,6 +4,7 @@ event loop ticked by hand (gpu_api.tick)."""
 import re
 
 import pytest
+import sqlalchemy as sa
 
 from reserve.db import api as db_api
 from reserve.db import models
@@ -468,6 +469,45 @@ def test_list_filters(gpu_api, a100):
                          expect_errors=True), 400)
     assert_error(app.get(URL, {'all_projects': '1'}, headers=MEMBER_A,
                          expect_errors=True), 403)
+
+
+def test_the_list_shows_each_as_its_get_does(gpu_api, a100):
+    app = gpu_api.app
+    over = _create(gpu_api, {
+        'unit_ids': [gpu_api.unit(a100, '0000:b1:00.0')],
+        'domains': ['gpu-vm-2']}).json['device_reservation']
+    gpu_api.tick()
+    assert app.delete('%s/%s' % (URL, over['id']),
+                      headers=MEMBER_A).status_int == 204
+    gpu_api.tick()
+    _create(gpu_api, {'count': 2, 'model': A100, 'domains': ['gpu-vm-2'],
+                      'contract_ref': 'C-1', 'reason': 'thesis'})
+    _create(gpu_api, {'count': 1, 'model': A100, 'start': future(24),
+                      'end': future(48), 'allowed_projects': ['project-b'],
+                      'managing_projects': ['project-c', 'project-a'],
+                      'domains': ['gpu-vm-3']}, headers=ADMIN)
+    gpu_api.tick()
+    statements = []
+
+    def count(conn, cursor, statement, *args):
+        statements.append(statement)
+
+    engine = db_api.get_engine()
+    sa.event.listen(engine, 'before_cursor_execute', count)
+    try:
+        listed = app.get(URL, {'all_projects': '1'}, headers=ADMIN).json[
+            'device_reservations']
+        three = len(statements)
+        app.get(URL, {'all_projects': '1', 'limit': '1'}, headers=ADMIN)
+    finally:
+        sa.event.remove(engine, 'before_cursor_execute', count)
+    # No query per reservation.
+    assert len(statements) - three == three
+    assert len(listed) == 3
+    assert None in {r['lease_id'] for r in listed}
+    for item in listed:
+        assert item == _show(gpu_api, item['id'], headers=ADMIN).json[
+            'device_reservation']
 
 
 def test_changes_to_a_reservation_that_is_over_are_409(gpu_api, a100):

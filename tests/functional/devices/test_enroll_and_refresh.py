@@ -7,8 +7,8 @@ import time
 import pytest
 
 from reserve.common import exception
-from reserve.db import api as db_api
 from reserve.db import devices as devices_db
+from reserve.db import leases as leases_db
 from reserve.devices import refresh
 from reserve.devices import states
 from tests.functional.devices import gpu_cloud
@@ -230,7 +230,7 @@ def test_a_restarted_manager_settles_a_lost_lease_at_once(cloud):
     rsv_id = cloud.reserve(unit_ids=[cloud.unit(host, '0000:17:00.0').id],
                            domains=['gpu-vm-2'])
     cloud.tick()
-    db_api.lease_destroy(cloud.ctx, cloud.lease(rsv_id).id)
+    leases_db.lease_destroy(cloud.ctx, cloud.lease(rsv_id).id)
     loop = refresh.RefreshLoop()
     loop.start()
     loop._thread.join(0.1)

@@ -15,6 +15,8 @@ from reserve.common import states as engine_states
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
+from reserve.db import events as events_db
+from reserve.db import leases as leases_db
 from reserve.devices import claims
 from reserve.devices import hosts as device_hosts
 from reserve.devices import lifecycle
@@ -369,7 +371,7 @@ def test_moving_the_end_checks_the_units(cloud):
 def test_device_leases_are_not_booking_orphans(cloud):
     cloud.enroll('a100-host.xml')
     cloud.reserve(count=1, model=A100_MODEL)
-    assert db_api.lease_list_orphans(
+    assert leases_db.lease_list_orphans(
         cloud.ctx, created_before=ahead(hours=1)) == []
 
 
@@ -400,8 +402,8 @@ def test_settle_releases_what_a_lost_lease_left_attached(cloud):
     cloud.tick()
     assert cloud.hostdevs(host)['gpu-vm-2']
     # Its lease is gone (removed by hand, say) while its unit is attached.
-    db_api.lease_destroy(cloud.ctx, cloud.lease(rsv_id).id)
-    db_api.lease_destroy(cloud.ctx, cloud.lease(waiting).id)
+    leases_db.lease_destroy(cloud.ctx, cloud.lease(rsv_id).id)
+    leases_db.lease_destroy(cloud.ctx, cloud.lease(waiting).id)
     assert lifecycle.settle(cloud.ctx) == [rsv_id]
     assert cloud.reservation(rsv_id).released_at is not None
     assert cloud.hostdevs(host)['gpu-vm-2'] == []
@@ -450,7 +452,7 @@ def test_a_start_waits_for_the_late_end_before_it(cloud):
     assert cloud.reservation(first).status == 'active'
     end = next(e for e in cloud.lease(first).events
                if e.event_type == 'end_lease')
-    db_api.event_update(cloud.ctx, end.id, {
+    events_db.event_update(cloud.ctx, end.id, {
         'status': 'IN_PROGRESS', 'claimed_by': 'manager-gone',
         'claimed_at': timeutils.utcnow()})
     _wait_start(2.1)
@@ -466,7 +468,7 @@ def test_a_start_waits_for_the_late_end_before_it(cloud):
     assert cloud.hostdevs(host)['gpu-vm-3'] == []
 
     # The end is taken over; the start follows once it has run.
-    db_api.event_update(cloud.ctx, end.id, {'status': 'UNDONE'})
+    events_db.event_update(cloud.ctx, end.id, {'status': 'UNDONE'})
     # (retried after [manager]event_retry_interval, dates to the second)
     _wait_start(2.1)
     cloud.tick(2)

@@ -12,7 +12,8 @@ from reserve.api.controllers.v1 import utils
 from reserve.api.views import allocations as views
 from reserve.common import exception
 from reserve.common.policies import allocations as policies
-from reserve.db import api as db_api
+from reserve.db import hosts as hosts_db
+from reserve.db import leases as leases_db
 
 PATH = '/v1/allocations'
 
@@ -38,16 +39,16 @@ class AllocationsController(rest.RestController):
         project_id = _scope(ctx, params)
         limit = utils.parse_limit(params)
         marker = utils.check_marker(
-            params, lambda m: db_api.allocation_get(ctx, m,
-                                                    project_id=project_id))
+            params, lambda m: leases_db.allocation_get(
+                ctx, m, project_id=project_id))
         host_id = params.get('host_id')
         if host_id is not None:
             # A host's name is accepted too; an unknown one matches nothing.
             try:
-                host_id = db_api.host_get(ctx, host_id).id
+                host_id = hosts_db.host_get(ctx, host_id).id
             except exception.HostNotFound:
                 pass
-        found = db_api.allocation_list(
+        found = leases_db.allocation_list(
             ctx, project_id=project_id, host_id=host_id,
             reservation_id=params.get('reservation_id'),
             lease_id=params.get('lease_id'), limit=limit, marker=marker)
@@ -59,7 +60,7 @@ class AllocationsController(rest.RestController):
     @method.expose(policy=policies.GET, params=(), view=views.show)
     def get_one(self, allocation_id, *, ctx):
         project_id = utils.show_scope(ctx, policies.LIST_ALL_PROJECTS)
-        row = db_api.allocation_get(ctx, allocation_id,
-                                    project_id=project_id)
+        row = leases_db.allocation_get(ctx, allocation_id,
+                                       project_id=project_id)
         utils.authorize(ctx, policies.GET, row[2].project_id)
         return row

@@ -35,8 +35,8 @@ from reserve.common import exception
 from reserve.common.policies import device_reservations as policies
 from reserve.common.policies import devices as device_policies
 from reserve.common import timeutils
-from reserve.db import api as db_api
 from reserve.db import devices as devices_db
+from reserve.db import hosts as hosts_db
 from reserve.devices import claims
 from reserve.devices import plan
 from reserve.devices import selection
@@ -79,7 +79,7 @@ def _manager():
 
 def _libvirt_host(ctx, ref):
     try:
-        host = db_api.host_get(ctx, ref)
+        host = hosts_db.host_get(ctx, ref)
     except exception.HostNotFound:
         raise exception.Invalid(reason="field 'host': host %s could not be "
                                        "found" % ref)
@@ -159,7 +159,7 @@ def _dry_run(ctx, request, start, end, body):
         chosen = claims.check(ctx, request, start, end or states.OPEN_END,
                               viewer=viewer)
         if domains:
-            host = db_api.host_get(ctx, chosen.host_id)
+            host = hosts_db.host_get(ctx, chosen.host_id)
             missing = [d for d in domains if d not in read_domains(host)]
             if missing:
                 raise exception.DomainNotFound(name=missing[0],

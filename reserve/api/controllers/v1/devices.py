@@ -18,8 +18,8 @@ from reserve.api.views import devices as views
 from reserve.common import exception
 from reserve.common.policies import devices as policies
 from reserve.common import timeutils
-from reserve.db import api as db_api
 from reserve.db import devices as devices_db
+from reserve.db import hosts as hosts_db
 from reserve.devices import claims
 from reserve.devices import selection
 from reserve.devices import states
@@ -45,7 +45,7 @@ def host_filter(ctx, ref):
     if ref is None:
         return None
     try:
-        return [db_api.host_get(ctx, ref).id]
+        return [hosts_db.host_get(ctx, ref).id]
     except exception.HostNotFound:
         return []
 

@@ -25,7 +25,7 @@ from reserve.common import exception
 from reserve.common.policies import flavors as policies
 from reserve.common.policies import reservations as reservation_policies
 from reserve.common import timeutils
-from reserve.db import desk
+from reserve.db import flavors as flavors_db
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -135,7 +135,7 @@ class FlavorProjectsController(rest.RestController):
         self.flavor_ref = flavor_ref
 
     def _flavor(self, ctx):
-        return desk.flavor_get(ctx, self.flavor_ref)
+        return flavors_db.flavor_get(ctx, self.flavor_ref)
 
     # An unknown query parameter is refused before the policy, as it was.
     @method.expose(policy=policies.PROJECT_LIST, params=(),
@@ -148,7 +148,7 @@ class FlavorProjectsController(rest.RestController):
                    status=201, item_methods='DELETE')
     def post(self, *args, ctx, body):
         flavor = self._flavor(ctx)
-        desk.grant_add(ctx, flavor.id, body['project_id'])
+        flavors_db.grant_add(ctx, flavor.id, body['project_id'])
         utils.set_location('%s/%s/projects/%s' % (PATH, flavor.id,
                                                   body['project_id']))
         return {'project': {'project_id': body['project_id']}}
@@ -156,7 +156,7 @@ class FlavorProjectsController(rest.RestController):
     @method.expose(policy=policies.PROJECT_DELETE, status=204)
     def delete(self, project_id=None, *, ctx):
         flavor = self._flavor(ctx)
-        desk.grant_remove(ctx, flavor.id, project_id)
+        flavors_db.grant_remove(ctx, flavor.id, project_id)
 
 
 class FreeSlotsController(rest.RestController):
@@ -256,14 +256,15 @@ class FlavorsController(rest.RestController):
         values.setdefault('max_length_hours',
                           CONF.booking.default_max_length_hours)
         _read_nova_flavor(ctx, values)
-        flavor = desk.flavor_create(ctx, values, body.get('projects', ()))
+        flavor = flavors_db.flavor_create(ctx, values,
+                                          body.get('projects', ()))
         utils.set_location('%s/%s' % (PATH, flavor.id))
-        return {'flavor': views.detail(ctx, desk.flavor_get(ctx, flavor.id),
-                                       True)}
+        return {'flavor': views.detail(
+            ctx, flavors_db.flavor_get(ctx, flavor.id), True)}
 
     @method.expose(policy=policies.UPDATE, body=schema.update)
     def patch(self, flavor_ref=None, *, ctx, body):
-        flavor = desk.flavor_get(ctx, flavor_ref)
+        flavor = flavors_db.flavor_get(ctx, flavor_ref)
         if 'name' in body:
             _check_name(body['name'])
         values = _columns(body)
@@ -273,11 +274,11 @@ class FlavorsController(rest.RestController):
         # the entry after the nova flavor changed.
         values.setdefault('nova_flavor_id', flavor.nova_flavor_id)
         _read_nova_flavor(ctx, values, current=flavor)
-        desk.flavor_update(ctx, flavor.id, values)
-        return {'flavor': views.detail(ctx, desk.flavor_get(ctx, flavor.id),
-                                       True)}
+        flavors_db.flavor_update(ctx, flavor.id, values)
+        return {'flavor': views.detail(
+            ctx, flavors_db.flavor_get(ctx, flavor.id), True)}
 
     @method.expose(policy=policies.DELETE, status=204)
     def delete(self, flavor_ref=None, *, ctx):
-        flavor = desk.flavor_get(ctx, flavor_ref)
-        desk.flavor_destroy(ctx, flavor.id)
+        flavor = flavors_db.flavor_get(ctx, flavor_ref)
+        flavors_db.flavor_destroy(ctx, flavor.id)

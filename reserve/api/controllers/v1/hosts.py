@@ -23,8 +23,8 @@ from reserve.booking import drain
 from reserve.common import exception
 from reserve.common.policies import hosts as policies
 from reserve.common import timeutils
-from reserve.db import api as db_api
 from reserve.db import devices as devices_db
+from reserve.db import hosts as hosts_db
 
 LOG = logging.getLogger(__name__)
 PATH = '/v1/hosts'
@@ -53,11 +53,11 @@ class _RefreshController(rest.RestController):
 
     @method.expose(policy=policies.REFRESH, params=(), item_methods=())
     def post(self, *args, ctx):
-        host = db_api.host_get(ctx, self.host_ref)
+        host = hosts_db.host_get(ctx, self.host_ref)
         report = utils.rpc_call(
             'refresh host %s' % host.name,
             pecan.request.manager_api.refresh_host, ctx, host.id)
-        return {'host': views.host_view(ctx, db_api.host_get(ctx, host.id)),
+        return {'host': views.host_view(ctx, hosts_db.host_get(ctx, host.id)),
                 'refresh': report}
 
 
@@ -83,7 +83,7 @@ class _DomainsController(rest.RestController):
 
 
 def _libvirt_host(ctx, ref):
-    host = db_api.host_get(ctx, ref)
+    host = hosts_db.host_get(ctx, ref)
     if host.kind != 'libvirt':
         raise exception.HostNotLibvirt(name=host.name, kind=host.kind)
     return host
@@ -96,7 +96,7 @@ class _MaintenanceController(rest.RestController):
         self.host_ref = host_ref
 
     def _host(self, ctx):
-        host = db_api.host_get(ctx, self.host_ref)
+        host = hosts_db.host_get(ctx, self.host_ref)
         if host.kind != 'nova':
             raise exception.Invalid(
                 reason='host %s is a libvirt host; maintenance windows are'
@@ -109,7 +109,7 @@ class _MaintenanceController(rest.RestController):
     def get_all(self, *, ctx):
         host = self._host(ctx)
         return {'maintenance_windows': [
-            views.window_view(w) for w in db_api.host_windows(ctx, host.id)]}
+            views.window_view(w) for w in hosts_db.host_windows(ctx, host.id)]}
 
     @method.expose(policy=policies.MAINTENANCE_CREATE,
                    body=schema.maintenance_create, status=201,
@@ -135,7 +135,7 @@ class _MaintenanceController(rest.RestController):
                    collection_methods='GET, POST')
     def delete(self, window_id=None, *, ctx):
         host = self._host(ctx)
-        db_api.host_window_destroy(ctx, host.id, window_id)
+        hosts_db.host_window_destroy(ctx, host.id, window_id)
 
 
 def _follow_up(ctx, outcome):
@@ -168,9 +168,9 @@ class HostsController(rest.RestController):
             reservable = utils.parse_bool('reservable', params['reservable'])
         limit = utils.parse_limit(params)
         marker = utils.check_marker(params,
-                                    lambda m: db_api.host_get(ctx, m))
-        hosts = db_api.host_list(ctx, reservable=reservable, limit=limit,
-                                 marker=marker)
+                                    lambda m: hosts_db.host_get(ctx, m))
+        hosts = hosts_db.host_list(ctx, reservable=reservable, limit=limit,
+                                   marker=marker)
         libvirt_hosts = devices_db.libvirt_hosts(ctx)
         return utils.collection(
             'hosts', [views.host_view(ctx, h, libvirt_hosts) for h in hosts],
@@ -178,7 +178,7 @@ class HostsController(rest.RestController):
 
     @method.expose(policy=policies.GET)
     def get_one(self, host_ref, *, ctx):
-        return {'host': views.host_view(ctx, db_api.host_get(ctx, host_ref))}
+        return {'host': views.host_view(ctx, hosts_db.host_get(ctx, host_ref))}
 
     @method.expose(policy=policies.CREATE, body=schema.create, status=201)
     def post(self, *args, ctx, body):
@@ -195,13 +195,13 @@ class HostsController(rest.RestController):
         ref = body['name']
         if isinstance(created, dict) and created.get('id'):
             ref = created['id']
-        host = db_api.host_get(ctx, ref)
+        host = hosts_db.host_get(ctx, ref)
         utils.set_location('%s/%s' % (PATH, host.id))
         return {'host': views.host_view(ctx, host)}
 
     @method.expose(policy=policies.UPDATE, body=schema.update)
     def patch(self, host_ref=None, *, ctx, body):
-        host = db_api.host_get(ctx, host_ref)
+        host = hosts_db.host_get(ctx, host_ref)
         answer = {}
         if (body.get('reservable') is False and host.reservable and
                 host.kind == 'nova'):
@@ -212,16 +212,16 @@ class HostsController(rest.RestController):
         values = {}
         if 'reservable' in body:
             values['reservable'] = body['reservable']
-        db_api.host_update(ctx, host.id, values, _capabilities(body))
+        hosts_db.host_update(ctx, host.id, values, _capabilities(body))
         if 'reservable' in body and host.kind == 'nova':
             _sync_fence(ctx)
-        answer['host'] = views.host_view(ctx, db_api.host_get(ctx, host.id))
+        answer['host'] = views.host_view(ctx, hosts_db.host_get(ctx, host.id))
         return answer
 
     @method.expose(policy=policies.DELETE, status=204)
     def delete(self, host_ref=None, *, ctx):
-        host = db_api.host_get(ctx, host_ref)
-        db_api.host_destroy(ctx, host.id)
+        host = hosts_db.host_get(ctx, host_ref)
+        hosts_db.host_destroy(ctx, host.id)
         if host.kind == 'nova':
             _sync_fence(ctx)
 

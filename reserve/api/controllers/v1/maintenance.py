@@ -10,7 +10,8 @@ from reserve.booking import maintenance
 from reserve.common import exception
 from reserve.common.policies import maintenance as policies
 from reserve.common import timeutils
-from reserve.db import desk
+from reserve.db import flavors as flavors_db
+from reserve.db import maintenance as maintenance_db
 
 PATH = '/v1/maintenance-windows'
 
@@ -22,7 +23,7 @@ def _flavor_ids(ctx, refs):
     ids = []
     for ref in refs:
         try:
-            ids.append(desk.flavor_get(ctx, ref).id)
+            ids.append(flavors_db.flavor_get(ctx, ref).id)
         except exception.FlavorNotFound:
             raise exception.Invalid(
                 reason="field 'flavors': no catalogue flavor has the id or "
@@ -59,16 +60,16 @@ class MaintenanceWindowsController(rest.RestController):
     def get_all(self, *, ctx, params):
         flavor_id = None
         if 'flavor_id' in params:
-            flavor_id = desk.flavor_find_id(ctx, params['flavor_id'])
+            flavor_id = flavors_db.flavor_find_id(ctx, params['flavor_id'])
             if flavor_id is None:
                 return utils.collection('maintenance_windows', [], 1,
                                         params, PATH)
         include_past = utils.parse_bool(
             'include_past', params.get('include_past', 'false'))
         limit = utils.parse_limit(params)
-        marker = utils.check_marker(params,
-                                    lambda m: desk.window_get(ctx, m))
-        windows = desk.window_list(
+        marker = utils.check_marker(
+            params, lambda m: maintenance_db.window_get(ctx, m))
+        windows = maintenance_db.window_list(
             ctx, flavor_id=flavor_id,
             ends_after=None if include_past else timeutils.utcnow(),
             limit=limit, marker=marker)
@@ -78,7 +79,7 @@ class MaintenanceWindowsController(rest.RestController):
 
     @method.expose(policy=policies.GET, view=views.show)
     def get_one(self, window_id, *, ctx):
-        return desk.window_get(ctx, window_id)
+        return maintenance_db.window_get(ctx, window_id)
 
     @method.expose(policy=policies.CREATE, body=schema.create, status=201,
                    view=views.show)
@@ -94,12 +95,12 @@ class MaintenanceWindowsController(rest.RestController):
                                     flavor_ids, all_flavors,
                                     body.get('force', False))
         utils.set_location('%s/%s' % (PATH, window.id))
-        return desk.window_get(ctx, window.id)
+        return maintenance_db.window_get(ctx, window.id)
 
     @method.expose(policy=policies.UPDATE, body=schema.update,
                    view=views.show)
     def patch(self, window_id=None, *, ctx, body):
-        window = desk.window_get(ctx, window_id)
+        window = maintenance_db.window_get(ctx, window_id)
         values = {}
         for field, column in (('start', 'start_date'), ('end', 'end_date')):
             if field in body:
@@ -117,8 +118,8 @@ class MaintenanceWindowsController(rest.RestController):
                 ctx, body['flavors'])
         maintenance.update(ctx, window, values, flavor_ids,
                            body.get('force', False))
-        return desk.window_get(ctx, window.id)
+        return maintenance_db.window_get(ctx, window.id)
 
     @method.expose(policy=policies.DELETE, status=204)
     def delete(self, window_id=None, *, ctx):
-        desk.window_destroy(ctx, window_id)
+        maintenance_db.window_destroy(ctx, window_id)

@@ -20,8 +20,8 @@ from reserve.common.policies import flavors as flavor_policies
 from reserve.common.policies import reservations as policies
 from reserve.common import states
 from reserve.common import timeutils
-from reserve.db import api as db_api
-from reserve.db import desk
+from reserve.db import bookings as bookings_db
+from reserve.db import flavors as flavors_db
 
 CONF = cfg.CONF
 
@@ -35,7 +35,7 @@ class ReservationsController(rest.RestController):
 
     def _get(self, ctx, booking_id):
         """The booking, 404 when it is not visible to the caller."""
-        return db_api.booking_get(
+        return bookings_db.booking_get(
             ctx, booking_id,
             project_id=utils.show_scope(ctx, policies.LIST_ALL_PROJECTS))
 
@@ -46,12 +46,12 @@ class ReservationsController(rest.RestController):
         limit = utils.parse_limit(params)
         marker = utils.check_marker(
             params,
-            lambda m: db_api.booking_get(ctx, m, project_id=project_id))
+            lambda m: bookings_db.booking_get(ctx, m, project_id=project_id))
         flavor_id = params.get('flavor_id')
         if flavor_id is not None:
             # A name or an id; an unknown one simply matches nothing.
-            flavor_id = desk.flavor_find_id(ctx, flavor_id) or flavor_id
-        bookings = db_api.booking_list(
+            flavor_id = flavors_db.flavor_find_id(ctx, flavor_id) or flavor_id
+        bookings = bookings_db.booking_list(
             ctx, project_id=project_id, flavor_id=flavor_id,
             status=status, limit=limit, marker=marker)
         return utils.collection(
@@ -99,12 +99,12 @@ class ReservationsController(rest.RestController):
             # Cancel: the row stays, COMPLETE, for the audit trail.
             reason = 'Cancelled by %s at %s' % (
                 ctx.user_id, timeutils.isoformat(timeutils.utcnow()))
-            updated = db_api.booking_update(
+            updated = bookings_db.booking_update(
                 ctx, booking.id,
                 {'status': states.Booking.COMPLETE, 'status_reason': reason},
                 expected_status=states.Booking.LIVE)
             if updated is None:
-                current = db_api.booking_get(ctx, booking.id)
+                current = bookings_db.booking_get(ctx, booking.id)
                 raise exception.InvalidState(
                     what='Reservation %s' % booking.id,
                     status=current.status,
@@ -116,7 +116,7 @@ class ReservationsController(rest.RestController):
         else:
             # Already over: deleting it removes the row. The worker gets the
             # lease id, since it can no longer read it from the booking.
-            db_api.booking_destroy(ctx, booking.id)
+            bookings_db.booking_destroy(ctx, booking.id)
             if booking.lease_id:
                 utils.cast('reservation', 'delete_lease', ctx, booking.id,
                            lease_id=booking.lease_id)

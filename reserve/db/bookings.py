@@ -1,0 +1,164 @@
+"""Bookings (/v1/reservations): a project's booking of a catalogue
+flavor.
+
+Same conventions as reserve.db.api, whose transaction context
+this module uses: every function takes a RequestContext first and
+joins the transaction the caller may have open on it.
+"""
+from sqlalchemy import orm
+
+from reserve.common import exception
+from reserve.common import states
+from reserve.db import api as db_api
+from reserve.db import models
+
+
+def _stretch_longest_booking(session, booking):
+    """Keep the flavor's longest_booking an upper bound of the length of
+    its bookings: the calendar's reads rely on it (see db.desk)."""
+    seconds = int((booking.end_date - booking.start_date).total_seconds())
+    known = session.identity_map.get(
+        orm.util.identity_key(models.Flavor, booking.flavor_id))
+    if known is not None and known.longest_booking >= seconds:
+        # The value only ever grows: one already read is proof enough
+        # (admission has just read it under the flavor's lock).
+        return
+    (session.query(models.Flavor)
+     .filter(models.Flavor.id == booking.flavor_id)
+     .filter(models.Flavor.longest_booking < seconds)
+     .update({'longest_booking': seconds}, synchronize_session=False))
+
+
+def booking_create(context, values):
+    with db_api.writer.using(context) as session:
+        booking = models.Booking(**values)
+        session.add(booking)
+        session.flush()
+        _stretch_longest_booking(session, booking)
+        return booking
+
+
+def _booking_query(session, booking_id, project_id):
+    query = session.query(models.Booking).filter_by(id=booking_id)
+    if project_id is not None:
+        query = query.filter_by(project_id=project_id)
+    return query
+
+
+def booking_get(context, booking_id, project_id=None):
+    with db_api.reader.using(context) as session:
+        booking = _booking_query(session, booking_id, project_id).first()
+        if booking is None:
+            raise exception.BookingNotFound(id=booking_id)
+        return booking
+
+
+def booking_list(context, project_id=None, flavor_id=None, status=None,
+                 limit=None, marker=None):
+    with db_api.reader.using(context) as session:
+        query = session.query(models.Booking)
+        if project_id is not None:
+            query = query.filter_by(project_id=project_id)
+        if flavor_id is not None:
+            query = query.filter_by(flavor_id=flavor_id)
+        if status is not None:
+            query = query.filter_by(status=status)
+        return db_api._paginate(query, models.Booking, limit, marker)
+
+
+def booking_list_by_lease(context, lease_id):
+    with db_api.reader.using(context) as session:
+        return (session.query(models.Booking)
+                .filter_by(lease_id=lease_id).all())
+
+
+@db_api.retry_on_deadlock
+def booking_update(context, booking_id, values, expected_status=None):
+    """Update a booking; with expected_status, only if it still has it.
+
+    Returns the updated booking, or None when the compare-and-swap lost.
+    """
+    with db_api.writer.using(context) as session:
+        query = session.query(models.Booking).filter_by(id=booking_id)
+        if expected_status is not None:
+            if isinstance(expected_status, str):
+                expected_status = (expected_status,)
+            query = query.filter(
+                models.Booking.status.in_(expected_status))
+        values = dict(values, updated_at=models._now())
+        if not query.update(values, synchronize_session=False):
+            if session.get(models.Booking, booking_id) is None:
+                raise exception.BookingNotFound(id=booking_id)
+            return None
+        session.expire_all()
+        booking = session.get(models.Booking, booking_id)
+        if 'start_date' in values or 'end_date' in values:
+            _stretch_longest_booking(session, booking)
+        return booking
+
+
+def booking_destroy(context, booking_id):
+    with db_api.writer.using(context) as session:
+        session.query(models.Booking).filter_by(id=booking_id).delete()
+
+
+def booking_list_stale(context, status, updated_before):
+    """Bookings in ``status`` untouched since ``updated_before``."""
+    with db_api.reader.using(context) as session:
+        return (session.query(models.Booking)
+                .filter_by(status=status)
+                .filter(models.Booking.updated_at < updated_before)
+                .all())
+
+
+def booking_list_out_of_step(context):
+    """Bookings whose lease has moved on without them.
+
+    Returns (booking, lease status) pairs where the booking still shows an
+    earlier state than its lease (a lost notification).
+    """
+    wanted = {
+        states.Booking.ALLOCATED: (states.Lease.ACTIVE,
+                                   states.Lease.TERMINATED),
+        states.Booking.ACTIVE: (states.Lease.TERMINATED,),
+    }
+    pairs = []
+    with db_api.reader.using(context) as session:
+        for booking_status, lease_states in wanted.items():
+            rows = (session.query(models.Booking, models.Lease.status)
+                    .join(models.Lease,
+                          models.Lease.id == models.Booking.lease_id)
+                    .filter(models.Booking.status == booking_status)
+                    .filter(models.Lease.status.in_(lease_states))
+                    .all())
+            pairs.extend(rows)
+    return pairs
+
+
+def booking_list_end_not_on_lease(context, updated_before):
+    """Bookings whose end moved but whose lease still ends elsewhere.
+
+    The update_lease cast was lost (or its worker died): the lease would
+    end at the old time. Only bookings untouched since ``updated_before``,
+    so that a cast in flight is left to arrive.
+    """
+    with db_api.reader.using(context) as session:
+        return (session.query(models.Booking)
+                .join(models.Lease,
+                      models.Lease.id == models.Booking.lease_id)
+                .filter(models.Booking.status.in_(
+                    (states.Booking.ALLOCATED, states.Booking.ACTIVE)))
+                .filter(models.Lease.status.in_(
+                    (states.Lease.PENDING, states.Lease.STARTING,
+                     states.Lease.ACTIVE)))
+                .filter(models.Booking.end_date != models.Lease.end_date)
+                .filter(models.Booking.updated_at < updated_before)
+                .all())
+
+
+def booking_purge(context, ended_before):
+    with db_api.writer.using(context) as session:
+        return (session.query(models.Booking)
+                .filter_by(status=states.Booking.COMPLETE)
+                .filter(models.Booking.end_date < ended_before)
+                .delete(synchronize_session=False))

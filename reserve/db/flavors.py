@@ -1,0 +1,165 @@
+"""The booking desk's catalogue flavors (/v1/flavors) and their grants
+to projects.
+
+Same conventions as reserve.db.api, whose transaction context
+this module uses: every function takes a RequestContext first and
+joins the transaction the caller may have open on it.
+"""
+from oslo_db import exception as db_exc
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+from sqlalchemy import orm
+
+from reserve.common import exception
+from reserve.db import api as db_api
+from reserve.db import models
+
+F = models.Flavor
+B = models.Booking
+
+
+def _by_ref(query, ref):
+    """Match a flavor by id, else by name (names are never UUIDs)."""
+    if uuidutils.is_uuid_like(ref):
+        return query.filter(F.id == ref)
+    return query.filter(F.name == ref)
+
+
+def _visible_to(query, project_id):
+    """Public flavors, and private ones granted to ``project_id``."""
+    granted = sa.exists().where(models.FlavorProject.flavor_id == F.id,
+                                models.FlavorProject.project_id ==
+                                project_id)
+    return query.filter(sa.or_(F.is_public.is_(True), granted))
+
+
+def flavor_create(context, values, project_ids=()):
+    try:
+        with db_api.writer.using(context) as session:
+            flavor = F(**values)
+            flavor.projects = [models.FlavorProject(project_id=p)
+                               for p in sorted(set(project_ids))]
+            session.add(flavor)
+            session.flush()
+            return flavor
+    except db_exc.DBDuplicateEntry:
+        existing = flavor_get(context, values['name'])
+        raise exception.FlavorAlreadyExists(name=values['name'],
+                                            id=existing.id)
+
+
+def flavor_get(context, ref, project_id=None, active_only=False):
+    """The flavor with id or name ``ref``.
+
+    project_id: only if public or granted to that project; active_only:
+    only if active. FlavorNotFound otherwise.
+    """
+    with db_api.reader.using(context) as session:
+        query = _by_ref(session.query(F), ref)
+        if project_id is not None:
+            query = _visible_to(query, project_id)
+        if active_only:
+            query = query.filter(F.active.is_(True))
+        flavor = query.first()
+        if flavor is None:
+            raise exception.FlavorNotFound(id=ref)
+        return flavor
+
+
+def flavor_find_id(context, ref):
+    """The id of the flavor with id or name ``ref``, or None."""
+    with db_api.reader.using(context) as session:
+        row = _by_ref(session.query(F.id), ref).first()
+        return row[0] if row else None
+
+
+def flavor_list(context, project_id=None, active_only=False, filters=None,
+                limit=None, marker=None):
+    """Flavors, optionally only those ``project_id`` may see and only the
+    active ones; ``filters`` maps column names to required values."""
+    with db_api.reader.using(context) as session:
+        query = session.query(F)
+        if project_id is not None:
+            query = _visible_to(query, project_id)
+        if active_only:
+            query = query.filter(F.active.is_(True))
+        for column, value in (filters or {}).items():
+            query = query.filter(getattr(F, column) == value)
+        if limit is None and marker is None:
+            return query.order_by(F.name).all()
+        return db_api._paginate(query, F, limit, marker, sort_key='name')
+
+
+def flavor_update(context, flavor_id, values):
+    try:
+        with db_api.writer.using(context) as session:
+            flavor = session.get(F, flavor_id)
+            if flavor is None:
+                raise exception.FlavorNotFound(id=flavor_id)
+            for key, value in values.items():
+                setattr(flavor, key, value)
+            session.flush()
+            return flavor
+    except db_exc.DBDuplicateEntry:
+        existing = flavor_get(context, values['name'])
+        raise exception.FlavorAlreadyExists(name=values['name'],
+                                            id=existing.id)
+
+
+def flavor_destroy(context, flavor_id):
+    """Delete a flavor no reservation references (FlavorInUse else)."""
+    with db_api.writer.using(context) as session:
+        flavor = session.get(F, flavor_id)
+        if flavor is None:
+            raise exception.FlavorNotFound(id=flavor_id)
+        count = (session.query(sa.func.count(B.id))
+                 .filter(B.flavor_id == flavor_id).scalar())
+        if count:
+            raise exception.FlavorInUse(name=flavor.name, count=count)
+        session.delete(flavor)
+
+
+def flavor_lock(context, flavor_ids=None):
+    """Lock the rows of ``flavor_ids`` (every flavor when None) until the
+    caller's transaction ends, and return them, ordered by id.
+
+    This serialises everything that changes a flavor's calendar. Call it
+    right after the capacity lock (reserve.capacity.store.lock) in a
+    writer transaction: on MariaDB the snapshot of REPEATABLE READ is
+    taken at the first plain read, which must come after the locks.
+    SQLite has no row locks; there the capacity lock took the database's
+    write lock already, which serialises writers.
+    """
+    with db_api.writer.using(context) as session:
+        # Grants load on first use, within the caller's transaction (only
+        # private flavors need them): one round trip less while locked.
+        query = session.query(F).options(orm.lazyload(F.projects))
+        if flavor_ids is not None:
+            query = query.filter(F.id.in_(sorted(set(flavor_ids))))
+        # Always in the same order, so that two lockers cannot deadlock.
+        return query.order_by(F.id).with_for_update().all()
+
+
+# Grants -------------------------------------------------------------------
+
+def grant_add(context, flavor_id, project_id):
+    try:
+        with db_api.writer.using(context) as session:
+            grant = models.FlavorProject(flavor_id=flavor_id,
+                                         project_id=project_id)
+            session.add(grant)
+            session.flush()
+            return grant
+    except db_exc.DBDuplicateEntry:
+        raise exception.GrantAlreadyExists(project=project_id,
+                                           flavor=flavor_id)
+
+
+def grant_remove(context, flavor_id, project_id):
+    with db_api.writer.using(context) as session:
+        removed = (session.query(models.FlavorProject)
+                   .filter_by(flavor_id=flavor_id, project_id=project_id)
+                   .delete(synchronize_session=False))
+        if not removed:
+            raise exception.GrantNotFound(project=project_id,
+                                          flavor=flavor_id)

@@ -1,0 +1,142 @@
+"""Hosts and their maintenance windows.
+
+Same conventions as reserve.db.api, whose transaction context
+this module uses: every function takes a RequestContext first and
+joins the transaction the caller may have open on it.
+"""
+import secrets
+
+from oslo_db import exception as db_exc
+import sqlalchemy as sa
+
+from reserve.common import exception
+from reserve.db import api as db_api
+from reserve.db import models
+
+
+def capacity_changed(session):
+    """Give the capacity generation a new value in the caller's
+    transaction: the processes that cached the hosts' records read them
+    again. The value is random, not the next number: a transaction that
+    read the hosts after its change and then rolled back must not leave
+    a cache entry under a value a later change would take."""
+    # From the system's source: nothing reseeds it (tests seed random).
+    generation = secrets.randbelow(2 ** 31 - 1) + 1
+    table = models.CapacityState.__table__
+    result = session.execute(table.update().where(table.c.id == 1)
+                             .values(generation=generation))
+    if not result.rowcount:
+        session.add(models.CapacityState(id=1, generation=generation,
+                                         longest_claim=0))
+        session.flush()
+
+
+def host_create(context, values, capabilities=None):
+    try:
+        with db_api.writer.using(context) as session:
+            host = models.Host(**values)
+            host.capabilities = [models.HostCapability(key=k, value=str(v))
+                                 for k, v in (capabilities or {}).items()]
+            session.add(host)
+            session.flush()
+            capacity_changed(session)
+            return host
+    except db_exc.DBDuplicateEntry:
+        existing = host_get(context, values['name'])
+        raise exception.HostAlreadyEnrolled(name=values['name'],
+                                            id=existing.id)
+
+
+def host_get(context, host_id):
+    with db_api.reader.using(context) as session:
+        host = session.get(models.Host, host_id)
+        if host is None:
+            host = (session.query(models.Host)
+                    .filter_by(name=host_id).first())
+        if host is None:
+            raise exception.HostNotFound(id=host_id)
+        return host
+
+
+def host_list(context, reservable=None, limit=None, marker=None):
+    with db_api.reader.using(context) as session:
+        query = session.query(models.Host)
+        if reservable is not None:
+            query = query.filter_by(reservable=reservable)
+        return db_api._paginate(query, models.Host, limit, marker)
+
+
+def host_update(context, host_id, values, capabilities=None):
+    """Update columns; ``capabilities`` maps keys to values (None drops)."""
+    with db_api.writer.using(context) as session:
+        host = session.get(models.Host, host_id)
+        if host is None:
+            raise exception.HostNotFound(id=host_id)
+        for key, value in values.items():
+            setattr(host, key, value)
+        if capabilities:
+            current = {c.key: c for c in host.capabilities}
+            for key, value in capabilities.items():
+                if value is None:
+                    if key in current:
+                        host.capabilities.remove(current[key])
+                elif key in current:
+                    current[key].value = str(value)
+                else:
+                    host.capabilities.append(
+                        models.HostCapability(key=key, value=str(value)))
+        session.flush()
+        if host.kind == 'nova':
+            capacity_changed(session)
+        return host
+
+
+def host_destroy(context, host_id):
+    """Delete a host, refused while any lease still holds it."""
+    with db_api.writer.using(context) as session:
+        host = session.get(models.Host, host_id)
+        if host is None:
+            raise exception.HostNotFound(id=host_id)
+        # The ids users hold: the booking's where there is one.
+        holders = [r for (r,) in session.query(
+                   sa.func.coalesce(models.Allocation.booking_id,
+                                    models.Allocation.reservation_id))
+                   .filter_by(host_id=host_id)]
+        if holders:
+            raise exception.HostInUse(id=host_id,
+                                      reservations=', '.join(sorted(holders)))
+        session.delete(host)
+        capacity_changed(session)
+
+
+def host_windows(context, host_id):
+    """A host's maintenance windows, by start."""
+    W = models.HostMaintenanceWindow
+    with db_api.reader.using(context) as session:
+        return (session.query(W).filter(W.host_id == host_id)
+                .order_by(W.start_date, W.id).all())
+
+
+def host_window_create(context, values):
+    with db_api.writer.using(context) as session:
+        window = models.HostMaintenanceWindow(**values)
+        session.add(window)
+        session.flush()
+        return window
+
+
+def host_window_get(context, window_id):
+    with db_api.reader.using(context) as session:
+        window = session.get(models.HostMaintenanceWindow, window_id)
+        if window is None:
+            raise exception.HostMaintenanceWindowNotFound(id=window_id)
+        return window
+
+
+def host_window_destroy(context, host_id, window_id):
+    W = models.HostMaintenanceWindow
+    with db_api.writer.using(context) as session:
+        if not (session.query(W).filter(W.host_id == host_id)
+                .filter(W.id == window_id)
+                .delete(synchronize_session=False)):
+            raise exception.HostMaintenanceWindowNotFound(id=window_id)

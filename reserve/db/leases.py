@@ -1,0 +1,232 @@
+"""Leases, their lease reservations and allocations.
+
+Same conventions as reserve.db.api, whose transaction context
+this module uses: every function takes a RequestContext first and
+joins the transaction the caller may have open on it.
+"""
+from oslo_db import exception as db_exc
+import sqlalchemy as sa
+from sqlalchemy import orm
+
+from reserve.common import exception
+from reserve.common import states
+from reserve.db import api as db_api
+from reserve.db import models
+
+
+def lease_create(context, lease_values, reservations, events):
+    """Write a lease, its reservations, allocations and events at once.
+
+    ``reservations`` is a list of dicts of LeaseReservation columns plus
+    an ``allocations`` list of Allocation columns (the claims chosen for
+    it), or an ``adopt_booking`` id: the claims that booking's admission
+    wrote become the reservation's.
+    """
+    with db_api.writer.using(context) as session:
+        lease = models.Lease(**lease_values)
+        adopted = []
+        for rsv_values in reservations:
+            rsv_values = dict(rsv_values)
+            allocations = rsv_values.pop('allocations', [])
+            booking_id = rsv_values.pop('adopt_booking', None)
+            reservation = models.LeaseReservation(**rsv_values)
+            reservation.allocations = [models.Allocation(**a)
+                                       for a in allocations]
+            lease.reservations.append(reservation)
+            if booking_id:
+                adopted.append((booking_id, reservation))
+        lease.events = [models.Event(**e) for e in events]
+        session.add(lease)
+        try:
+            session.flush()
+        except db_exc.DBDuplicateEntry:
+            raise exception.Conflict(
+                reason='a lease named %s, or of the same owner, exists' %
+                lease_values['name'])
+        for booking_id, reservation in adopted:
+            (session.query(models.Allocation)
+             .filter(models.Allocation.booking_id == booking_id)
+             .update({'reservation_id': reservation.id},
+                     synchronize_session=False))
+            session.expire(reservation, ['allocations'])
+        return lease
+
+
+def _whole_leases(session):
+    """A query of leases loading, for all the rows at once, their
+    reservations with their allocations and hosts, and their events: the
+    objects are whole after the session, in a query per table."""
+    return session.query(models.Lease).options(
+        orm.selectinload(models.Lease.reservations)
+        .selectinload(models.LeaseReservation.allocations)
+        .joinedload(models.Allocation.host),
+        orm.selectinload(models.Lease.events))
+
+
+def lease_get(context, lease_id, project_id=None):
+    with db_api.reader.using(context) as session:
+        query = _whole_leases(session).filter_by(id=lease_id)
+        if project_id is not None:
+            query = query.filter_by(project_id=project_id)
+        lease = query.first()
+        if lease is None:
+            raise exception.LeaseNotFound(id=lease_id)
+        return lease
+
+
+def lease_get_by_name(context, name):
+    with db_api.reader.using(context) as session:
+        return _whole_leases(session).filter_by(name=name).first()
+
+
+def lease_get_by_owner(context, owner_type, owner_id):
+    """The lease of a booking or a device reservation (states.Owner),
+    or None."""
+    with db_api.reader.using(context) as session:
+        return (_whole_leases(session)
+                .filter_by(owner_type=owner_type, owner_id=owner_id)
+                .first())
+
+
+def lease_list(context, project_id=None, status=None, limit=None,
+               marker=None):
+    with db_api.reader.using(context) as session:
+        query = _whole_leases(session)
+        if project_id is not None:
+            query = query.filter_by(project_id=project_id)
+        if status is not None:
+            query = query.filter_by(status=status)
+        return db_api._paginate(query, models.Lease, limit, marker)
+
+
+@db_api.retry_on_deadlock
+def lease_update(context, lease_id, values, expected_status=None):
+    with db_api.writer.using(context) as session:
+        query = session.query(models.Lease).filter_by(id=lease_id)
+        if expected_status is not None:
+            if isinstance(expected_status, str):
+                expected_status = (expected_status,)
+            query = query.filter(models.Lease.status.in_(expected_status))
+        values = dict(values, updated_at=models._now())
+        return bool(query.update(values, synchronize_session=False))
+
+
+def lease_destroy(context, lease_id):
+    with db_api.writer.using(context) as session:
+        lease = session.get(models.Lease, lease_id)
+        if lease is not None:
+            session.delete(lease)
+
+
+def lease_list_orphans(context, created_before):
+    """Live leases whose booking is gone, cancelled or failed.
+
+    A booking's lease names it as its owner; one whose booking is still
+    PENDING_CREATE is not an orphan (the worker died before recording
+    it, and the next cast picks it up). A DELETING lease whose end is
+    still in the future is one too: its manager died between marking it
+    and moving its end_lease event to now. A lease with no owner is an
+    orphan too; leases of device reservations never are here.
+    """
+    end_not_moved = sa.exists().where(
+        models.Event.lease_id == models.Lease.id,
+        models.Event.event_type == states.Event.END,
+        models.Event.status == states.Event.UNDONE,
+        models.Event.time > created_before)
+    with db_api.reader.using(context) as session:
+        return (session.query(models.Lease)
+                .outerjoin(models.Booking, sa.and_(
+                    models.Lease.owner_type == states.Owner.BOOKING,
+                    models.Lease.owner_id == models.Booking.id))
+                .filter(sa.or_(
+                    models.Lease.owner_type.is_(None),
+                    models.Lease.owner_type == states.Owner.BOOKING))
+                .filter(sa.or_(
+                    ~models.Lease.status.in_((states.Lease.TERMINATED,
+                                              states.Lease.DELETING)),
+                    sa.and_(models.Lease.status == states.Lease.DELETING,
+                            models.Lease.updated_at < created_before,
+                            end_not_moved)))
+                .filter(models.Lease.created_at < created_before)
+                .filter(sa.or_(models.Booking.id.is_(None),
+                               models.Booking.status.in_(
+                                   (states.Booking.COMPLETE,
+                                    states.Booking.ERROR))))
+                .all())
+
+
+def reservation_lease_id(context, reservation_id):
+    """The lease of a lease reservation, or None."""
+    with db_api.reader.using(context) as session:
+        row = (session.query(models.LeaseReservation.lease_id)
+               .filter_by(id=reservation_id).first())
+        return row[0] if row else None
+
+
+def reservation_update(context, reservation_id, values):
+    with db_api.writer.using(context) as session:
+        values = dict(values, updated_at=models._now())
+        (session.query(models.LeaseReservation)
+         .filter_by(id=reservation_id)
+         .update(values, synchronize_session=False))
+
+
+def allocations_delete(context, reservation_id):
+    with db_api.writer.using(context) as session:
+        (session.query(models.Allocation)
+         .filter_by(reservation_id=reservation_id)
+         .delete(synchronize_session=False))
+
+
+def _allocations_of(session, project_id=None):
+    """Allocations joined to their lease (of ``project_id`` if given),
+    which are read with them."""
+    query = (session.query(models.Allocation)
+             .join(models.LeaseReservation,
+                   models.Allocation.reservation_id ==
+                   models.LeaseReservation.id)
+             .join(models.Lease,
+                   models.LeaseReservation.lease_id == models.Lease.id)
+             .options(orm.contains_eager(models.Allocation.reservation)
+                      .contains_eager(models.LeaseReservation.lease)))
+    if project_id is not None:
+        query = query.filter(models.Lease.project_id == project_id)
+    return query
+
+
+def _with_lease(allocation):
+    reservation = allocation.reservation
+    return allocation, reservation, reservation.lease
+
+
+def allocation_list(context, project_id=None, host_id=None,
+                    reservation_id=None, lease_id=None, limit=None,
+                    marker=None):
+    """Allocations with the reservation and lease they belong to.
+
+    Each row is ``(allocation, lease_reservation, lease)``; the host is
+    loaded with the allocation. ``project_id`` limits them to the leases
+    of that project.
+    """
+    with db_api.reader.using(context) as session:
+        query = _allocations_of(session, project_id)
+        if host_id is not None:
+            query = query.filter(models.Allocation.host_id == host_id)
+        if reservation_id is not None:
+            query = query.filter(
+                models.Allocation.reservation_id == reservation_id)
+        if lease_id is not None:
+            query = query.filter(models.LeaseReservation.lease_id == lease_id)
+        return [_with_lease(allocation) for allocation in
+                db_api._paginate(query, models.Allocation, limit, marker)]
+
+
+def allocation_get(context, allocation_id, project_id=None):
+    """One allocation as ``(allocation, lease_reservation, lease)``."""
+    with db_api.reader.using(context) as session:
+        allocation = (_allocations_of(session, project_id)
+                      .filter(models.Allocation.id == allocation_id)
+                      .first())
+        if allocation is None:
+            raise exception.AllocationNotFound(id=allocation_id)
+        return _with_lease(allocation)

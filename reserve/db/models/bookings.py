@@ -1,0 +1,35 @@
+"""A project's booking of a catalogue flavor."""
+import sqlalchemy as sa
+from sqlalchemy import orm
+
+from reserve.db.models.base import Base
+from reserve.db.models.base import _uuid
+
+
+class Booking(Base):
+    """A project's booking of a flavor for a window (/v1/reservations)."""
+    __tablename__ = 'bookings'
+    __table_args__ = (
+        # Both hold every column the admission reads (migration 0006).
+        sa.Index('ix_bookings_flavor_calendar', 'flavor_id', 'end_date',
+                 'start_date', 'status', 'instance_count'),
+        sa.Index('ix_bookings_project_usage', 'project_id', 'status',
+                 'start_date', 'end_date', 'instance_count'),
+        sa.Index('ix_bookings_status', 'status'),
+        sa.Index('ix_bookings_lease', 'lease_id'),
+    )
+
+    id = orm.mapped_column(sa.String(36), primary_key=True, default=_uuid)
+    project_id = orm.mapped_column(sa.String(64), nullable=False)
+    user_id = orm.mapped_column(sa.String(64), nullable=False)
+    # The catalogue flavor (flavors.id), not nova's flavor id.
+    flavor_id = orm.mapped_column(
+        sa.String(36), sa.ForeignKey('flavors.id', name='bookings_flavor_fk'),
+        nullable=False)
+    instance_count = orm.mapped_column(sa.Integer, nullable=False, default=1)
+    start_date = orm.mapped_column(sa.DateTime, nullable=False)
+    end_date = orm.mapped_column(sa.DateTime, nullable=False)
+    status = orm.mapped_column(sa.String(32), nullable=False)
+    status_reason = orm.mapped_column(sa.Text)
+    lease_id = orm.mapped_column(sa.String(36))
+    compute_flavor = orm.mapped_column(sa.String(255))
