@@ -22,6 +22,7 @@ from tests.functional.api_fixtures import make_booking
 from tests.functional.api_fixtures import make_flavor
 from tests.functional.api_fixtures import MEMBER_A
 from tests.functional.api_fixtures import MEMBER_B
+from tests.fixtures import config
 
 CONF = cfg.CONF
 URL = '/v1/reservations'
@@ -46,15 +47,8 @@ def flavor(api, now):
 
 @pytest.fixture
 def override():
-    done = []
-
-    def set_override(name, value, group):
-        CONF.set_override(name, value, group=group)
-        done.append((name, group))
-
-    yield set_override
-    for name, group in done:
-        CONF.clear_override(name, group=group)
+    """``override(name, value, group=None)``; undone after the test."""
+    yield from config.overrides()
 
 
 def _rows():

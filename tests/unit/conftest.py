@@ -13,6 +13,7 @@ from reserve.common import rpc
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
 from reserve.db import api as db_api
 from reserve.notification import sync
+from tests.fixtures import config
 from tests.fixtures import database
 
 CONF = cfg.CONF
@@ -21,15 +22,7 @@ CONF = cfg.CONF
 @pytest.fixture(autouse=True)
 def override():
     """``override(name, value, group=None)``; undone after the test."""
-    done = []
-
-    def set_override(name, value, group=None):
-        CONF.set_override(name, value, group=group)
-        done.append((name, group))
-
-    yield set_override
-    for name, group in reversed(done):
-        CONF.clear_override(name, group=group)
+    yield from config.overrides()
 
 
 @pytest.fixture

@@ -5,19 +5,18 @@ frees the units at once, and a worker capped below 1.1 leaves it all to
 the manager, as in the previous release."""
 import threading
 
-from oslo_config import cfg
 import pytest
 
 from reserve.common import context as reserve_context
 from reserve.db import devices as devices_db
+from reserve.worker import unit_reconciler
+from tests.fixtures import config
 from tests.functional.api_fixtures import assert_error
 from tests.functional.api_fixtures import future
 from tests.functional.api_fixtures import MEMBER_A
 from tests.functional.api_fixtures import MEMBER_B
-from reserve.worker import unit_reconciler
 from tests.functional.devices import gpu_cloud
 
-CONF = cfg.CONF
 URL = '/v1/device-reservations'
 
 
@@ -28,15 +27,8 @@ def a100(gpu_api):
 
 @pytest.fixture
 def override():
-    done = []
-
-    def set_override(name, value, group):
-        CONF.set_override(name, value, group=group)
-        done.append((name, group))
-
-    yield set_override
-    for name, group in done:
-        CONF.clear_override(name, group=group)
+    """``override(name, value, group=None)``; undone after the test."""
+    yield from config.overrides()
 
 
 def _create(gpu_api, body, headers=MEMBER_A, **kwargs):
