@@ -37,10 +37,10 @@ _STILL_TRUE = {
 def _catalogue():
     # The booking desk's catalogue, where there is one.
     try:
-        from reserve.db import desk
+        from reserve.db import flavors
     except ImportError:
         return None
-    return desk
+    return flavors
 
 
 def flavor_name(context, booking):
