@@ -15,18 +15,14 @@ its lease (reserve.worker.worker.BookingWorker.create_unit_lease).
 Attaching, detaching and everything else that touches libvirt stays the
 manager's.
 """
-import dataclasses
-
 from oslo_log import log as logging
 
 from reserve.booking import admission
 from reserve.booking import gauntlet
 from reserve.booking import quota
-from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
-from reserve.db import hosts as hosts_db
 from reserve.devices import claims
 from reserve.devices import runs
 from reserve.devices import states
@@ -38,21 +34,6 @@ Status = states.Reservation
 
 def _units_asked(request):
     return len(request.unit_ids) or request.count
-
-
-def _choose(context, request, start, end, domains, read_domains, viewer):
-    """The dry run of the claim, outside every lock: the request pinned
-    to the host it would get, whose domains were checked."""
-    request = claims.on_hosts_with_domains(
-        context, request, start, end, domains, read_domains, viewer=viewer)
-    chosen = claims.check(context, request, start, end, viewer=viewer)
-    if domains:
-        host = hosts_db.host_get(context, chosen.host_id)
-        known = read_domains(host)
-        missing = [name for name in domains if name not in known]
-        if missing:
-            raise exception.DomainNotFound(name=missing[0], host=host.name)
-    return dataclasses.replace(request, host_id=chosen.host_id)
 
 
 @db_api.retry_on_deadlock
@@ -67,8 +48,9 @@ def reserve(context, values, start, end, read_domains):
     end = end or states.OPEN_END
     gauntlet.check_dates(start, end, timeutils.utcnow())
     viewer = values.get('viewer')
-    request = _choose(context, runs.request_of(values), start, end,
-                      values.get('domains') or [], read_domains, viewer)
+    request, _ = claims.choose(context, runs.request_of(values), start,
+                               end, values.get('domains') or [],
+                               read_domains, viewer=viewer)
     values = dict(values, host_id=request.host_id)
     deltas = quota.new_unit_reservation(_units_asked(request), start, end)
     with admission.capacity_transaction(context):

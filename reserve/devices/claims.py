@@ -21,6 +21,7 @@ from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import devices as devices_db
+from reserve.db import hosts as hosts_db
 from reserve.devices import selection
 from reserve.devices import states
 
@@ -189,6 +190,25 @@ def check(context, request, start, end, viewer=None, exclude=None):
     return selection.select(
         units(context, start, end, viewer=viewer, host_ids=host_ids,
               exclude=exclude), request)
+
+
+def choose(context, request, start, end, domains, read_domains,
+           viewer=None):
+    """The dry run of a request naming ``domains``: the host it would
+    get (steered to one that has them, see on_hosts_with_domains) and
+    the Selection there, checking that the host chosen has every domain
+    (DomainNotFound else). Returns (the request pinned to that host, the
+    Selection). Writes nothing; holds none of reserve's locks."""
+    request = on_hosts_with_domains(context, request, start, end, domains,
+                                    read_domains, viewer=viewer)
+    chosen = check(context, request, start, end, viewer=viewer)
+    if domains:
+        host = hosts_db.host_get(context, chosen.host_id)
+        known = read_domains(host)
+        missing = [name for name in domains if name not in known]
+        if missing:
+            raise exception.DomainNotFound(name=missing[0], host=host.name)
+    return dataclasses.replace(request, host_id=chosen.host_id), chosen
 
 
 def check_window(context, reservation, start, end):

@@ -153,17 +153,9 @@ def _dry_run(ctx, request, start, end, body):
     domains = body.get('domains') or []
     read_domains = _domain_reader(ctx)
     try:
-        request = claims.on_hosts_with_domains(
+        request, chosen = claims.choose(
             ctx, request, start, end or states.OPEN_END, domains,
             read_domains, viewer=viewer)
-        chosen = claims.check(ctx, request, start, end or states.OPEN_END,
-                              viewer=viewer)
-        if domains:
-            host = hosts_db.host_get(ctx, chosen.host_id)
-            missing = [d for d in domains if d not in read_domains(host)]
-            if missing:
-                raise exception.DomainNotFound(name=missing[0],
-                                               host=host.name)
         rows = plan.for_domains('dry-run', chosen.units, domains,
                                 request.mdev_type, ctx.project_id)
     except exception.Conflict as exc:
