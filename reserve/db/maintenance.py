@@ -16,6 +16,13 @@ M = models.MaintenanceWindow
 MF = models.MaintenanceWindowFlavor
 
 
+def _window(session, window_id):
+    window = session.get(M, window_id)
+    if window is None:
+        raise exception.MaintenanceWindowNotFound(id=window_id)
+    return window
+
+
 def window_create(context, values, flavor_ids=()):
     with db_api.writer.using(context) as session:
         window = M(**values)
@@ -27,10 +34,7 @@ def window_create(context, values, flavor_ids=()):
 
 def window_get(context, window_id):
     with db_api.reader.using(context) as session:
-        window = session.get(M, window_id)
-        if window is None:
-            raise exception.MaintenanceWindowNotFound(id=window_id)
-        return window
+        return _window(session, window_id)
 
 
 def window_list(context, flavor_id=None, ends_after=None, limit=None,
@@ -52,9 +56,7 @@ def window_list(context, flavor_id=None, ends_after=None, limit=None,
 
 def window_update(context, window_id, values, flavor_ids=None):
     with db_api.writer.using(context) as session:
-        window = session.get(M, window_id)
-        if window is None:
-            raise exception.MaintenanceWindowNotFound(id=window_id)
+        window = _window(session, window_id)
         for key, value in values.items():
             setattr(window, key, value)
         if flavor_ids is not None:
@@ -66,7 +68,5 @@ def window_update(context, window_id, values, flavor_ids=None):
 
 def window_destroy(context, window_id):
     with db_api.writer.using(context) as session:
-        window = session.get(M, window_id)
-        if window is None:
-            raise exception.MaintenanceWindowNotFound(id=window_id)
+        window = _window(session, window_id)
         session.delete(window)
