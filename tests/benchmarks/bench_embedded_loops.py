@@ -30,7 +30,6 @@ import collections
 import concurrent.futures
 import datetime
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -50,11 +49,8 @@ ADMIN = {'X-User-Id': 'root', 'X-Project-Id': 'admin',
          'X-Roles': 'admin,member,reader'}
 RELEASED = ('cancelled', 'expired')
 
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
+sys.path.insert(0, REPO)
+from tests.fixtures import placement  # noqa: E402 (after the path)
 
 
 def _iso(when):
@@ -65,7 +61,7 @@ class AllInOne:
     """reserve-all-in-one in its own process and state directory."""
 
     def __init__(self, state_dir):
-        self.port = _free_port()
+        self.port = placement.free_port()
         self.url = 'http://127.0.0.1:%d' % self.port
         conf = os.path.join(state_dir, 'loops.conf')
         with open(conf, 'w') as f:
@@ -106,13 +102,13 @@ class AllInOne:
 
 
 class Loop:
-    """Answers and POST latencies of one loop, shared by its clients."""
+    """Answers and latencies (by method) of one loop, shared by its
+    clients."""
 
     def __init__(self, url):
         self.url = url
         self.answers = collections.Counter()
-        self.post_ms = []
-        self.delete_ms = []
+        self.ms = collections.defaultdict(list)
         self.created = []
         self._lock = threading.Lock()
 
@@ -121,7 +117,7 @@ class Loop:
             self.answers[what if response is None else
                          '%s %d' % (what, response.status_code)] += 1
             if ms is not None:
-                self.post_ms.append(ms)
+                self.ms[what].append(ms)
             if created:
                 self.created.append(created)
 
@@ -158,9 +154,7 @@ class Loop:
         except requests.RequestException as exc:
             self._count('DELETE %s' % type(exc).__name__)
             return
-        with self._lock:
-            self.delete_ms.append((time.perf_counter() - t0) * 1000)
-        self._count('DELETE', deleted)
+        self._count('DELETE', deleted, (time.perf_counter() - t0) * 1000)
 
     def run(self, creates, clients, future=False):
         counter = iter(range(creates))
@@ -233,7 +227,8 @@ def report(name, loop, seconds, settled, hostdevs_before):
         if what.startswith('POST')), seconds))
     for what, n in sorted(loop.answers.items()):
         print('  %-28s %5d' % (what, n))
-    for what, times in (('POST', loop.post_ms), ('DELETE', loop.delete_ms)):
+    for what in ('POST', 'DELETE'):
+        times = loop.ms[what]
         print('  %-6s p50/p99/max ms       %.0f / %.0f / %.0f' % (
             what, _percentile(times, 0.5), _percentile(times, 0.99),
             max(times) if times else float('nan')))

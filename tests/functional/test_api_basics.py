@@ -1,7 +1,5 @@
 """Version documents, microversions, the error shape, request ids,
 healthcheck and authentication of the API."""
-import socket
-
 from oslo_config import cfg
 from oslo_db import exception as db_exc
 import pytest
@@ -9,6 +7,7 @@ import webtest
 
 from reserve.api import app as api_app
 from reserve.db import api as db_api
+from tests.fixtures import placement
 from tests.functional.api_fixtures import api  # noqa: F401
 from tests.functional.api_fixtures import assert_error
 from tests.functional.api_fixtures import make_flavor
@@ -209,10 +208,8 @@ def test_a_postgresql_that_refuses_connections_is_a_503(api, caplog):
     """While PostgreSQL restarts, a new connection is refused ("the
     database system is shutting down", then "Connection refused"):
     oslo.db leaves that error unwrapped, and it is a 503 all the same."""
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        port = s.getsockname()[1]
-    # Nothing listens on ``port`` once the socket is closed.
+    # Nothing listens on a free port once its socket is closed.
+    port = placement.free_port()
     used = CONF.database.connection
     CONF.set_override('connection', 'postgresql+psycopg2://reserve@'
                       '127.0.0.1:%d/reserve' % port, group='database')
