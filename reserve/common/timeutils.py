@@ -44,4 +44,4 @@ def isoformat(value):
     """A stored naive-UTC datetime → ISO 8601 with Z, or None."""
     if value is None:
         return None
-    return value.replace(microsecond=0).isoformat() + 'Z'
+    return value.isoformat(timespec='seconds') + 'Z'

@@ -140,15 +140,18 @@ def reservation_find(context, reservation_id):
 
 def _host_name():
     """The name of the reservation's host, in a query of reservations."""
-    return (sa.select(models.Host.name)
-            .where(models.Host.id == _DR.host_id).scalar_subquery())
+    hosts = models.Host.__table__
+    return (sa.select(hosts.c.name)
+            .where(hosts.c.id == _DR.__table__.c.host_id).scalar_subquery())
 
 
 def _lease_id():
     """The id of the lease the reservation owns, in a query of them."""
-    return (sa.select(models.Lease.id)
-            .where(models.Lease.owner_type == states.Owner.DEVICE_RESERVATION)
-            .where(models.Lease.owner_id == _DR.id).scalar_subquery())
+    leases = models.Lease.__table__
+    return (sa.select(leases.c.id)
+            .where(leases.c.owner_type == states.Owner.DEVICE_RESERVATION)
+            .where(leases.c.owner_id == _DR.__table__.c.id)
+            .scalar_subquery())
 
 
 def reservation_get(context, reservation_id, project_id=None):
@@ -168,88 +171,123 @@ def reservation_get(context, reservation_id, project_id=None):
 # The list reads rows, not objects: a page of a thousand reservations
 # holds thousands of units, attachments and projects, and as ORM objects
 # building them (and the garbage collector's walks over them) costs
-# several times the queries. Each table is read once for the page, only
-# the columns the API shows, into tuples.
+# several times the queries. The reservations come with their units and
+# projects joined into strings by the database (the driver's cost is per
+# value read), then their attachments and the units' devices, into
+# tuples: three queries, however many the page holds.
 
-_A = models.DeviceAttachment
-_DR_COLUMNS = tuple(_DR.__table__.columns)
-_ATTACHMENT_COLUMNS = (_A.reservation_id, _A.device_id, _A.domain, _A.kind,
-                       _A.mdev_uuid, _A.project_id, _A.state, _A.live,
-                       _A.config)
-_DEVICE_COLUMNS = (models.Device.id, models.Device.pci_address,
-                   models.Device.numa_node, models.Device.vendor_id,
-                   models.Device.product_id, models.Device.product_name)
+_DR_TABLE = _DR.__table__
+_A_TABLE = models.DeviceAttachment.__table__
+_DR_COLUMNS = tuple(_DR_TABLE.columns)
+_ATTACHMENT_COLUMNS = tuple(_A_TABLE.c[name] for name in (
+    'reservation_id', 'device_id', 'domain', 'kind', 'mdev_uuid',
+    'project_id', 'state', 'live', 'config'))
+_DEVICE_COLUMNS = tuple(models.Device.__table__.c[name] for name in (
+    'id', 'pci_address', 'numa_node', 'vendor_id', 'product_id',
+    'product_name'))
+# Joins the ids of a reservation's units or projects: neither holds it
+# (unit ids are UUIDs; project ids match \S+, and Python's \s, which
+# the schemas' patterns use, includes the unit separator).
+_SEPARATOR = '\x1f'
 _LISTED_FIELDS = [c.key for c in _DR_COLUMNS] + [
     'host_name', 'lease_id', 'projects', 'units', 'attachments']
 
 
 class Listed(collections.namedtuple('Listed', _LISTED_FIELDS)):
     """A device reservation as reservation_list reads it: its columns,
-    ``host_name`` and ``lease_id`` as reservation_get has them, and its
-    ``projects`` (project_id, role), ``units`` and ``attachments`` (the
-    columns the API shows), each with its ``device`` (id, pci_address,
-    numa_node and what names its model)."""
+    ``host_name`` and ``lease_id`` as reservation_get has them, its
+    ``projects`` ({role: sorted project ids}), and its ``units`` and
+    ``attachments`` (the columns the API shows), each with its ``device``
+    (id, pci_address, numa_node and what names its model)."""
     __slots__ = ()
 
-    project_ids = models.DeviceReservation.project_ids
+    def project_ids(self, role):
+        return self.projects.get(role, [])
 
 
+# Plain tuples: a SQLAlchemy row's attributes are several times slower to
+# read, and the view reads each many times.
+_Device = collections.namedtuple(
+    '_Device', [c.key for c in _DEVICE_COLUMNS])
 _Unit = collections.namedtuple('_Unit', 'device')
 _Attachment = collections.namedtuple(
     '_Attachment', [c.key for c in _ATTACHMENT_COLUMNS] + ['device'])
 
 
+def _joined(table, column):
+    """The values of ``column`` of ``table`` (keyed by reservation_id) for
+    each reservation, joined by _SEPARATOR, in a query of them."""
+    return (sa.select(sa.func.aggregate_strings(column, _SEPARATOR))
+            .where(table.c.reservation_id == _DR_TABLE.c.id)
+            .scalar_subquery())
+
+
+def _split(joined):
+    return joined.split(_SEPARATOR) if joined else []
+
+
+def _by_role(joined):
+    """{role: sorted project ids} from 'role:project' values joined."""
+    projects = {}
+    for pair in sorted(_split(joined)):
+        role, _, project_id = pair.partition(':')
+        projects.setdefault(role, []).append(project_id)
+    return projects
+
+
 def reservation_list(context, project_id=None, status=None, host_id=None,
                      limit=None, marker=None):
-    """A page of reservations by creation, as Listed tuples: five
-    queries, however many the page holds."""
+    """A page of reservations by creation, as Listed tuples."""
+    projects, units_table = _PROJECT.__table__, _UNIT.__table__
     with db_api.reader.using(context) as session:
-        query = session.query(*_DR_COLUMNS, _host_name(), _lease_id())
+        query = session.query(_DR.id)
         if project_id is not None:
             query = query.filter(_visible_to(project_id))
         if status is not None:
             query = query.filter(_DR.status == status)
         if host_id is not None:
             query = query.filter(_DR.host_id == host_id)
-        page = db_api._paginate(query, _DR, limit, marker)
-        found = {r.id: r for r in (Listed(*row, [], [], []) for row in page)}
+        page = db_api.paginated(query, _DR, limit, marker).subquery('page')
+        # Rows straight from the connection: the ORM's processing of
+        # them would only be undone.
+        connection = session.connection()
+        found, units = {}, []
+        for row in connection.execute(
+                sa.select(*_DR_COLUMNS, _host_name(), _lease_id(),
+                          _joined(projects, projects.c.role + ':' +
+                                  projects.c.project_id),
+                          _joined(units_table, units_table.c.device_id))
+                .join_from(_DR_TABLE, page, page.c.id == _DR_TABLE.c.id)
+                .order_by(_DR_TABLE.c.created_at, _DR_TABLE.c.id)):
+            *columns, projects_joined, unit_ids = row
+            found[row[0]] = Listed(*columns, _by_role(projects_joined), [],
+                                   [])
+            units.extend((row[0], unit_id) for unit_id in _split(unit_ids))
         if found:
-            _read_listed(session, found)
+            _read_listed(connection, found, page, units)
     return list(found.values())
 
 
-def _read_listed(session, found):
-    """The projects, units and attachments of ``found`` ({id: Listed}).
-    The units' devices are read once each: a page holds many
-    reservations of few devices."""
-    ids = list(found)
-    dialect = session.bind.dialect.name
-
-    def of_page(column):
-        return functions.one_of(column, ids, dialect)
-
-    for row in session.execute(
-            sa.select(_PROJECT.reservation_id, _PROJECT.project_id,
-                      _PROJECT.role)
-            .where(of_page(_PROJECT.reservation_id))
-            .order_by(_PROJECT.project_id)):
-        found[row.reservation_id].projects.append(row)
-    units = session.execute(
-        sa.select(_UNIT.reservation_id, _UNIT.device_id)
-        .where(of_page(_UNIT.reservation_id))).all()
-    attachments = session.execute(
-        sa.select(*_ATTACHMENT_COLUMNS).where(of_page(_A.reservation_id))
-        .order_by(_A.domain, _A.device_id)).all()
-    wanted = sorted({row.device_id for row in units} |
+def _read_listed(connection, found, page, units):
+    """The attachments of ``found`` ({id: Listed}), read by joining the
+    ``page`` (a subquery of the ids) rather than sending a thousand ids,
+    and the devices of those and of ``units`` ([(reservation id, unit
+    id)]), each read once: a page holds many reservations of few
+    devices."""
+    attachments = connection.execute(
+        sa.select(*_ATTACHMENT_COLUMNS)
+        .join(page, page.c.id == _A_TABLE.c.reservation_id)
+        .order_by(_A_TABLE.c.domain, _A_TABLE.c.device_id)).all()
+    wanted = sorted({unit_id for _, unit_id in units} |
                     {row.device_id for row in attachments})
-    devices = {row.id: row for row in session.execute(
+    devices = {row.id: _Device(*row) for row in connection.execute(
         sa.select(*_DEVICE_COLUMNS).where(
-            functions.one_of(models.Device.id, wanted, dialect)))}
-    for row in units:
-        found[row.reservation_id].units.append(_Unit(devices[row.device_id]))
+            functions.one_of(_DEVICE_COLUMNS[0], wanted,
+                             connection.dialect.name)))}
+    for reservation_id, unit_id in units:
+        found[reservation_id].units.append(_Unit(devices[unit_id]))
     for row in attachments:
-        found[row.reservation_id].attachments.append(
-            _Attachment(*row, devices[row.device_id]))
+        found[row[0]].attachments.append(_Attachment(*row, devices[row[1]]))
 
 
 def reservations_of_host(context, host_id, statuses):

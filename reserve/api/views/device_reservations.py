@@ -25,10 +25,30 @@ def end_view(end_date):
         timeutils.isoformat(end_date)
 
 
-def reservation_view(ctx, reservation):
+def _by_address(device):
+    return device.pci_address
+
+
+def _by_domain(attachment):
+    return attachment.domain, attachment.device.pci_address
+
+
+def reservations_view(ctx, reservations):
+    """The API representation of a page of device reservations: each
+    unit's, shared by many reservations, is built once."""
+    unit_views = {}
+
+    def unit_view(device):
+        view = unit_views.get(device.id)
+        if view is None:
+            view = unit_views[device.id] = _unit_view(device)
+        return view
+    return [reservation_view(ctx, r, unit_view) for r in reservations]
+
+
+def reservation_view(ctx, reservation, unit_view=_unit_view):
     """The API representation of a device reservation."""
-    units = sorted((u.device for u in reservation.units),
-                   key=lambda d: d.pci_address)
+    units = sorted((u.device for u in reservation.units), key=_by_address)
     live = [a for a in reservation.attachments
             if a.state != states.Attachment.DETACHED]
     return {
@@ -40,7 +60,7 @@ def reservation_view(ctx, reservation):
         'allowed_projects': reservation.project_ids(states.Role.ALLOWED),
         'managing_projects': reservation.project_ids(states.Role.MANAGING),
         'unit_ids': [d.id for d in units],
-        'units': [_unit_view(d) for d in units],
+        'units': [unit_view(d) for d in units],
         'mdev_type': reservation.mdev_type,
         'request': reservation.request,
         'start': timeutils.isoformat(reservation.start_date),
@@ -52,8 +72,7 @@ def reservation_view(ctx, reservation):
         'topology_generation': reservation.topology_generation,
         'domains': sorted({a.domain for a in live}),
         'attachments': [_attachment_view(a) for a in sorted(
-            reservation.attachments,
-            key=lambda a: (a.domain, a.device.pci_address))],
+            reservation.attachments, key=_by_domain)],
         'lease_id': reservation.lease_id,
         'released_at': timeutils.isoformat(reservation.released_at),
         'created_at': timeutils.isoformat(reservation.created_at),

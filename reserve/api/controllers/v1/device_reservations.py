@@ -260,7 +260,7 @@ class DeviceReservationsController(rest.RestController):
             limit=limit, marker=marker)
         return utils.collection(
             'device_reservations',
-            [views.reservation_view(ctx, r) for r in found], limit, params,
+            views.reservations_view(ctx, found), limit, params,
             PATH)
 
     @method.expose(policy=policies.GET, params=())
