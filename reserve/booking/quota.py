@@ -85,7 +85,7 @@ def usage(context, project_id, resources=RESOURCES):
         counted[UNIT_HOURS] = sum(
             unit_hours(units, start, end) for start, end, units in
             devices_db.project_unit_windows(
-                context, project_id, device_states.Reservation.LIVE))
+                context, project_id, device_states.UnitReservation.LIVE))
     return {resource: counted[resource] for resource in resources}
 
 

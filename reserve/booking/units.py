@@ -29,7 +29,7 @@ from reserve.devices import states
 
 LOG = logging.getLogger(__name__)
 
-Status = states.Reservation
+Status = states.UnitReservation
 
 
 def _units_asked(request):

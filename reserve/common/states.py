@@ -53,7 +53,7 @@ class Lease:
            TERMINATED, DELETING, ERROR)
 
 
-class Reservation:
+class LeaseReservation:
     PENDING = 'pending'
     ACTIVE = 'active'
     DELETED = 'deleted'

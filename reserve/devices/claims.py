@@ -90,7 +90,7 @@ def _claim_reason(reservation, viewer):
     if can_see(reservation, viewer):
         text += ' by reservation %s' % reservation.id
         if reservation.released_at is None and (
-                reservation.status == states.Reservation.CANCELLED):
+                reservation.status == states.UnitReservation.CANCELLED):
             text += ' (cancelled, being released)'
     return text
 

@@ -30,7 +30,7 @@ from reserve.devices import states
 
 LOG = logging.getLogger(__name__)
 
-Status = states.Reservation
+Status = states.UnitReservation
 
 
 def window_of(values):

@@ -41,7 +41,7 @@ from reserve.devices import states
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
-Status = states.Reservation
+Status = states.UnitReservation
 
 
 # claim -------------------------------------------------------------------

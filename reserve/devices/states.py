@@ -34,7 +34,7 @@ class Unit:
     ALL = (AVAILABLE, RESERVED, IN_USE, MISSING)
 
 
-class Reservation:
+class UnitReservation:
     PENDING = 'pending'
     ACTIVE = 'active'
     EXPIRED = 'expired'

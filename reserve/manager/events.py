@@ -95,7 +95,7 @@ class EventRunner:
     @staticmethod
     def _each_reservation(context, lease, action):
         for reservation in lease.reservations:
-            if reservation.status == states.Reservation.DELETED:
+            if reservation.status == states.LeaseReservation.DELETED:
                 continue
             plugin = plugins.get_plugin(reservation.resource_type)
             getattr(plugin, action)(context, lease, reservation)
@@ -108,8 +108,9 @@ class EventRunner:
                                {'status': states.Lease.STARTING})
         for reservation in self._each_reservation(context, lease,
                                                   'on_start'):
-            leases_db.reservation_update(context, reservation.id,
-                                         {'status': states.Reservation.ACTIVE})
+            leases_db.reservation_update(
+                context, reservation.id,
+                {'status': states.LeaseReservation.ACTIVE})
         leases_db.lease_update(context, lease.id,
                                {'status': states.Lease.ACTIVE,
                                 'status_reason': None})
@@ -129,7 +130,7 @@ class EventRunner:
         for reservation in self._each_reservation(context, lease, 'on_end'):
             leases_db.reservation_update(
                 context, reservation.id,
-                {'status': states.Reservation.DELETED})
+                {'status': states.LeaseReservation.DELETED})
             leases_db.allocations_delete(context, reservation.id)
         leases_db.lease_update(context, lease.id,
                                {'status': states.Lease.TERMINATED,

@@ -94,7 +94,7 @@ def _awaits_lease(reservation):
     """Whether a device reservation is claimed and live, its lease yet
     to be made (by the worker)."""
     return (reservation is not None and reservation.released_at is None
-            and reservation.status in device_states.Reservation.LIVE)
+            and reservation.status in device_states.UnitReservation.LIVE)
 
 
 class LeaseManager:
@@ -143,7 +143,7 @@ class LeaseManager:
                 for values in requests:
                     plugin = plugins.get_plugin(values.get('resource_type'))
                     rsv = plugin.reserve(context, row, values)
-                    rsv['status'] = states.Reservation.PENDING
+                    rsv['status'] = states.LeaseReservation.PENDING
                     reservations.append(rsv)
                 lease = leases_db.lease_create(context, row, reservations,
                                                lease_events(start, end))

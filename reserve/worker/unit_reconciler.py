@@ -24,7 +24,7 @@ from reserve.devices import states as device_states
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
-Status = device_states.Reservation
+Status = device_states.UnitReservation
 
 
 class UnitReconciler:

@@ -142,7 +142,7 @@ class BookingWorker:
         one); the device:gpu plugin adopts the claim."""
         found = devices_db.reservation_find(context, reservation_id)
         if (found is None or found.released_at is not None or
-                found.status not in device_states.Reservation.LIVE):
+                found.status not in device_states.UnitReservation.LIVE):
             return  # cancelled, or over
         if devices_db.reservation_lease(context, reservation_id):
             return
@@ -160,15 +160,15 @@ class BookingWorker:
                      reservation_id, exc)
             if devices_db.reservation_update(
                     context, reservation_id,
-                    {'status': device_states.Reservation.CANCELLED,
+                    {'status': device_states.UnitReservation.CANCELLED,
                      'status_reason': 'its lease could not be made: %s' %
                      exc.message},
-                    expected_status=device_states.Reservation.LIVE):
+                    expected_status=device_states.UnitReservation.LIVE):
                 device_claims.release(context, reservation_id)
             return
         current = devices_db.reservation_find(context, reservation_id)
         if (current is None or
-                current.status == device_states.Reservation.CANCELLED):
+                current.status == device_states.UnitReservation.CANCELLED):
             # Cancelled while we were at it: the lease must not outlive it.
             self.manager_api.delete_lease(context, lease['id'])
             return
@@ -180,7 +180,7 @@ class BookingWorker:
         runs now and detaches); without one, its claim is released."""
         found = devices_db.reservation_find(context, reservation_id)
         if (found is None or
-                found.status != device_states.Reservation.CANCELLED):
+                found.status != device_states.UnitReservation.CANCELLED):
             return
         lease = devices_db.reservation_lease(context, reservation_id)
         if lease is None:

@@ -257,7 +257,8 @@ def make_lease(project='project-a', name=None, host=None, status=None,
     start = now + datetime.timedelta(hours=24)
     end = start + datetime.timedelta(hours=48)
     reservation = dict(
-        resource_type='flavor:instance', status=states.Reservation.PENDING,
+        resource_type='flavor:instance',
+        status=states.LeaseReservation.PENDING,
         amount=amount, source_flavor_id='gpu.a100', vcpus=16,
         memory_mb=65536, disk_gb=100, ephemeral_gb=0,
         extra_specs={'pci_passthrough:alias': 'a100:1'},

@@ -114,7 +114,7 @@ def response_schemas():
             'request': {'type': ['object', 'null']},
             'start': parts.DATE,
             'end': dict(parts.DATE_OR_NULL, description='null: open-ended'),
-            'status': parts.enum(device_states.Reservation.ALL),
+            'status': parts.enum(device_states.UnitReservation.ALL),
             'status_reason': parts.STR_OR_NULL,
             'contract_ref': parts.STR_OR_NULL,
             'reason': parts.STR_OR_NULL,
@@ -165,7 +165,7 @@ def paths():
                                  'DeviceReservation'),
                 [parts.ALL_PROJECTS, parts.PROJECT_ID,
                  parts.param('status', schema=parts.enum(
-                     device_states.Reservation.ALL)),
+                     device_states.UnitReservation.ALL)),
                  parts.param('host', description='Host ID or name'),
                  parts.LIMIT, parts.MARKER]),
             'post': create,

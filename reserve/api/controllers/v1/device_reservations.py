@@ -50,7 +50,7 @@ LIST_PARAMS = ('all_projects', 'project_id', 'status', 'host', 'limit',
                'marker')
 COUNT_ONLY = ('model', 'numa_local')
 
-Status = states.Reservation
+Status = states.UnitReservation
 
 
 def _get(ctx, reservation_id):
