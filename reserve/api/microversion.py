@@ -9,6 +9,7 @@ maximum; a malformed value → 400; a version outside the range → 406.
 """
 import collections
 
+import pecan
 import webob
 
 from reserve.api import errors
@@ -20,7 +21,12 @@ ENV_KEY = 'reserve.api_version'
 
 # Every microversion ever released, oldest first.
 #   1.0 - the first API: reservations, leases, hosts
-VERSIONS = ('1.0',)
+#   1.1 - the glossary's names beside the earlier ones, which stay:
+#         reserved_flavor_id of a reservation (compute_flavor) and of a
+#         lease's reservation (flavor_id), lease_reservation_id of an
+#         allocation (reservation_id), device_reservation_id of a GPU
+#         unit (reservation_id)
+VERSIONS = ('1.0', '1.1')
 
 
 class Version(collections.namedtuple('Version', 'major minor')):
@@ -44,6 +50,7 @@ class Version(collections.namedtuple('Version', 'major minor')):
 
 MIN_VERSION = Version.parse(VERSIONS[0])
 MAX_VERSION = Version.parse(VERSIONS[-1])
+GLOSSARY_NAMES = Version(1, 1)
 
 
 def _requested(header_value):
@@ -88,6 +95,16 @@ def from_header(header_value):
 def request_version(request):
     """The Version the request is served at (set by the middleware)."""
     return request.environ.get(ENV_KEY, MIN_VERSION)
+
+
+def serves(version):
+    """Whether the request being served asks for ``version`` or later
+    (for views; outside a request, the minimum is served)."""
+    try:
+        environ = pecan.request.environ
+    except (AttributeError, RuntimeError, TypeError):
+        return MIN_VERSION >= version
+    return environ.get(ENV_KEY, MIN_VERSION) >= version
 
 
 def header_value(version):

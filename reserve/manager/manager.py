@@ -98,7 +98,7 @@ def _awaits_lease(reservation):
 
 
 class LeaseManager:
-    target = messaging.Target(version='1.3')
+    target = messaging.Target(version='1.4')
 
     def __init__(self, wake=None, nova_client=None, placement_client=None):
         self._wake = wake or (lambda: None)

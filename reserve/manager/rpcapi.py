@@ -9,6 +9,10 @@
 1.3 - a device:gpu lease adopts the claim the booking desk wrote (the
       worker's create_lease); create_device_reservation makes the lease
       of a reservation claimed already
+1.4 - a flavor:instance request of create_lease names its nova flavor
+      nova_flavor_id (was flavor_id) and its size instance_count (was
+      amount); the answer names each reserved flavor reserved_flavor_id
+      beside flavor_id
 """
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -23,10 +27,15 @@ LOG = logging.getLogger(__name__)
 # The version from which the manager adopts the booking desk's claims of
 # GPU units.
 UNIT_CLAIMS_VERSION = '1.3'
+# The version from which a flavor:instance request takes the glossary's
+# names; to an older manager they go under the names it knows.
+GLOSSARY_NAMES_VERSION = '1.4'
+_PREVIOUS_NAMES = {'nova_flavor_id': 'flavor_id',
+                   'instance_count': 'amount'}
 
 
 class ManagerAPI:
-    RPC_API_VERSION = '1.3'
+    RPC_API_VERSION = '1.4'
 
     def __init__(self, timeout=120):
         self._client = rpc.get_client(
@@ -70,6 +79,10 @@ class ManagerAPI:
         (ISO 8601) and reservations, a list of dicts with resource_type
         and the plugin's parameters. Returns the lease as a dict.
         """
+        if not self._client.can_send_version(GLOSSARY_NAMES_VERSION):
+            lease_values = dict(lease_values, reservations=[
+                {_PREVIOUS_NAMES.get(k, k): v for k, v in r.items()}
+                for r in lease_values.get('reservations') or []])
         return self._call(context, 'create_lease', lease_values=lease_values)
 
     def update_lease(self, context, lease_id, values):

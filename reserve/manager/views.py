@@ -2,6 +2,11 @@
 from reserve.common import timeutils
 
 
+def _reserved_flavor_id(reservation):
+    return reservation.id if reservation.resource_type == 'flavor:instance' \
+        else None
+
+
 def lease(lease):
     return {
         'id': lease.id, 'name': lease.name,
@@ -13,9 +18,10 @@ def lease(lease):
         'reservations': [{
             'id': r.id, 'resource_type': r.resource_type,
             'status': r.status, 'amount': r.amount,
-            # Only flavor:instance reservations have a nova flavor.
-            'flavor_id': r.id if r.resource_type == 'flavor:instance'
-            else None,
+            # Only flavor:instance reservations have a reserved flavor.
+            'reserved_flavor_id': _reserved_flavor_id(r),
+            # Its name before 1.4, read by workers of the previous release.
+            'flavor_id': _reserved_flavor_id(r),
         } for r in lease.reservations],
     }
 

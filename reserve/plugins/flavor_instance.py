@@ -10,8 +10,9 @@ the lease reservation's id (RSV):
 * an aggregate RSV with metadata ``reservation=RSV`` and
   ``filter_tenant_id=<project>``;
 * the resource class CUSTOM_RESERVATION_<RSV>, with inventory (total =
-  slots on that host, max_unit 1) on a child provider ``reserve_<host>``
-  under each reserved compute node while the lease is active.
+  the instances reserved on that host, max_unit 1) on a child provider
+  ``reserve_<host>`` under each reserved compute node while the lease is
+  active.
 """
 import datetime
 
@@ -38,6 +39,9 @@ AGGREGATE_SPEC = 'aggregate_instance_extra_specs:reservation'
 # Extra specs of the source flavor that steer reserve, not nova.
 OWN_SPEC_PREFIX = sizing.OWN_SPEC_PREFIX
 HOST_FILTER_SPEC = model.HOST_FILTER_SPEC
+# A request's names before manager RPC 1.4 (a worker of the previous
+# release): the nova flavor's id, and how many instances.
+_NAMES = {'flavor_id': 'nova_flavor_id', 'amount': 'instance_count'}
 
 
 def _guard():
@@ -58,11 +62,13 @@ class FlavorInstancePlugin(base.ResourcePlugin):
     # capacity --------------------------------------------------------------
 
     def prepare(self, context, values):
-        """Before any lock: the nova flavor's record, read now unless the
-        caller (the worker, from the catalogue entry) brings it."""
+        """Before any lock: the request under this release's names, with
+        the nova flavor's record, read now unless the caller (the worker,
+        from the catalogue entry) brings it."""
+        values = {_NAMES.get(k, k): v for k, v in values.items()}
         if values.get('nova_flavor'):
             return values
-        record = sizing.read(values['flavor_id'], self.nova)
+        record = sizing.read(values['nova_flavor_id'], self.nova)
         return dict(values, nova_flavor=record)
 
     def reserve(self, context, lease_values, values):
@@ -70,17 +76,18 @@ class FlavorInstancePlugin(base.ResourcePlugin):
         it was admitted: its claims are adopted as they are. Otherwise
         (no booking, or one admitted before claims existed) the hosts are
         chosen here, by the same capacity model."""
-        amount = int(values.get('amount') or 0)
-        if amount < 1:
-            raise exception.Invalid(reason='amount must be at least 1')
+        instance_count = int(values.get('instance_count') or 0)
+        if instance_count < 1:
+            raise exception.Invalid(
+                reason='instance_count must be at least 1')
         record = values.get('nova_flavor') or sizing.read(
-            values['flavor_id'], self.nova)
+            values['nova_flavor_id'], self.nova)
         extra_specs = record.get('extra_specs') or {}
         host_filter = filters.parse(values.get('resource_properties') or
                                     extra_specs.get(HOST_FILTER_SPEC))
         row = {
             'resource_type': RESOURCE_TYPE,
-            'amount': amount,
+            'amount': instance_count,
             'source_flavor_id': record['id'],
             'vcpus': record['vcpus'],
             'memory_mb': record['memory_mb'],
@@ -103,15 +110,15 @@ class FlavorInstancePlugin(base.ResourcePlugin):
         board = model.Board(context, store.lock(context), start,
                             end + guard, guard, lazy=True)
         offer = board.offer(need, host_filter)
-        placed = offer.place(amount, row['affinity'])
+        placed = offer.place(instance_count, row['affinity'])
         if placed is None:
             what = 'flavor %s' % record.get('name', record['id'])
             if need['gpus']:
                 what += ' (GPUs per instance: %s)' % gpus.describe(
                     need['gpus'])
             raise exception.NotEnoughHostsAvailable(
-                wanted=amount, what=what,
-                found=offer.most_placed(amount, row['affinity']),
+                wanted=instance_count, what=what,
+                found=offer.most_placed(instance_count, row['affinity']),
                 start=start, end=end)
         row['allocations'] = [
             dict(host_id=h, count=n, start_date=start, end_date=end,

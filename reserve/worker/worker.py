@@ -30,6 +30,13 @@ def lease_name(booking_id):
     return states.Booking.LEASE_PREFIX + booking_id
 
 
+def _reserved_flavor_id(lease):
+    """The id of the lease's reserved flavor, in a manager's answer (its
+    name before manager RPC 1.4: flavor_id)."""
+    reservation = lease['reservations'][0]
+    return reservation.get('reserved_flavor_id', reservation['flavor_id'])
+
+
 class BookingWorker:
     target = messaging.Target(version='1.1')
 
@@ -62,10 +69,10 @@ class BookingWorker:
             # The hosts were chosen at admission: the lease adopts the
             # booking's claims, sized from the catalogue's record.
             'reservations': [{'resource_type': RESOURCE_TYPE,
-                              'flavor_id': flavor.nova_flavor_id,
+                              'nova_flavor_id': flavor.nova_flavor_id,
                               'nova_flavor': flavor.nova_flavor,
                               'booking_id': booking.id,
-                              'amount': booking.instance_count}],
+                              'instance_count': booking.instance_count}],
         }
         try:
             lease = self.manager_api.create_lease(context, values)
@@ -89,7 +96,7 @@ class BookingWorker:
         updated = bookings_db.booking_update(
             context, booking_id,
             {'status': states.Booking.ALLOCATED, 'lease_id': lease['id'],
-             'compute_flavor': lease['reservations'][0]['flavor_id'],
+             'reserved_flavor_id': _reserved_flavor_id(lease),
              'status_reason': None},
             expected_status=states.Booking.PENDING_CREATE)
         if updated is None:

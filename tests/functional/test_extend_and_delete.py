@@ -192,7 +192,7 @@ def _cancel(booking):
 def test_delete_tears_the_lease_down(cloud, desk_flavor):  # noqa
     start = timeutils.utcnow() + HOUR
     booking = _allocated(cloud, desk_flavor, start, start + HOUR)
-    rsv_id = booking.compute_flavor
+    rsv_id = booking.reserved_flavor_id
     assert rsv_id in cloud.flavors
     _cancel(booking)
     cloud.worker.delete_lease(_admin(), booking.id)
@@ -211,7 +211,7 @@ def test_delete_while_the_worker_is_down(cloud, desk_flavor,  # noqa
     _age(leases_db.lease_get(_admin(), booking.lease_id))
     assert reconcile()['orphans'] == 1
     _tick_until_gone(cloud, booking.lease_id)
-    assert booking.compute_flavor not in cloud.flavors
+    assert booking.reserved_flavor_id not in cloud.flavors
 
 
 def test_worker_dies_between_the_lease_and_its_record(  # noqa

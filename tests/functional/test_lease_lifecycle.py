@@ -157,7 +157,7 @@ def test_booking_lifecycle_builds_and_removes_the_fence(cloud):
         'start_lease', 'before_end_lease', 'end_lease']
     rsv = lease.reservations[0]
     rsv_id = rsv.id
-    assert booking.compute_flavor == rsv_id
+    assert booking.reserved_flavor_id == rsv_id
     assert sum(a.count for a in rsv.allocations) == 3
     # 4 vCPUs a host and 2 per instance: packed 2 + 1.
     assert sorted(a.count for a in rsv.allocations) == [1, 2]

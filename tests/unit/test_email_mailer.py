@@ -73,7 +73,7 @@ def ctx():
 
 
 def booking(status, lease=None, **values):
-    values.setdefault('compute_flavor', 'rsv-flavor-1')
+    values.setdefault('reserved_flavor_id', 'rsv-flavor-1')
     return factories.make_booking(status=status,
                                   lease_id=lease.id if lease else None,
                                   **values)

@@ -19,7 +19,7 @@ def booking(**values):
     row = dict(id='3f0c5b1e-0000-4000-8000-00000000abcd',
                user_id='u-alice', project_id='p-physics',
                flavor_id='gpu.a100', instance_count=2, lease_id='lease-1',
-               compute_flavor='9f2a6c1d-1111-4222-8333-444455556666',
+               reserved_flavor_id='9f2a6c1d-1111-4222-8333-444455556666',
                status='ACTIVE', status_reason=None, start_date=START,
                end_date=END)
     row.update(values)

@@ -17,6 +17,7 @@ from reserve.common import rpc
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
 from reserve.manager import manager
 from reserve.manager import rpcapi as manager_rpcapi
+from reserve.plugins import flavor_instance
 from reserve.worker import rpcapi as worker_rpcapi
 from reserve.worker import worker
 
@@ -177,3 +178,54 @@ def test_managers_capped_at_1_2_are_not_handed_the_desks_claims(serve,
     assert manager_rpcapi.ManagerAPI(timeout=10).adopts_unit_claims()
     override('manager', '1.2', group='upgrade_levels')
     assert not manager_rpcapi.ManagerAPI(timeout=10).adopts_unit_claims()
+
+
+class RecordingManager(NewManager):
+    """A manager that keeps the lease requests it is sent."""
+    target = messaging.Target(version='1.4')
+
+    def create_lease(self, context, lease_values):
+        self.calls.append(lease_values['reservations'])
+        return {'id': 'lease-1', 'name': lease_values['name']}
+
+
+_GLOSSARY_REQUEST = {'name': 'x', 'reservations': [{
+    'resource_type': 'flavor:instance', 'nova_flavor_id': 'g1.vgpu',
+    'instance_count': 2, 'booking_id': 'b-1'}]}
+
+
+def test_a_new_manager_is_sent_the_glossary_names(serve):
+    server = serve(RecordingManager())
+    manager_rpcapi.ManagerAPI(timeout=10).create_lease(ctx(),
+                                                       _GLOSSARY_REQUEST)
+    assert server.calls == [_GLOSSARY_REQUEST['reservations']]
+
+
+def test_a_manager_capped_at_1_3_is_sent_the_names_it_knows(serve,
+                                                            override):
+    override('manager', '1.3', group='upgrade_levels')
+    server = serve(RecordingManager())
+    manager_rpcapi.ManagerAPI(timeout=10).create_lease(ctx(),
+                                                       _GLOSSARY_REQUEST)
+    assert server.calls == [[{
+        'resource_type': 'flavor:instance', 'flavor_id': 'g1.vgpu',
+        'amount': 2, 'booking_id': 'b-1'}]]
+
+
+def test_the_flavor_plugin_takes_a_previous_workers_names():
+    plugin = flavor_instance.FlavorInstancePlugin(nova_client=object(),
+                                                  placement_client=object())
+    record = {'id': 'g1.vgpu', 'vcpus': 1}
+    assert plugin.prepare(ctx(), {
+        'resource_type': 'flavor:instance', 'flavor_id': 'g1.vgpu',
+        'amount': 2, 'nova_flavor': record}) == {
+        'resource_type': 'flavor:instance', 'nova_flavor_id': 'g1.vgpu',
+        'instance_count': 2, 'nova_flavor': record}
+
+
+def test_a_worker_reads_the_reserved_flavor_of_either_answer():
+    assert worker._reserved_flavor_id({'reservations': [
+        {'reserved_flavor_id': 'r-1', 'flavor_id': 'r-1'}]}) == 'r-1'
+    # A manager of the previous release answers with flavor_id only.
+    assert worker._reserved_flavor_id({'reservations': [
+        {'flavor_id': 'r-2'}]}) == 'r-2'

@@ -8,7 +8,11 @@ def response_schemas():
     return {
         'Allocation': parts.obj({
             'id': parts.STR, 'host_id': parts.STR,
-            'host': parts.STR_OR_NULL, 'reservation_id': parts.STR,
+            'host': parts.STR_OR_NULL,
+            'reservation_id': dict(parts.STR,
+                                   description='The lease reservation'),
+            'lease_reservation_id': dict(parts.STR, description=(
+                'Since 1.1: the same as reservation_id')),
             'booking_id': dict(parts.STR_OR_NULL, description=(
                 'The reservation (booking) the lease was made for, as '
                 '/v1/reservations knows it')),
@@ -17,8 +21,9 @@ def response_schemas():
             'start': parts.DATE, 'end': parts.DATE,
             'status': parts.enum(states.Lease.ALL),
             'created_at': parts.DATE, 'updated_at': parts.DATE,
-        }, description='Instance slots of a lease reservation on one '
-                       'host.'),
+        }, optional=('lease_reservation_id',),
+            description='Instance slots of a lease reservation on one '
+                        'host.'),
     }
 
 

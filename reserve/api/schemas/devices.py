@@ -29,9 +29,13 @@ def response_schemas():
             'in_use_by': parts.array_of(parts.ANY),
             'driver': parts.STR_OR_NULL,
             'state': parts.enum(device_states.Unit.ALL),
-            'reservation_id': parts.STR_OR_NULL,
+            'reservation_id': dict(parts.STR_OR_NULL, description=(
+                'The device reservation holding it now')),
+            'device_reservation_id': dict(parts.STR_OR_NULL, description=(
+                'Since 1.1: the same as reservation_id')),
             'created_at': parts.DATE, 'updated_at': parts.DATE,
-        }, description='A GPU unit (a PCI function) of a libvirt host.'),
+        }, optional=('device_reservation_id',),
+            description='A GPU unit (a PCI function) of a libvirt host.'),
         'DeviceAvailability': parts.obj({
             'start': parts.DATE_OR_NULL, 'end': parts.DATE_OR_NULL,
             'availability': parts.array_of(parts.obj({

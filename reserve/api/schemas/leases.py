@@ -10,7 +10,10 @@ def response_schemas():
                                       'count': parts.INT}),
         'LeaseReservation': parts.obj({
             'id': parts.STR, 'resource_type': parts.STR,
-            'status': parts.STR, 'amount': parts.INT,
+            'status': parts.STR,
+            'amount': dict(parts.INT, description=(
+                'How many of its resource: instances (flavor:instance) or '
+                'GPU units (device:gpu)')),
             'source_flavor_id': parts.STR_OR_NULL, 'vcpus': parts.INT,
             'memory_mb': parts.INT, 'disk_gb': parts.INT,
             'ephemeral_gb': parts.INT, 'extra_specs': parts.OBJECT,
@@ -18,10 +21,14 @@ def response_schemas():
             'affinity': parts.BOOL_OR_NULL,
             # null for device:gpu reservations: no nova flavor, aggregate
             # or resource class of their own.
-            'flavor_id': parts.STR_OR_NULL, 'aggregate': parts.STR_OR_NULL,
+            'flavor_id': dict(parts.STR_OR_NULL,
+                              description='The reserved flavor'),
+            'reserved_flavor_id': dict(parts.STR_OR_NULL, description=(
+                'Since 1.1: the same as flavor_id')),
+            'aggregate': parts.STR_OR_NULL,
             'resource_class': parts.STR_OR_NULL,
             'allocations': parts.array_of(parts.ref('LeaseAllocation')),
-        }),
+        }, optional=('reserved_flavor_id',)),
         'Event': parts.obj({
             'id': parts.STR,
             'event_type': parts.enum((states.Event.START,

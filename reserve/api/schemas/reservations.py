@@ -49,9 +49,13 @@ def response_schemas():
             'status': parts.enum(states.Booking.ALL),
             'status_reason': parts.STR_OR_NULL,
             'lease_id': parts.STR_OR_NULL,
-            'compute_flavor': parts.STR_OR_NULL,
+            'compute_flavor': dict(parts.STR_OR_NULL, description=(
+                'The reserved flavor to boot, once ALLOCATED')),
+            'reserved_flavor_id': dict(parts.STR_OR_NULL, description=(
+                'Since 1.1: the same as compute_flavor')),
             'created_at': parts.DATE, 'updated_at': parts.DATE,
-        }, description='A booking of a catalogue flavor for a window.'),
+        }, optional=('reserved_flavor_id',),
+            description='A booking of a catalogue flavor for a window.'),
     }
 
 

@@ -1,10 +1,11 @@
 """The representation of an allocation (/v1/allocations)."""
+from reserve.api import microversion
 from reserve.common import timeutils
 
 
 def allocation_view(allocation, reservation, lease):
     """The API representation of an allocation."""
-    return {
+    view = {
         'id': allocation.id,
         'host_id': allocation.host_id,
         'host': allocation.host.name if allocation.host else None,
@@ -22,6 +23,9 @@ def allocation_view(allocation, reservation, lease):
         'created_at': timeutils.isoformat(allocation.created_at),
         'updated_at': timeutils.isoformat(allocation.updated_at),
     }
+    if microversion.serves(microversion.GLOSSARY_NAMES):
+        view['lease_reservation_id'] = reservation.id
+    return view
 
 
 def show(row):

@@ -1,4 +1,5 @@
 """The representation of a GPU unit (/v1/devices)."""
+from reserve.api import microversion
 from reserve.common import timeutils
 from reserve.devices import selection
 
@@ -19,7 +20,7 @@ def model_of(device):
 def device_view(device, state, holder=None, sees_all=False):
     """The API representation of a GPU unit; ``holder``: the reservation
     holding it now when the caller may see it."""
-    return {
+    view = {
         'id': device.id,
         'host_id': device.host_id,
         'host': device.host.name if device.host else None,
@@ -49,3 +50,6 @@ def device_view(device, state, holder=None, sees_all=False):
         'created_at': timeutils.isoformat(device.created_at),
         'updated_at': timeutils.isoformat(device.updated_at),
     }
+    if microversion.serves(microversion.GLOSSARY_NAMES):
+        view['device_reservation_id'] = view['reservation_id']
+    return view

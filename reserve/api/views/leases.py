@@ -1,4 +1,5 @@
 """The representation of a lease (/v1/leases) and what it holds."""
+from reserve.api import microversion
 from reserve.common import timeutils
 
 # The resource type whose artefacts are a flavor, an aggregate and a class.
@@ -26,7 +27,7 @@ def lease_reservation_view(reservation):
     units with libvirt, so those fields are null there.
     """
     fenced = reservation.resource_type == FLAVOR_INSTANCE
-    return {
+    view = {
         'id': reservation.id,
         'resource_type': reservation.resource_type,
         'status': reservation.status,
@@ -49,6 +50,9 @@ def lease_reservation_view(reservation):
                                                        if a.host else '',
                                                        a.host_id))],
     }
+    if microversion.serves(microversion.GLOSSARY_NAMES):
+        view['reserved_flavor_id'] = view['flavor_id']
+    return view
 
 
 def event_view(event):

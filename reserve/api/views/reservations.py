@@ -1,10 +1,11 @@
 """The representation of a booking (/v1/reservations)."""
+from reserve.api import microversion
 from reserve.common import timeutils
 
 
 def reservation_view(booking):
     """The API representation of a booking."""
-    return {
+    view = {
         'id': booking.id,
         'project_id': booking.project_id,
         'user_id': booking.user_id,
@@ -15,10 +16,13 @@ def reservation_view(booking):
         'status': booking.status,
         'status_reason': booking.status_reason,
         'lease_id': booking.lease_id,
-        'compute_flavor': booking.compute_flavor,
+        'compute_flavor': booking.reserved_flavor_id,
         'created_at': timeutils.isoformat(booking.created_at),
         'updated_at': timeutils.isoformat(booking.updated_at),
     }
+    if microversion.serves(microversion.GLOSSARY_NAMES):
+        view['reserved_flavor_id'] = booking.reserved_flavor_id
+    return view
 
 
 def show(booking):

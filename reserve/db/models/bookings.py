@@ -32,4 +32,7 @@ class Booking(Base):
     status = orm.mapped_column(sa.String(32), nullable=False)
     status_reason = orm.mapped_column(sa.Text)
     lease_id = orm.mapped_column(sa.String(36))
-    compute_flavor = orm.mapped_column(sa.String(255))
+    # The id of the reserved flavor built for it (its lease reservation's
+    # id), once ALLOCATED. The column keeps its first name, which daemons
+    # of the previous release read during a rolling upgrade.
+    reserved_flavor_id = orm.mapped_column('compute_flavor', sa.String(255))

@@ -323,3 +323,18 @@ def test_availability_writes_nothing(gpu_api):
         headers=MEMBER_A)
     assert dump() == before
     assert admin_context() is not None
+
+
+def test_a_held_unit_names_its_device_reservation_from_1_1(gpu_api):
+    host = gpu_api.enroll('a100-host.xml')
+    app = gpu_api.app
+    unit = gpu_api.unit(host, '0000:17:00.0')
+    rsv = app.post_json('/v1/device-reservations', {'unit_ids': [unit]},
+                        headers=MEMBER_A).json['device_reservation']
+    url = '/v1/devices/%s' % unit
+    old = app.get(url, headers=MEMBER_A).json['device']
+    assert old['reservation_id'] == rsv['id']
+    assert 'device_reservation_id' not in old
+    new = app.get(url, headers=dict(
+        MEMBER_A, **{'OpenStack-API-Version': 'reserve 1.1'})).json['device']
+    assert new == dict(old, device_reservation_id=rsv['id'])
