@@ -153,8 +153,10 @@ def least_fit(capacity, claims, need, start, end):
                        for key, _ in gpu_need)
         return use
 
+    # An empty claim (until == start) holds nothing, as in steps.
     meeting = [c for c in claims
-               if c.start < end and c.until > start and c.count]
+               if c.start < end and c.until > start and c.count and
+               c.start < c.until]
     width = len(RESOURCES) + len(gpu_need)
     peak = (_peaks(meeting, start, end, use_of, width) if meeting
             else [0] * width)

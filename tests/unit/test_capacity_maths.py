@@ -3,6 +3,7 @@ booking fits in, and placement."""
 import collections
 import datetime
 
+from hypothesis import example
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -296,6 +297,10 @@ def test_least_fit_counts_every_instance_of_a_gpu_claim():
            {r: st.integers(0, 4) for r in RESOURCES},
            gpus=st.dictionaries(class_keys, st.integers(0, 2), max_size=2))),
        window=windows(longest=20))
+# An empty claim (until == start) inside the window holds nothing.
+@example(capacity={'vcpus': 20, 'memory_mb': 20, 'disk_gb': 20},
+         claims=[maths.Claim(1, 1, 1, {'disk_gb': 1, 'gpus': {}})],
+         need={'disk_gb': 1}, window=(0, 2))
 def test_least_fit_is_the_least_of_the_steps(capacity, claims, need,
                                              window):
     """The decisions' shortcut (peaks per resource) answers what the
