@@ -50,7 +50,7 @@ def _holder(context, claim):
     """The booking behind a claim, or None (a lease of its own)."""
     if claim.booking_id:
         return bookings_db.booking_get(context, claim.booking_id)
-    lease_id = leases_db.reservation_lease_id(context, claim.reservation_id)
+    lease_id = leases_db.lease_id_of(context, claim.reservation_id)
     found = bookings_db.booking_list_by_lease(context, lease_id) if lease_id \
         else []
     return found[0] if found else None
@@ -97,8 +97,7 @@ def _evict(context, host, claims, reason):
         placed = maths.place(fits, claim.count)
         if placed is not None:
             lease_id = (booking.lease_id if booking else
-                        leases_db.reservation_lease_id(context,
-                                                       claim.reservation_id))
+                        leases_db.lease_id_of(context, claim.reservation_id))
             moved.append(Moved(booking.id if booking else
                                claim.reservation_id, claim.count,
                                sorted(placed), lease_id))

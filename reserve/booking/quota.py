@@ -30,7 +30,7 @@ from oslo_log import log as logging
 
 from reserve.common import exception
 from reserve.db import desk
-from reserve.db import devices as devices_db
+from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import states as device_states
 
 CONF = cfg.CONF
@@ -84,7 +84,7 @@ def usage(context, project_id, resources=RESOURCES):
     if UNIT_HOURS in resources:
         counted[UNIT_HOURS] = sum(
             unit_hours(units, start, end) for start, end, units in
-            devices_db.project_unit_windows(
+            unit_reservations_db.project_unit_windows(
                 context, project_id, device_states.UnitReservation.LIVE))
     return {resource: counted[resource] for resource in resources}
 

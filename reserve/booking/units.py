@@ -22,7 +22,7 @@ from reserve.booking import gauntlet
 from reserve.booking import quota
 from reserve.common import timeutils
 from reserve.db import api as db_api
-from reserve.db import devices as devices_db
+from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import claims
 from reserve.devices import runs
 from reserve.devices import states
@@ -65,11 +65,13 @@ def cancel(context, reservation_id, reason):
     """Cancel a live reservation (False when it was not live any more).
     Without a lease yet its units are free at once; with one, its
     deletion (the worker's) runs its end."""
-    if not devices_db.reservation_update(
+    if not unit_reservations_db.unit_reservation_update(
             context, reservation_id,
             {'status': Status.CANCELLED, 'status_reason': reason},
             expected_status=Status.LIVE):
         return False
-    if devices_db.reservation_lease(context, reservation_id) is None:
+    lease = unit_reservations_db.unit_reservation_lease(context,
+                                                        reservation_id)
+    if lease is None:
         claims.release(context, reservation_id)
     return True

@@ -1,7 +1,8 @@
 """The database's engine and transactions, and what every module of
 reserve.db shares; the queries live in a module per resource
 (reserve.db.bookings, leases, hosts, events, flavors, maintenance,
-devices, services, and desk for the booking desk's calendar reads).
+devices, unit_reservations, services, and desk for the booking desk's
+calendar reads).
 
 Every function of those modules takes a RequestContext first and joins
 the transaction the caller may have open on it (``writer.using`` and

@@ -155,15 +155,15 @@ def lease_list_orphans(context, created_before):
                 .all())
 
 
-def reservation_lease_id(context, reservation_id):
-    """The lease of a lease reservation, or None."""
+def lease_id_of(context, reservation_id):
+    """The id of the lease of a lease reservation, or None."""
     with db_api.reader.using(context) as session:
         row = (session.query(models.LeaseReservation.lease_id)
                .filter_by(id=reservation_id).first())
         return row[0] if row else None
 
 
-def reservation_update(context, reservation_id, values):
+def lease_reservation_update(context, reservation_id, values):
     with db_api.writer.using(context) as session:
         values = dict(values, updated_at=models._now())
         (session.query(models.LeaseReservation)

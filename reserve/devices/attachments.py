@@ -12,7 +12,7 @@ import contextlib
 
 from oslo_log import log as logging
 
-from reserve.db import devices as devices_db
+from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import states
 from reserve.virt import exception as virt_exception
 
@@ -86,7 +86,7 @@ def realize(context, conn, reservation, attachments, undo):
                                        attachment.domain),
                       conn.detach, attachment.domain, target)
         hostdev = conn.attach(attachment.domain, target)
-        devices_db.attachment_update(context, attachment.id, {
+        unit_reservations_db.attachment_update(context, attachment.id, {
             'state': states.Attachment.ATTACHED, 'live': hostdev.live,
             'config': hostdev.config})
     return len(undo) - before
@@ -109,7 +109,7 @@ def release(context, conn, attachments, end_action='detach',
             continue
         if attachment.state == states.Attachment.ATTACHED:
             _take_back(conn, attachment)
-        devices_db.attachment_update(context, attachment.id, {
+        unit_reservations_db.attachment_update(context, attachment.id, {
             'state': final_state, 'live': None, 'config': None})
 
 

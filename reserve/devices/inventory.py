@@ -11,6 +11,7 @@ import dataclasses
 
 from reserve.common import timeutils
 from reserve.db import devices as devices_db
+from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import states
 
 
@@ -104,7 +105,7 @@ def sync(context, host, conn):
     """Discover the host and write what was found: its device rows and
     its topology generation. Returns what changed, as a dict."""
     found = discover(conn)
-    attached = devices_db.attachments_of_host(
+    attached = unit_reservations_db.attachments_of_host(
         context, host.id, [states.Attachment.ATTACHED])
     rows = device_rows(found, attached)
     added, missing = devices_db.devices_sync(context, host.id, rows)

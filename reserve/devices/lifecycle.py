@@ -19,8 +19,8 @@ from reserve.common import exception
 from reserve.common import states as engine_states
 from reserve.common import timeutils
 from reserve.db import api as db_api
-from reserve.db import devices as devices_db
 from reserve.db import hosts as hosts_db
+from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import attachments
 from reserve.devices import claims
 from reserve.devices import hosts
@@ -84,7 +84,7 @@ def checked(context, values):
 def cancel(context, reservation_id, reason):
     """Mark a live reservation cancelled (False when it was not live any
     more); the caller then ends its lease (``live_lease``)."""
-    return devices_db.reservation_update(
+    return unit_reservations_db.unit_reservation_update(
         context, reservation_id,
         {'status': Status.CANCELLED, 'status_reason': reason},
         expected_status=Status.LIVE)
@@ -93,7 +93,8 @@ def cancel(context, reservation_id, reason):
 def live_lease(context, reservation_id):
     """The id of the lease a cancelled reservation still has to end, or
     None once its units are released here (no lease, or it has ended)."""
-    lease = devices_db.reservation_lease(context, reservation_id)
+    lease = unit_reservations_db.unit_reservation_lease(
+        context, reservation_id)
     if lease is not None and lease.status != engine_states.Lease.TERMINATED:
         return lease.id
     runs.end(context, reservation_id)
@@ -106,7 +107,8 @@ def affirm(context, reservation_id, who):
     """Re-affirm a reservation in review against the host's topology
     now: active again (attached) if its window has started, else
     pending. Refused while one of its units is missing."""
-    reservation = devices_db.reservation_get(context, reservation_id)
+    reservation = unit_reservations_db.unit_reservation_get(
+        context, reservation_id)
     if reservation.status != Status.NEEDS_REVIEW:
         raise exception.InvalidState(
             what='Device reservation %s' % reservation_id,
@@ -117,7 +119,8 @@ def affirm(context, reservation_id, who):
         conn = hosts.connect(host.uri)
         generation = runs.rediscover(context, host,
                                      conn)['topology_generation']
-        reservation = devices_db.reservation_get(context, reservation_id)
+        reservation = unit_reservations_db.unit_reservation_get(
+            context, reservation_id)
         gone = [u.device.pci_address for u in reservation.units
                 if u.device.state == states.Device.MISSING]
         if gone:
@@ -126,7 +129,7 @@ def affirm(context, reservation_id, who):
                 (', '.join(gone), host.name))
         started = reservation.start_date <= timeutils.utcnow()
         with attachments.saga() as undo, db_api.writer.using(context):
-            if not devices_db.reservation_update(
+            if not unit_reservations_db.unit_reservation_update(
                     context, reservation_id, {
                         'status': Status.ACTIVE if started
                         else Status.PENDING,
@@ -167,7 +170,8 @@ def _check_live(reservation):
 def attach(context, reservation_id, domain, unit_ids, project_id):
     """Give a domain units of a live reservation: now when it is
     active (undone on failure), at its start when it is pending."""
-    reservation = devices_db.reservation_get(context, reservation_id)
+    reservation = unit_reservations_db.unit_reservation_get(
+        context, reservation_id)
     _check_live(reservation)
     host = runs.host_of(context, reservation)
     with hosts.host_lock(host.id):
@@ -184,10 +188,12 @@ def _add_attachments(context, conn, reservation, rows):
     """Write attachment rows, and realize them if the reservation is
     active; all or nothing."""
     with attachments.saga() as undo, db_api.writer.using(context):
-        added = devices_db.attachments_add(context, reservation.id, rows)
+        added = unit_reservations_db.attachments_add(
+            context, reservation.id, rows)
         if reservation.status == Status.ACTIVE:
             ids = {a.id for a in added}
-            current = devices_db.reservation_get(context, reservation.id)
+            current = unit_reservations_db.unit_reservation_get(
+                context, reservation.id)
             runs.realize(context, conn, current,
                          [a for a in current.attachments if a.id in ids],
                          undo)
@@ -196,7 +202,8 @@ def _add_attachments(context, conn, reservation, rows):
 def detach(context, reservation_id, domain, project_id=None):
     """Take a reservation's units back from a domain (only those
     ``project_id`` attached, when given). The domain keeps running."""
-    reservation = devices_db.reservation_get(context, reservation_id)
+    reservation = unit_reservations_db.unit_reservation_get(
+        context, reservation_id)
     rows = [a for a in reservation.attachments if a.domain == domain and
             a.state != states.Attachment.DETACHED]
     if not rows:
@@ -211,7 +218,7 @@ def detach(context, reservation_id, domain, project_id=None):
     with hosts.host_lock(host.id):
         conn = hosts.connect(host.uri)
         attachments.release(context, conn, rows)
-        devices_db.attachments_delete(context, [a.id for a in rows])
+        unit_reservations_db.attachments_delete(context, [a.id for a in rows])
         runs.resync(context, host, conn)
     return [{'device_id': a.device_id, 'domain': a.domain, 'kind': a.kind,
              'mdev_uuid': a.mdev_uuid, 'project_id': a.project_id,
@@ -223,7 +230,8 @@ def set_domains(context, reservation_id, domains, project_id):
     detached first (their units may be what the new ones get), then the
     new ones attached as by ``attach``. If an attach fails, the domains
     detached get their units back: the reservation is left as it was."""
-    reservation = devices_db.reservation_get(context, reservation_id)
+    reservation = unit_reservations_db.unit_reservation_get(
+        context, reservation_id)
     _check_live(reservation)
     current = {a.domain for a in reservation.attachments
                if a.state != states.Attachment.DETACHED}
@@ -243,7 +251,8 @@ def set_domains(context, reservation_id, domains, project_id):
 def _give_back(context, host, reservation_id, rows):
     conn = hosts.connect(host.uri)
     _add_attachments(context, conn,
-                     devices_db.reservation_get(context, reservation_id),
+                     unit_reservations_db.unit_reservation_get(
+                         context, reservation_id),
                      rows)
     runs.resync(context, host, conn)
 
@@ -259,11 +268,12 @@ def settle(context):
     holds nothing on the host: the worker's reconciler builds or
     releases it, and deletes the leases of cancelled ones."""
     moved = []
-    for reservation in devices_db.reservations_unreleased(context):
+    unreleased = unit_reservations_db.unit_reservations_unreleased(context)
+    for reservation in unreleased:
         attached = reservation.status == Status.ACTIVE or any(
             a.state == states.Attachment.ATTACHED
             for a in reservation.attachments)
-        if not attached or devices_db.reservation_lease(
+        if not attached or unit_reservations_db.unit_reservation_lease(
                 context, reservation.id) is not None:
             continue
         LOG.warning('Device reservation %s has no lease: releasing it',

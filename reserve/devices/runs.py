@@ -27,8 +27,8 @@ from reserve.common import exception
 from reserve.common import states as engine_states
 from reserve.common import timeutils
 from reserve.db import api as db_api
-from reserve.db import devices as devices_db
 from reserve.db import hosts as hosts_db
+from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import attachments
 from reserve.devices import claims
 from reserve.devices import hosts
@@ -92,7 +92,7 @@ def claim(context, lease_values, values):
         _projects(values), planned)
     if host is None:
         host = hosts_db.host_get(context, chosen.host_id)
-        devices_db.reservation_update(context, reservation.id, {
+        unit_reservations_db.unit_reservation_update(context, reservation.id, {
             'topology_generation': host.topology_generation or ''})
     count = len(chosen.units)
     return {'id': reservation.id, 'resource_type': states.RESOURCE_TYPE,
@@ -177,13 +177,14 @@ def start(context, reservation_id):
     needs review (or must: the host's topology moved since it was
     written). A failure undoes what this start did and is raised (the
     event is retried); the units stay the reservation's."""
-    reservation = devices_db.reservation_find(context, reservation_id)
+    reservation = unit_reservations_db.unit_reservation_find(
+        context, reservation_id)
     if reservation is None or reservation.status not in (
             Status.PENDING, Status.ACTIVE):
         return
     # Back to back on a unit, the end before gives it back first: were it
     # late, this start would attach what that end then takes away.
-    held = devices_db.unreleased_predecessors(context, reservation)
+    held = unit_reservations_db.unreleased_predecessors(context, reservation)
     if held:
         raise exception.UnitsNotReleased(
             units=', '.join(sorted({u for us in held.values() for u in us})),
@@ -196,18 +197,18 @@ def start(context, reservation_id):
             return
         try:
             with attachments.saga() as undo, db_api.writer.using(context):
-                reservation = devices_db.reservation_get(context,
-                                                         reservation_id)
+                reservation = unit_reservations_db.unit_reservation_get(
+                    context, reservation_id)
                 realize(context, conn, reservation,
                         reservation.attachments, undo)
-                devices_db.reservation_update(
+                unit_reservations_db.unit_reservation_update(
                     context, reservation_id,
                     {'status': Status.ACTIVE, 'status_reason': None},
                     expected_status=(Status.PENDING, Status.ACTIVE))
         except exception.ReserveException as exc:
-            devices_db.reservation_update(context, reservation_id, {
-                'status_reason': 'start failed, retried: %s' %
-                exc.message})
+            unit_reservations_db.unit_reservation_update(
+                context, reservation_id,
+                {'status_reason': 'start failed, retried: %s' % exc.message})
             raise
         resync(context, host, conn)
 
@@ -215,7 +216,8 @@ def start(context, reservation_id):
 def end(context, reservation_id):
     """end_lease (also after a cancellation): take every unit back and
     free them. Idempotent."""
-    reservation = devices_db.reservation_find(context, reservation_id)
+    reservation = unit_reservations_db.unit_reservation_find(
+        context, reservation_id)
     if reservation is None or reservation.released_at is not None:
         return
     try:
@@ -234,10 +236,10 @@ def end(context, reservation_id):
 
 
 def _released(context, reservation_id):
-    devices_db.reservation_update(
+    unit_reservations_db.unit_reservation_update(
         context, reservation_id, {'status': Status.EXPIRED},
         expected_status=Status.LIVE)
-    devices_db.reservation_update(
+    unit_reservations_db.unit_reservation_update(
         context, reservation_id, {'released_at': timeutils.utcnow()})
 
 
@@ -258,7 +260,7 @@ def rediscover(context, host, conn):
 
 def _review(context, host, conn, generation):
     moved = []
-    for reservation in devices_db.reservations_of_host(
+    for reservation in unit_reservations_db.unit_reservations_of_host(
             context, host.id, (Status.PENDING, Status.ACTIVE)):
         if reservation.topology_generation == generation:
             continue
@@ -268,7 +270,7 @@ def _review(context, host, conn, generation):
                       host.name, reservation.topology_generation[:12],
                       generation[:12],
                       timeutils.isoformat(timeutils.utcnow())))
-        if not devices_db.reservation_update(
+        if not unit_reservations_db.unit_reservation_update(
                 context, reservation.id,
                 {'status': Status.NEEDS_REVIEW, 'status_reason': reason},
                 expected_status=(Status.PENDING, Status.ACTIVE)):
@@ -283,7 +285,7 @@ def _review(context, host, conn, generation):
 
 def _converge(context, host, conn):
     restored = []
-    for reservation in devices_db.reservations_of_host(
+    for reservation in unit_reservations_db.unit_reservations_of_host(
             context, host.id, (Status.ACTIVE,)):
         try:
             with attachments.saga() as undo, db_api.writer.using(context):
@@ -292,9 +294,10 @@ def _converge(context, host, conn):
         except exception.ReserveException as exc:
             LOG.warning('Device reservation %s: attachments not restored: '
                         '%s', reservation.id, exc)
-            devices_db.reservation_update(context, reservation.id, {
-                'status_reason': 'attachments could not be restored: %s' %
-                exc.message})
+            unit_reservations_db.unit_reservation_update(
+                context, reservation.id,
+                {'status_reason': 'attachments could not be restored: %s' %
+                 exc.message})
             continue
         if changed:
             restored.append(reservation.id)

@@ -108,7 +108,7 @@ class EventRunner:
                                {'status': states.Lease.STARTING})
         for reservation in self._each_reservation(context, lease,
                                                   'on_start'):
-            leases_db.reservation_update(
+            leases_db.lease_reservation_update(
                 context, reservation.id,
                 {'status': states.LeaseReservation.ACTIVE})
         leases_db.lease_update(context, lease.id,
@@ -128,7 +128,7 @@ class EventRunner:
             leases_db.lease_update(context, lease.id,
                                    {'status': states.Lease.TERMINATING})
         for reservation in self._each_reservation(context, lease, 'on_end'):
-            leases_db.reservation_update(
+            leases_db.lease_reservation_update(
                 context, reservation.id,
                 {'status': states.LeaseReservation.DELETED})
             leases_db.allocations_delete(context, reservation.id)

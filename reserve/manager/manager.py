@@ -19,10 +19,10 @@ from reserve.common import placement
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
-from reserve.db import devices as devices_db
 from reserve.db import events as events_db
 from reserve.db import hosts as hosts_db
 from reserve.db import leases as leases_db
+from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import lifecycle as device_lifecycle
 from reserve.devices import portable
 from reserve.devices import runs as device_runs
@@ -337,7 +337,8 @@ class LeaseManager:
         worker is capped below 1.1), or, from an API of the previous
         release, one checked here and claimed by the lease's device:gpu
         plugin. Its start event attaches."""
-        found = devices_db.reservation_find(context, values['id'])
+        found = unit_reservations_db.unit_reservation_find(
+            context, values['id'])
         if found is not None:
             request = device_runs.lease_request(
                 found.id, found.project_id, found.user_id,
@@ -388,12 +389,15 @@ class LeaseManager:
     def move_device_reservation_end(self, context, reservation_id, end):
         """Move the end of a live device reservation (None: open-ended)
         through its lease, if its units stay free that long."""
-        lease = devices_db.reservation_lease(context, reservation_id)
+        lease = unit_reservations_db.unit_reservation_lease(
+            context, reservation_id)
         if lease is None and _awaits_lease(
-                devices_db.reservation_find(context, reservation_id)):
+                unit_reservations_db.unit_reservation_find(
+                    context, reservation_id)):
             # Its lease, not made yet, is made now to take the new end.
             self.create_device_reservation(context, {'id': reservation_id})
-            lease = devices_db.reservation_lease(context, reservation_id)
+            lease = unit_reservations_db.unit_reservation_lease(
+                context, reservation_id)
         if lease is None:
             raise exception.InvalidState(
                 what='Device reservation %s' % reservation_id,

@@ -10,7 +10,7 @@ id is the device reservation's (/v1/device-reservations/<id>).
 """
 from reserve.capacity import store as capacity_store
 from reserve.common import exception
-from reserve.db import devices as devices_db
+from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import claims
 from reserve.devices import runs
 from reserve.devices import states
@@ -26,7 +26,8 @@ class DeviceGpuPlugin(base.ResourcePlugin):
             raise exception.Invalid(
                 reason='a device:gpu reservation is made through '
                        '/v1/device-reservations')
-        found = devices_db.reservation_find(context, request['id'])
+        found = unit_reservations_db.unit_reservation_find(
+            context, request['id'])
         if found is not None:
             return runs.adopt(context, found)
         return runs.claim(context, lease_values, request)
@@ -41,12 +42,13 @@ class DeviceGpuPlugin(base.ResourcePlugin):
         runs.end(context, reservation.id)
 
     def check_new_window(self, context, lease, reservation, start, end):
-        found = devices_db.reservation_get(context, reservation.id)
+        found = unit_reservations_db.unit_reservation_get(
+            context, reservation.id)
         claims.check_window(context, found, start, end)
         # Called in the transaction that moves the lease: the device
         # reservation's own window (what its claims use) moves with it.
-        devices_db.reservation_update(context, reservation.id,
-                                      {'start_date': start,
-                                       'end_date': end})
+        unit_reservations_db.unit_reservation_update(context, reservation.id,
+                                                     {'start_date': start,
+                                                      'end_date': end})
         capacity_store.claims_set_end(context, end,
                                       reservation_id=reservation.id)

@@ -18,7 +18,7 @@ from oslo_log import log as logging
 
 from reserve.common import states
 from reserve.common import timeutils
-from reserve.db import devices as devices_db
+from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import states as device_states
 
 CONF = cfg.CONF
@@ -48,11 +48,11 @@ class UnitReconciler:
         the manager itself then)."""
         cutoff = now - datetime.timedelta(
             seconds=CONF.worker.pending_create_timeout)
-        found = [r for r in devices_db.reservations_unreleased(
+        found = [r for r in unit_reservations_db.unit_reservations_unreleased(
             context, statuses) if r.updated_at < cutoff]
         if not found or not self.worker_api.takes_units():
             return []
-        return [(r, devices_db.reservation_lease(context, r.id))
+        return [(r, unit_reservations_db.unit_reservation_lease(context, r.id))
                 for r in found]
 
     def _recast_leases(self, context, now):
@@ -64,7 +64,8 @@ class UnitReconciler:
                         '%s: casting its creation again', reservation.id,
                         reservation.updated_at)
             # Touch it so that it is not recast on every run.
-            devices_db.reservation_update(context, reservation.id, {})
+            unit_reservations_db.unit_reservation_update(
+                context, reservation.id, {})
             self.worker_api.create_unit_lease(context, reservation.id)
         return len(stale)
 
@@ -77,6 +78,7 @@ class UnitReconciler:
             LOG.warning('Device reservation %s is cancelled but not '
                         'released: casting its deletion again',
                         reservation.id)
-            devices_db.reservation_update(context, reservation.id, {})
+            unit_reservations_db.unit_reservation_update(
+                context, reservation.id, {})
             self.worker_api.delete_unit_lease(context, reservation.id)
         return len(stale)

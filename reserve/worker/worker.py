@@ -12,9 +12,9 @@ from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import bookings as bookings_db
-from reserve.db import devices as devices_db
 from reserve.db import flavors as flavors_db
 from reserve.db import leases as leases_db
+from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import claims as device_claims
 from reserve.devices import runs as device_runs
 from reserve.devices import states as device_states
@@ -147,11 +147,13 @@ class BookingWorker:
         """Have the manager make the lease of a claimed unit reservation
         (owned by it: the manager answers with the same lease if it made
         one); the device:gpu plugin adopts the claim."""
-        found = devices_db.reservation_find(context, reservation_id)
+        found = unit_reservations_db.unit_reservation_find(
+            context, reservation_id)
         if (found is None or found.released_at is not None or
                 found.status not in device_states.UnitReservation.LIVE):
             return  # cancelled, or over
-        if devices_db.reservation_lease(context, reservation_id):
+        if unit_reservations_db.unit_reservation_lease(context,
+                                                       reservation_id):
             return
         values = device_runs.lease_request(
             found.id, found.project_id, found.user_id, found.start_date,
@@ -165,7 +167,7 @@ class BookingWorker:
         except exception.ReserveException as exc:
             LOG.info('Device reservation %s got no lease: %s',
                      reservation_id, exc)
-            if devices_db.reservation_update(
+            if unit_reservations_db.unit_reservation_update(
                     context, reservation_id,
                     {'status': device_states.UnitReservation.CANCELLED,
                      'status_reason': 'its lease could not be made: %s' %
@@ -173,7 +175,8 @@ class BookingWorker:
                     expected_status=device_states.UnitReservation.LIVE):
                 device_claims.release(context, reservation_id)
             return
-        current = devices_db.reservation_find(context, reservation_id)
+        current = unit_reservations_db.unit_reservation_find(
+            context, reservation_id)
         if (current is None or
                 current.status == device_states.UnitReservation.CANCELLED):
             # Cancelled while we were at it: the lease must not outlive it.
@@ -185,11 +188,13 @@ class BookingWorker:
     def delete_unit_lease(self, context, reservation_id):
         """A cancelled unit reservation: its lease is deleted (its end
         runs now and detaches); without one, its claim is released."""
-        found = devices_db.reservation_find(context, reservation_id)
+        found = unit_reservations_db.unit_reservation_find(
+            context, reservation_id)
         if (found is None or
                 found.status != device_states.UnitReservation.CANCELLED):
             return
-        lease = devices_db.reservation_lease(context, reservation_id)
+        lease = unit_reservations_db.unit_reservation_lease(
+            context, reservation_id)
         if lease is None:
             device_claims.release(context, reservation_id)
         elif lease.status != states.Lease.TERMINATED:

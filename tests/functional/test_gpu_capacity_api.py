@@ -153,8 +153,8 @@ def test_leases_name_artefacts_of_flavor_reservations_only(api):
     view = api.get('/v1/leases/%s' % lease.id, headers=ADMIN).json['lease']
     assert view['reservations'][0]['flavor_id'] == rsv.id
     assert view['reservations'][0]['aggregate'] == rsv.id
-    leases_db.reservation_update(admin_context(), rsv.id,
-                                 {'resource_type': 'device:gpu'})
+    leases_db.lease_reservation_update(admin_context(), rsv.id,
+                                       {'resource_type': 'device:gpu'})
     view = api.get('/v1/leases/%s' % lease.id, headers=ADMIN).json['lease']
     reservation = view['reservations'][0]
     assert (reservation['flavor_id'], reservation['aggregate'],

@@ -23,6 +23,7 @@ from reserve.db import api as db_api
 from reserve.db import devices as devices_db
 from reserve.db import hosts as hosts_db
 from reserve.db import models
+from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import hosts as device_hosts
 from reserve.manager import events
 from reserve.manager import manager
@@ -137,10 +138,12 @@ class GpuCloud:
                                                       values)['id']
 
     def reservation(self, reservation_id):
-        return devices_db.reservation_get(self.ctx, reservation_id)
+        return unit_reservations_db.unit_reservation_get(
+            self.ctx, reservation_id)
 
     def lease(self, reservation_id):
-        return devices_db.reservation_lease(self.ctx, reservation_id)
+        return unit_reservations_db.unit_reservation_lease(
+            self.ctx, reservation_id)
 
     def tick(self, times=1):
         ran = 0

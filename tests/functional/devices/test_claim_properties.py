@@ -26,10 +26,10 @@ from reserve.common import exception
 from reserve.common import states as engine_states
 from reserve.common import timeutils
 from reserve.db import api as db_api
-from reserve.db import devices as devices_db
 from reserve.db import events as events_db
 from reserve.db import leases as leases_db
 from reserve.db import models
+from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import hosts as device_hosts
 from reserve.manager import events
 from tests.functional.devices import gpu_cloud
@@ -106,9 +106,10 @@ def injected(faults, db_steps=True):
         device_hosts, 'connect',
         lambda uri: FaultyHost(real_connect(uri), faults))]
     if db_steps:
-        for module, name in ((devices_db, 'reservation_create'),
-                             (leases_db, 'lease_create'),
-                             (devices_db, 'attachment_update')):
+        for module, name in (
+                (unit_reservations_db, 'unit_reservation_create'),
+                (leases_db, 'lease_create'),
+                (unit_reservations_db, 'attachment_update')):
             real = getattr(module, name)
             patches.append(mock.patch.object(
                 module, name,

@@ -14,9 +14,9 @@ from reserve.common import exception
 from reserve.common import states as engine_states
 from reserve.common import timeutils
 from reserve.db import api as db_api
-from reserve.db import devices as devices_db
 from reserve.db import events as events_db
 from reserve.db import leases as leases_db
+from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import claims
 from reserve.devices import hosts as device_hosts
 from reserve.devices import lifecycle
@@ -213,7 +213,7 @@ def test_a_host_whose_domains_cannot_be_read_is_not_chosen(cloud):
         'No host has domain vgpu-vm-2; hosts considered (the reservable '
         'hosts with units of the request): gpu-a100-01, gpu-t4-01 (domains '
         'unreadable: libvirt at %s: ' % t4.uri)
-    assert len(devices_db.reservation_list(cloud.ctx)) == 1
+    assert len(unit_reservations_db.unit_reservation_list(cloud.ctx)) == 1
 
 
 def test_units_in_use_outside_reserve_cannot_be_reserved(cloud):
@@ -246,7 +246,7 @@ def test_concurrent_claims_of_one_unit_let_exactly_one_win(cloud):
     for thread in threads:
         thread.join()
     assert len([r for r in results if r]) == 1
-    assert len(devices_db.reservation_list(cloud.ctx)) == 1
+    assert len(unit_reservations_db.unit_reservation_list(cloud.ctx)) == 1
 
 
 def _dump(cloud):
@@ -383,8 +383,8 @@ def test_the_reconciler_finishes_a_cancel_whose_lease_was_not_deleted(
     cloud.tick()
     # Cancelled, and the delete_unit_lease cast lost (or the manager died
     # between the status and the lease's delete path).
-    devices_db.reservation_update(cloud.ctx, rsv_id,
-                                  {'status': 'cancelled'})
+    unit_reservations_db.unit_reservation_update(cloud.ctx, rsv_id,
+                                                 {'status': 'cancelled'})
     assert cloud.reconcile()['unit_cancels'] == 1
     assert cloud.lease(rsv_id).status == engine_states.Lease.DELETING
     cloud.tick()

@@ -12,8 +12,8 @@ from reserve.api.views import device_reservations as views
 from reserve.common import context as reserve_context
 from reserve.common import states
 from reserve.db import api as db_api
-from reserve.db import devices as devices_db
 from reserve.db import models
+from reserve.db import unit_reservations as unit_reservations_db
 from tests.fixtures import backends
 from tests.fixtures import database
 
@@ -49,8 +49,8 @@ def _reservation(ctx, host_id, unit_ids, projects, attached, hours):
                     'kind': 'pci', 'project_id': 'owner',
                     'state': 'planned', 'live': True, 'config': True}
                    for i, unit_id in enumerate(unit_ids[:attached])]
-    return devices_db.reservation_create(ctx, values, projects, unit_ids,
-                                         attachments).id
+    return unit_reservations_db.unit_reservation_create(
+        ctx, values, projects, unit_ids, attachments).id
 
 
 @pytest.mark.parametrize('backend', backends.BACKENDS)
@@ -66,13 +66,13 @@ def test_each_listed_reservation_is_its_get(backend, tmp_path):
             _reservation(ctx, host_id, units[3:4], {'allowed': ['owner']},
                          attached=0, hours=1)
             _reservation(ctx, host_id, units[4:], {}, attached=1, hours=2)
-            listed = devices_db.reservation_list(ctx)
+            listed = unit_reservations_db.unit_reservation_list(ctx)
             assert len(listed) == 3
             by_start = {r.start_date: r for r in listed}
             assert sorted(by_start) == [
                 NOW + datetime.timedelta(hours=h) for h in range(3)]
             for item in listed:
-                got = devices_db.reservation_get(ctx, item.id)
+                got = unit_reservations_db.unit_reservation_get(ctx, item.id)
                 assert (views.reservation_view(ctx, item) ==
                         views.reservation_view(ctx, got))
             first = views.reservation_view(ctx, by_start[NOW])
@@ -82,8 +82,8 @@ def test_each_listed_reservation_is_its_get(backend, tmp_path):
             assert views.reservation_view(
                 ctx, by_start[NOW + datetime.timedelta(hours=2)])[
                     'allowed_projects'] == []
-            page = devices_db.reservation_list(ctx, limit=1,
-                                               marker=listed[0].id)
+            page = unit_reservations_db.unit_reservation_list(
+                ctx, limit=1, marker=listed[0].id)
             assert [r.id for r in page] == [listed[1].id]
         finally:
             db_api.reset_engine()

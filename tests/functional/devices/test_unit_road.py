@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from reserve.common import context as reserve_context
-from reserve.db import devices as devices_db
+from reserve.db import unit_reservations as unit_reservations_db
 from reserve.worker import unit_reconciler
 from tests.fixtures import config
 from tests.functional.api_fixtures import assert_error
@@ -61,7 +61,7 @@ def test_the_view_shows_the_lease_once_the_worker_ran(gpu_api, a100):
         'start_lease', 'before_end_lease', 'end_lease']
     # The plugin adopted the claim: the same units, no second claim.
     assert shown['unit_ids'] == rsv['unit_ids']
-    assert len(devices_db.reservation_list(
+    assert len(unit_reservations_db.unit_reservation_list(
         reserve_context.get_admin_context())) == 1
     # Again (a cast repeated): the same lease.
     gpu_api.worker.create_unit_lease(reserve_context.get_admin_context(),

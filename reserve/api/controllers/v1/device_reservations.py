@@ -35,8 +35,8 @@ from reserve.common import exception
 from reserve.common.policies import device_reservations as policies
 from reserve.common.policies import devices as device_policies
 from reserve.common import timeutils
-from reserve.db import devices as devices_db
 from reserve.db import hosts as hosts_db
+from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import claims
 from reserve.devices import plan
 from reserve.devices import selection
@@ -55,7 +55,7 @@ Status = states.UnitReservation
 
 def _get(ctx, reservation_id):
     """The reservation, 404 when the caller is not one of its projects."""
-    return devices_db.reservation_get(
+    return unit_reservations_db.unit_reservation_get(
         ctx, reservation_id,
         project_id=utils.show_scope(ctx, policies.LIST_ALL_PROJECTS))
 
@@ -68,7 +68,7 @@ def _acts_for_owner(ctx, reservation):
 
 def _show(ctx, reservation_id):
     return {'device_reservation': views.reservation_view(
-        ctx, devices_db.reservation_get(ctx, reservation_id))}
+        ctx, unit_reservations_db.unit_reservation_get(ctx, reservation_id))}
 
 
 def _manager():
@@ -253,9 +253,9 @@ class DeviceReservationsController(rest.RestController):
             host_id = host_id[0] if host_id else params['host']
         limit = utils.parse_limit(params)
         marker = utils.check_marker(
-            params, lambda m: devices_db.reservation_get(
+            params, lambda m: unit_reservations_db.unit_reservation_get(
                 ctx, m, project_id=project_id))
-        found = devices_db.reservation_list(
+        found = unit_reservations_db.unit_reservation_list(
             ctx, project_id=project_id, status=status, host_id=host_id,
             limit=limit, marker=marker)
         return utils.collection(
@@ -347,12 +347,13 @@ class DeviceReservationsController(rest.RestController):
         for role, field in ((states.Role.ALLOWED, 'allowed_projects'),
                             (states.Role.MANAGING, 'managing_projects')):
             if field in body:
-                devices_db.reservation_set_projects(ctx, reservation.id,
-                                                    role, body[field])
+                unit_reservations_db.unit_reservation_set_projects(
+                    ctx, reservation.id, role, body[field])
         values = {k: body[k] for k in ('contract_ref', 'reason')
                   if k in body}
         if values:
-            devices_db.reservation_update(ctx, reservation.id, values)
+            unit_reservations_db.unit_reservation_update(
+                ctx, reservation.id, values)
 
     @method.expose(policy=policies.DELETE, status=204)
     def delete(self, reservation_id=None, *, ctx):
@@ -375,4 +376,4 @@ class DeviceReservationsController(rest.RestController):
                 status=reservation.status,
                 reason='its units are still being released; try again')
         else:
-            devices_db.reservation_destroy(ctx, reservation.id)
+            unit_reservations_db.unit_reservation_destroy(ctx, reservation.id)

@@ -1,0 +1,344 @@
+"""Database access for unit (device) reservations: their projects, units
+and attachments, and the claims the booking desk and the manager read.
+
+Like reserve.db.api, every function takes a RequestContext first and joins
+the caller's transaction when there is one, so a claim (reservation,
+units, attachments) is written in the same transaction as its lease.
+
+A unit reservation is visible to a project when the project created it
+or is in its audience or among its managers; functions taking
+``project_id`` return only those (None: every reservation).
+"""
+import collections
+
+import sqlalchemy as sa
+from sqlalchemy import orm
+
+from reserve.common import exception
+from reserve.common import states
+from reserve.db import api as db_api
+from reserve.db import functions
+from reserve.db import leases as leases_db
+from reserve.db import models
+
+_DR = models.DeviceReservation
+_PROJECT = models.DeviceReservationProject
+_UNIT = models.DeviceReservationUnit
+
+
+def _visible_to(project_id):
+    return sa.or_(_DR.project_id == project_id,
+                  sa.exists().where(_PROJECT.reservation_id == _DR.id,
+                                    _PROJECT.project_id == project_id))
+
+
+def unit_reservation_create(context, values, projects, device_ids,
+                            attachments):
+    """Write a reservation with its projects ({role: [project ids]}),
+    units and planned attachments (dicts of DeviceAttachment columns)."""
+    with db_api.writer.using(context) as session:
+        reservation = _DR(**values)
+        reservation.projects = [
+            _PROJECT(project_id=project, role=role)
+            for role, ids in projects.items() for project in sorted(set(ids))]
+        reservation.units = [_UNIT(device_id=d) for d in device_ids]
+        reservation.attachments = [models.DeviceAttachment(**a)
+                                   for a in attachments]
+        session.add(reservation)
+        session.flush()
+        return reservation
+
+
+def unit_reservation_find(context, reservation_id):
+    with db_api.reader.using(context) as session:
+        return session.get(_DR, reservation_id)
+
+
+def _host_name():
+    """The name of the reservation's host, in a query of reservations."""
+    hosts = models.Host.__table__
+    return (sa.select(hosts.c.name)
+            .where(hosts.c.id == _DR.__table__.c.host_id).scalar_subquery())
+
+
+def _lease_id():
+    """The id of the lease the reservation owns, in a query of them."""
+    leases = models.Lease.__table__
+    return (sa.select(leases.c.id)
+            .where(leases.c.owner_type == states.Owner.DEVICE_RESERVATION)
+            .where(leases.c.owner_id == _DR.__table__.c.id)
+            .scalar_subquery())
+
+
+def unit_reservation_get(context, reservation_id, project_id=None):
+    """The reservation, with its ``host_name`` and ``lease_id``."""
+    with db_api.reader.using(context) as session:
+        query = (session.query(_DR).filter_by(id=reservation_id)
+                 .options(orm.with_expression(_DR.host_name, _host_name()),
+                          orm.with_expression(_DR.lease_id, _lease_id())))
+        if project_id is not None:
+            query = query.filter(_visible_to(project_id))
+        reservation = query.first()
+        if reservation is None:
+            raise exception.DeviceReservationNotFound(id=reservation_id)
+        return reservation
+
+
+# The list reads rows, not objects: a page of a thousand reservations
+# holds thousands of units, attachments and projects, and as ORM objects
+# building them (and the garbage collector's walks over them) costs
+# several times the queries. The reservations come with their units and
+# projects joined into strings by the database (the driver's cost is per
+# value read), then their attachments and the units' devices, into
+# tuples: three queries, however many the page holds.
+
+_DR_TABLE = _DR.__table__
+_A_TABLE = models.DeviceAttachment.__table__
+_DR_COLUMNS = tuple(_DR_TABLE.columns)
+_ATTACHMENT_COLUMNS = tuple(_A_TABLE.c[name] for name in (
+    'reservation_id', 'device_id', 'domain', 'kind', 'mdev_uuid',
+    'project_id', 'state', 'live', 'config'))
+_DEVICE_COLUMNS = tuple(models.Device.__table__.c[name] for name in (
+    'id', 'pci_address', 'numa_node', 'vendor_id', 'product_id',
+    'product_name'))
+# Joins the ids of a reservation's units or projects: neither holds it
+# (unit ids are UUIDs; project ids match \S+, and Python's \s, which
+# the schemas' patterns use, includes the unit separator).
+_SEPARATOR = '\x1f'
+_LISTED_FIELDS = [c.key for c in _DR_COLUMNS] + [
+    'host_name', 'lease_id', 'projects', 'units', 'attachments']
+
+
+class Listed(collections.namedtuple('Listed', _LISTED_FIELDS)):
+    """A unit reservation as unit_reservation_list reads it: its columns,
+    ``host_name`` and ``lease_id`` as unit_reservation_get has them, its
+    ``projects`` ({role: sorted project ids}), and its ``units`` and
+    ``attachments`` (the columns the API shows), each with its ``device``
+    (id, pci_address, numa_node and what names its model)."""
+    __slots__ = ()
+
+    def project_ids(self, role):
+        return self.projects.get(role, [])
+
+
+# Plain tuples: a SQLAlchemy row's attributes are several times slower to
+# read, and the view reads each many times.
+_Device = collections.namedtuple(
+    '_Device', [c.key for c in _DEVICE_COLUMNS])
+_Unit = collections.namedtuple('_Unit', 'device')
+_Attachment = collections.namedtuple(
+    '_Attachment', [c.key for c in _ATTACHMENT_COLUMNS] + ['device'])
+
+
+def _joined(table, column):
+    """The values of ``column`` of ``table`` (keyed by reservation_id) for
+    each reservation, joined by _SEPARATOR, in a query of them."""
+    return (sa.select(sa.func.aggregate_strings(column, _SEPARATOR))
+            .where(table.c.reservation_id == _DR_TABLE.c.id)
+            .scalar_subquery())
+
+
+def _split(joined):
+    return joined.split(_SEPARATOR) if joined else []
+
+
+def _by_role(joined):
+    """{role: sorted project ids} from 'role:project' values joined."""
+    projects = {}
+    for pair in sorted(_split(joined)):
+        role, _, project_id = pair.partition(':')
+        projects.setdefault(role, []).append(project_id)
+    return projects
+
+
+def unit_reservation_list(context, project_id=None, status=None, host_id=None,
+                          limit=None, marker=None):
+    """A page of reservations by creation, as Listed tuples."""
+    projects, units_table = _PROJECT.__table__, _UNIT.__table__
+    with db_api.reader.using(context) as session:
+        query = session.query(_DR.id)
+        if project_id is not None:
+            query = query.filter(_visible_to(project_id))
+        if status is not None:
+            query = query.filter(_DR.status == status)
+        if host_id is not None:
+            query = query.filter(_DR.host_id == host_id)
+        page = db_api.paginated(query, _DR, limit, marker).subquery('page')
+        # Rows straight from the connection: the ORM's processing of
+        # them would only be undone.
+        connection = session.connection()
+        found, units = {}, []
+        for row in connection.execute(
+                sa.select(*_DR_COLUMNS, _host_name(), _lease_id(),
+                          _joined(projects, projects.c.role + ':' +
+                                  projects.c.project_id),
+                          _joined(units_table, units_table.c.device_id))
+                .join_from(_DR_TABLE, page, page.c.id == _DR_TABLE.c.id)
+                .order_by(_DR_TABLE.c.created_at, _DR_TABLE.c.id)):
+            *columns, projects_joined, unit_ids = row
+            found[row[0]] = Listed(*columns, _by_role(projects_joined), [],
+                                   [])
+            units.extend((row[0], unit_id) for unit_id in _split(unit_ids))
+        if found:
+            _read_listed(connection, found, page, units)
+    return list(found.values())
+
+
+def _read_listed(connection, found, page, units):
+    """The attachments of ``found`` ({id: Listed}), read by joining the
+    ``page`` (a subquery of the ids) rather than sending a thousand ids,
+    and the devices of those and of ``units`` ([(reservation id, unit
+    id)]), each read once: a page holds many reservations of few
+    devices."""
+    attachments = connection.execute(
+        sa.select(*_ATTACHMENT_COLUMNS)
+        .join(page, page.c.id == _A_TABLE.c.reservation_id)
+        .order_by(_A_TABLE.c.domain, _A_TABLE.c.device_id)).all()
+    wanted = sorted({unit_id for _, unit_id in units} |
+                    {row.device_id for row in attachments})
+    devices = {row.id: _Device(*row) for row in connection.execute(
+        sa.select(*_DEVICE_COLUMNS).where(
+            functions.one_of(_DEVICE_COLUMNS[0], wanted,
+                             connection.dialect.name)))}
+    for reservation_id, unit_id in units:
+        found[reservation_id].units.append(_Unit(devices[unit_id]))
+    for row in attachments:
+        found[row[0]].attachments.append(_Attachment(*row, devices[row[1]]))
+
+
+def unit_reservations_of_host(context, host_id, statuses):
+    with db_api.reader.using(context) as session:
+        return (session.query(_DR).filter_by(host_id=host_id)
+                .filter(_DR.status.in_(statuses))
+                .order_by(_DR.created_at).all())
+
+
+def unit_reservations_unreleased(context, statuses=None):
+    with db_api.reader.using(context) as session:
+        query = session.query(_DR).filter(_DR.released_at.is_(None))
+        if statuses is not None:
+            query = query.filter(_DR.status.in_(statuses))
+        return query.order_by(_DR.created_at).all()
+
+
+def project_unit_windows(context, project_id, statuses):
+    """(start, end, units) of each unreleased device reservation of
+    ``statuses`` a project made: what its quota of unit-hours counts."""
+    query = (sa.select(_DR.start_date, _DR.end_date, sa.func.count())
+             .join(_UNIT, _UNIT.reservation_id == _DR.id)
+             .where(_DR.project_id == project_id)
+             .where(_DR.released_at.is_(None))
+             .where(_DR.status.in_(statuses))
+             .group_by(_DR.id, _DR.start_date, _DR.end_date))
+    with db_api.reader.using(context) as session:
+        return [tuple(row) for row in session.execute(query)]
+
+
+def unit_reservation_update(context, reservation_id, values,
+                            expected_status=None):
+    """Update a reservation; with expected_status (one or several), only
+    while it still has it. Returns whether a row changed."""
+    with db_api.writer.using(context) as session:
+        query = session.query(_DR).filter_by(id=reservation_id)
+        if expected_status is not None:
+            if isinstance(expected_status, str):
+                expected_status = (expected_status,)
+            query = query.filter(_DR.status.in_(expected_status))
+        values = dict(values, updated_at=models._now())
+        return bool(query.update(values, synchronize_session=False))
+
+
+def unit_reservation_set_projects(context, reservation_id, role, project_ids):
+    with db_api.writer.using(context) as session:
+        (session.query(_PROJECT)
+         .filter_by(reservation_id=reservation_id, role=role)
+         .delete(synchronize_session=False))
+        for project in sorted(set(project_ids)):
+            session.add(_PROJECT(reservation_id=reservation_id,
+                                 project_id=project, role=role))
+
+
+def unit_reservation_destroy(context, reservation_id):
+    with db_api.writer.using(context) as session:
+        reservation = session.get(_DR, reservation_id)
+        if reservation is not None:
+            session.delete(reservation)
+
+
+def unit_reservation_lease(context, reservation_id):
+    """The lease a device reservation owns, or None once it is gone."""
+    return leases_db.lease_get_by_owner(
+        context, states.Owner.DEVICE_RESERVATION, reservation_id)
+
+
+def unreleased_predecessors(context, reservation):
+    """{reservation id: [unit ids]} of the reservations that hold some
+    of ``reservation``'s units before it and have not released them: its
+    start must wait for their end (late, or taken over from a manager
+    that died)."""
+    mine = orm.aliased(_UNIT)
+    with db_api.reader.using(context) as session:
+        rows = (session.query(_UNIT.reservation_id, _UNIT.device_id)
+                .join(_DR, _DR.id == _UNIT.reservation_id)
+                .join(mine, mine.device_id == _UNIT.device_id)
+                .filter(mine.reservation_id == reservation.id)
+                .filter(_DR.id != reservation.id)
+                .filter(_DR.released_at.is_(None))
+                .filter(_DR.start_date < reservation.start_date)
+                .order_by(_UNIT.reservation_id, _UNIT.device_id).all())
+    held = {}
+    for holder, unit in rows:
+        held.setdefault(holder, []).append(unit)
+    return held
+
+
+def claims(context, start, end, host_ids=None, exclude=None):
+    """(device_id, reservation) of every unreleased reservation whose
+    window overlaps [start, end): the units it withholds then."""
+    with db_api.reader.using(context) as session:
+        query = (session.query(_UNIT.device_id, _DR)
+                 .join(_DR, _DR.id == _UNIT.reservation_id)
+                 .filter(_DR.released_at.is_(None))
+                 .filter(_DR.start_date < end)
+                 .filter(_DR.end_date > start))
+        if host_ids is not None:
+            query = query.filter(_DR.host_id.in_(host_ids))
+        if exclude is not None:
+            query = query.filter(_DR.id != exclude)
+        return query.all()
+
+
+# Attachments --------------------------------------------------------------
+
+def attachments_add(context, reservation_id, attachments):
+    with db_api.writer.using(context) as session:
+        rows = [models.DeviceAttachment(reservation_id=reservation_id, **a)
+                for a in attachments]
+        session.add_all(rows)
+        session.flush()
+        return rows
+
+
+def attachment_update(context, attachment_id, values):
+    with db_api.writer.using(context) as session:
+        (session.query(models.DeviceAttachment)
+         .filter_by(id=attachment_id)
+         .update(dict(values, updated_at=models._now()),
+                 synchronize_session=False))
+
+
+def attachments_delete(context, attachment_ids):
+    with db_api.writer.using(context) as session:
+        (session.query(models.DeviceAttachment)
+         .filter(models.DeviceAttachment.id.in_(list(attachment_ids)))
+         .delete(synchronize_session=False))
+
+
+def attachments_of_host(context, host_id, states_in):
+    """Attachments of the host's reservations in these states."""
+    with db_api.reader.using(context) as session:
+        return (session.query(models.DeviceAttachment)
+                .join(_DR, _DR.id == models.DeviceAttachment.reservation_id)
+                .filter(_DR.host_id == host_id)
+                .filter(models.DeviceAttachment.state.in_(states_in))
+                .all())
