@@ -85,8 +85,17 @@ def _pymysql_datetime(text):
         return pymysql_converters.convert_datetime(text)
 
 
+# Lists read a row's children joined into one string (GROUP_CONCAT), which
+# MySQL cuts at 1,024 bytes unless told otherwise; MariaDB's default is
+# already this.
+GROUP_CONCAT_MAX_LEN = 1048576
+
+
 @sa.event.listens_for(sa.engine.Engine, 'do_connect')
-def _pymysql_converters(dialect, connection_record, cargs, cparams):
+def _mysql_connect_parameters(dialect, connection_record, cargs, cparams):
+    if dialect.name == 'mysql':
+        cparams.setdefault('init_command', 'SET SESSION group_concat_max_len'
+                           ' = %d' % GROUP_CONCAT_MAX_LEN)
     if dialect.driver == 'pymysql' and 'conv' not in cparams:
         conversions = dict(pymysql_converters.conversions)
         for field_type in (pymysql_constants.FIELD_TYPE.DATETIME,

@@ -66,11 +66,15 @@ def test_each_listed_reservation_is_its_get(backend, tmp_path):
             _reservation(ctx, host_id, units[3:4], {'allowed': ['owner']},
                          attached=0, hours=1)
             _reservation(ctx, host_id, units[4:], {}, attached=1, hours=2)
+            # As long as project ids may be: 100 of 64 characters.
+            many = ['%s-%03d' % ('p' * 60, i) for i in range(100)]
+            _reservation(ctx, host_id, units[4:5], {'allowed': many},
+                         attached=0, hours=3)
             listed = unit_reservations_db.unit_reservation_list(ctx)
-            assert len(listed) == 3
+            assert len(listed) == 4
             by_start = {r.start_date: r for r in listed}
             assert sorted(by_start) == [
-                NOW + datetime.timedelta(hours=h) for h in range(3)]
+                NOW + datetime.timedelta(hours=h) for h in range(4)]
             for item in listed:
                 got = unit_reservations_db.unit_reservation_get(ctx, item.id)
                 assert (views.reservation_view(ctx, item) ==
@@ -82,6 +86,9 @@ def test_each_listed_reservation_is_its_get(backend, tmp_path):
             assert views.reservation_view(
                 ctx, by_start[NOW + datetime.timedelta(hours=2)])[
                     'allowed_projects'] == []
+            assert views.reservation_view(
+                ctx, by_start[NOW + datetime.timedelta(hours=3)])[
+                    'allowed_projects'] == many
             page = unit_reservations_db.unit_reservation_list(
                 ctx, limit=1, marker=listed[0].id)
             assert [r.id for r in page] == [listed[1].id]
@@ -96,6 +103,9 @@ def test_mariadb_datetimes_read_as_pymysql_reads_them(tmp_path):
             with engine.connect() as conn:
                 assert conn.connection.dbapi_connection.decoders[
                     FIELD_TYPE.DATETIME] is db_api._pymysql_datetime
+                assert conn.execute(sa.text(
+                    'SELECT @@SESSION.group_concat_max_len')).scalar() == \
+                    db_api.GROUP_CONCAT_MAX_LEN
                 conn.execute(sa.text("SET SESSION sql_mode = ''"))
                 row = conn.execute(sa.text(
                     "SELECT CAST('2026-12-01 09:30:15' AS DATETIME), "
