@@ -40,13 +40,8 @@ def _context(i):
 
 @pytest.fixture(params=backends.BACKENDS)
 def backend(request, tmp_path):
-    with backends.throwaway_database(request.param, tmp_path) as url:
-        database.use_database(url)
-        try:
-            yield url
-        finally:
-            db_api.reset_engine()
-            CONF.clear_override('connection', group='database')
+    with database.on_backend(request.param, tmp_path) as url:
+        yield url
 
 
 def _flavor(slots):

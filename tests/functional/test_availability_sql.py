@@ -38,15 +38,12 @@ LONGEST = 20  # minutes
 def flavors(request, tmp_path_factory):
     """Two catalogue flavors on a fresh database of each backend."""
     tmp_path = tmp_path_factory.mktemp('availability')
-    with backends.throwaway_database(request.param, tmp_path) as url:
-        database.use_database(url)
+    with database.on_backend(request.param, tmp_path):
         try:
             yield [api_fixtures.make_flavor(
                 name, slots=0, longest_booking=LONGEST * 60)
                 for name in ('a', 'b')]
         finally:
-            db_api.reset_engine()
-            CONF.clear_override('connection', group='database')
             CONF.clear_override('guard_seconds', group='booking')
 
 

@@ -10,7 +10,6 @@ import pytest
 from reserve.common import context as reserve_context
 from reserve.common import states
 from reserve.common import timeutils
-from reserve.db import api as db_api
 from reserve.db import events as events_db
 from reserve.db import leases as leases_db
 from tests.fixtures import backends
@@ -32,12 +31,8 @@ def _lease(ctx, i, now):
 
 @pytest.mark.parametrize('backend', backends.BACKENDS)
 def test_concurrent_managers_claim_each_event_once(backend, tmp_path):
-    with backends.throwaway_database(backend, tmp_path) as url:
-        database.use_database(url)
-        try:
-            _run_claimers(backend)
-        finally:
-            db_api.reset_engine()
+    with database.on_backend(backend, tmp_path):
+        _run_claimers(backend)
 
 
 def _run_claimers(backend):
@@ -86,12 +81,8 @@ def test_a_dead_managers_events_are_taken_over(backend, tmp_path):
     one after [DEFAULT]service_down_time, not after event_timeout; those
     of a live manager, or of one with no heartbeat row (an older release
     during an upgrade), stay with it."""
-    with backends.throwaway_database(backend, tmp_path) as url:
-        database.use_database(url)
-        try:
-            _take_over()
-        finally:
-            db_api.reset_engine()
+    with database.on_backend(backend, tmp_path):
+        _take_over()
 
 
 def _claim(ctx, claimer, now):

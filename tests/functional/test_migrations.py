@@ -13,22 +13,18 @@ from tests.fixtures import database
 
 @pytest.mark.parametrize('backend', backends.BACKENDS)
 def test_models_and_migrations_agree(backend, tmp_path):
-    with backends.throwaway_database(backend, tmp_path) as url:
-        database.use_database(url)
-        try:
-            engine = db_api.get_engine()
-            assert migration.version() == migration.head()
-            with engine.connect() as conn:
-                context = alembic_migration.MigrationContext.configure(
-                    conn, opts={'compare_type': True})
-                diff = autogenerate.compare_metadata(context,
-                                                     models.Base.metadata)
-            assert diff == []
-            # Running the sync again is a no-op.
-            migration.upgrade()
-            assert migration.version() == migration.head()
-        finally:
-            db_api.reset_engine()
+    with database.on_backend(backend, tmp_path):
+        engine = db_api.get_engine()
+        assert migration.version() == migration.head()
+        with engine.connect() as conn:
+            context = alembic_migration.MigrationContext.configure(
+                conn, opts={'compare_type': True})
+            diff = autogenerate.compare_metadata(context,
+                                                 models.Base.metadata)
+        assert diff == []
+        # Running the sync again is a no-op.
+        migration.upgrade()
+        assert migration.version() == migration.head()
 
 
 def test_migrations_are_found_from_any_directory(tmp_path, monkeypatch):

@@ -55,45 +55,41 @@ def _reservation(ctx, host_id, unit_ids, projects, attached, hours):
 
 @pytest.mark.parametrize('backend', backends.BACKENDS)
 def test_each_listed_reservation_is_its_get(backend, tmp_path):
-    with backends.throwaway_database(backend, tmp_path) as url:
-        database.use_database(url)
-        try:
-            ctx = reserve_context.get_admin_context()
-            host_id, units = _host_with_units(ctx, 6)
-            _reservation(ctx, host_id, units[:3],
-                         {'allowed': ODD_PROJECTS, 'managing': ['m-2', 'm-1']},
-                         attached=2, hours=0)
-            _reservation(ctx, host_id, units[3:4], {'allowed': ['owner']},
-                         attached=0, hours=1)
-            _reservation(ctx, host_id, units[4:], {}, attached=1, hours=2)
-            # As long as project ids may be: 100 of 64 characters.
-            many = ['%s-%03d' % ('p' * 60, i) for i in range(100)]
-            _reservation(ctx, host_id, units[4:5], {'allowed': many},
-                         attached=0, hours=3)
-            listed = unit_reservations_db.unit_reservation_list(ctx)
-            assert len(listed) == 4
-            by_start = {r.start_date: r for r in listed}
-            assert sorted(by_start) == [
-                NOW + datetime.timedelta(hours=h) for h in range(4)]
-            for item in listed:
-                got = unit_reservations_db.unit_reservation_get(ctx, item.id)
-                assert (views.reservation_view(ctx, item) ==
-                        views.reservation_view(ctx, got))
-            first = views.reservation_view(ctx, by_start[NOW])
-            assert first['allowed_projects'] == sorted(ODD_PROJECTS)
-            assert first['managing_projects'] == ['m-1', 'm-2']
-            assert len(first['unit_ids']) == 3
-            assert views.reservation_view(
-                ctx, by_start[NOW + datetime.timedelta(hours=2)])[
-                    'allowed_projects'] == []
-            assert views.reservation_view(
-                ctx, by_start[NOW + datetime.timedelta(hours=3)])[
-                    'allowed_projects'] == many
-            page = unit_reservations_db.unit_reservation_list(
-                ctx, limit=1, marker=listed[0].id)
-            assert [r.id for r in page] == [listed[1].id]
-        finally:
-            db_api.reset_engine()
+    with database.on_backend(backend, tmp_path):
+        ctx = reserve_context.get_admin_context()
+        host_id, units = _host_with_units(ctx, 6)
+        _reservation(ctx, host_id, units[:3],
+                     {'allowed': ODD_PROJECTS, 'managing': ['m-2', 'm-1']},
+                     attached=2, hours=0)
+        _reservation(ctx, host_id, units[3:4], {'allowed': ['owner']},
+                     attached=0, hours=1)
+        _reservation(ctx, host_id, units[4:], {}, attached=1, hours=2)
+        # As long as project ids may be: 100 of 64 characters.
+        many = ['%s-%03d' % ('p' * 60, i) for i in range(100)]
+        _reservation(ctx, host_id, units[4:5], {'allowed': many},
+                     attached=0, hours=3)
+        listed = unit_reservations_db.unit_reservation_list(ctx)
+        assert len(listed) == 4
+        by_start = {r.start_date: r for r in listed}
+        assert sorted(by_start) == [
+            NOW + datetime.timedelta(hours=h) for h in range(4)]
+        for item in listed:
+            got = unit_reservations_db.unit_reservation_get(ctx, item.id)
+            assert (views.reservation_view(ctx, item) ==
+                    views.reservation_view(ctx, got))
+        first = views.reservation_view(ctx, by_start[NOW])
+        assert first['allowed_projects'] == sorted(ODD_PROJECTS)
+        assert first['managing_projects'] == ['m-1', 'm-2']
+        assert len(first['unit_ids']) == 3
+        assert views.reservation_view(
+            ctx, by_start[NOW + datetime.timedelta(hours=2)])[
+                'allowed_projects'] == []
+        assert views.reservation_view(
+            ctx, by_start[NOW + datetime.timedelta(hours=3)])[
+                'allowed_projects'] == many
+        page = unit_reservations_db.unit_reservation_list(
+            ctx, limit=1, marker=listed[0].id)
+        assert [r.id for r in page] == [listed[1].id]
 
 
 def test_mariadb_datetimes_read_as_pymysql_reads_them(tmp_path):
