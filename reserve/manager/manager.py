@@ -5,7 +5,6 @@ allocations and three events in one transaction, then builds the
 artefacts early; the event loop (events.py) does the rest when the
 events fall due.
 """
-import datetime
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -29,6 +28,7 @@ from reserve.devices import runs as device_runs
 from reserve.devices import refresh as device_refresh
 from reserve.devices import states as device_states
 from reserve.manager import notify
+from reserve.manager import schedule
 from reserve.manager import views
 from reserve import plugins
 from reserve.plugins import fence
@@ -38,48 +38,6 @@ LOG = logging.getLogger(__name__)
 
 # Within one process, decisions queue here (see capacity.store).
 _SELECTION_LOCK = capacity_store.PROCESS_LOCK
-
-
-def lease_events(start, end):
-    before = max(start, end - datetime.timedelta(
-        minutes=CONF.manager.minutes_before_end_lease))
-    return [
-        {'event_type': states.Event.START, 'time': start,
-         'status': states.Event.UNDONE},
-        {'event_type': states.Event.BEFORE_END, 'time': before,
-         'status': states.Event.UNDONE},
-        {'event_type': states.Event.END, 'time': end,
-         'status': states.Event.UNDONE},
-    ]
-
-
-def _move_end_events(context, lease, end):
-    """Give a lease's end events its new ``end``.
-
-    Those still to come move. A users' warning (before_end) that went
-    out already, or is going out, or failed, told them of the old end
-    or of none: a new one is armed for the new end, later or earlier,
-    so that they are warned again before it (at once if that time has
-    passed). The old one stays, the record of what was sent.
-    """
-    new_times = {e['event_type']: e['time']
-                 for e in lease_events(lease.start_date, end)}
-    warning_to_come = False
-    for event in lease.events:
-        if (event.event_type == states.Event.START or
-                event.status != states.Event.UNDONE):
-            continue
-        events_db.event_update(context, event.id,
-                               {'time': new_times[event.event_type]})
-        warning_to_come |= event.event_type == states.Event.BEFORE_END
-    if not warning_to_come:
-        events_db.event_create(context, lease.id, {
-            'event_type': states.Event.BEFORE_END,
-            'time': new_times[states.Event.BEFORE_END],
-            'status': states.Event.UNDONE})
-        LOG.info('Lease %s: its end moved to %s after the users were '
-                 'warned; they will be warned again', lease.id,
-                 timeutils.isoformat(end))
 
 
 def _existing_lease(context, name, owner_type, owner_id):
@@ -145,8 +103,9 @@ class LeaseManager:
                     rsv = plugin.reserve(context, row, values)
                     rsv['status'] = states.LeaseReservation.PENDING
                     reservations.append(rsv)
-                lease = leases_db.lease_create(context, row, reservations,
-                                               lease_events(start, end))
+                lease = leases_db.lease_create(
+                    context, row, reservations,
+                    schedule.lease_events(start, end))
                 capacity_store.note_claims(context, start, end)
                 lease_id = lease.id
         except exception.Conflict:
@@ -198,7 +157,7 @@ class LeaseManager:
                                       lease.start_date, end)
             leases_db.lease_update(context, lease_id, {'end_date': end})
             if end != lease.end_date:
-                _move_end_events(context, lease, end)
+                schedule.move_end_events(context, lease, end)
         self._wake()
         lease = leases_db.lease_get(context, lease_id)
         notify.emit(context, 'lease.update', lease)
