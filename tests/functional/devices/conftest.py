@@ -18,3 +18,9 @@ def cloud(tmp_path):
 @pytest.fixture
 def gpu_api(api, tmp_path, monkeypatch):  # noqa: F811
     yield from device_api.gpu_api_fixture(api, tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def a100(gpu_api):
+    """An enrolled A100 host of test:/// (a100-host.xml), gpu-box-1."""
+    return gpu_api.enroll('a100-host.xml', name='gpu-box-1')
