@@ -30,21 +30,17 @@ printed as p50 / p99 / max.
 import collections
 import dataclasses
 import datetime
-import http.server
-import math
-import os
 import random
-import re
 import signal
-import subprocess
 import threading
 import time
-import urllib.parse
 import uuid
 
 import requests
 import sqlalchemy as sa
 
+from tests.integration import chaos_checks
+from tests.integration import chaos_faults
 from tests.integration import chaos_units
 from tests.integration import cloud
 from tests.integration import reserve_daemons
@@ -57,10 +53,6 @@ MUST_BE_ZERO = ('bookings lost', 'bookings stuck', 'overbooked instants',
                 'events run twice', 'artefacts left', 'API 5xx',
                 'unit reservations lost', 'unit reservations stuck',
                 'units assigned twice', 'libvirt artefacts left')
-# Hop-by-hop headers a proxy must not pass on.
-_HOP = {'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer',
-        'upgrade', 'proxy-authorization', 'proxy-authenticate',
-        'content-length', 'content-encoding'}
 
 
 @dataclasses.dataclass
@@ -86,157 +78,6 @@ SHORT = Profile(bookings=40, unit_reservations=20, load_seconds=60,
                 unit_hosts=2,
                 kill_every=(8, 15),
                 broker_restarts=1, database_restarts=0)
-
-
-# The fault-injecting proxy -------------------------------------------------
-
-class _QuietServer(http.server.ThreadingHTTPServer):
-    def handle_error(self, request, client_address):
-        # A client killed mid-call resets its connection: expected here.
-        pass
-
-
-class FaultProxy:
-    """An HTTP reverse proxy in front of ``target`` failing ``rate`` of
-    the calls: half answered 503 (a load balancer's page), half left
-    hanging ``hang`` seconds and then dropped without an answer (a
-    timeout for the client)."""
-
-    def __init__(self, target, rate, hang, seed=0):
-        self.target = target.rstrip('/')
-        parsed = urllib.parse.urlsplit(self.target)
-        self.base = '%s://%s' % (parsed.scheme, parsed.netloc)
-        self.rate, self.hang = rate, hang
-        self.random = random.Random(seed)
-        self.counts = collections.Counter()
-        self._lock = threading.Lock()
-        proxy = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = 'HTTP/1.1'
-
-            def log_message(self, *args):
-                pass
-
-            def _any(self):
-                proxy.handle(self)
-
-            do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _any
-            do_HEAD = _any
-
-        self.server = _QuietServer(('127.0.0.1', 0), Handler)
-        self.server.daemon_threads = True
-        self.url = 'http://127.0.0.1:%d%s' % (self.server.server_port,
-                                              parsed.path)
-        self._thread = threading.Thread(target=self.server.serve_forever,
-                                        daemon=True)
-
-    def start(self):
-        self._thread.start()
-        return self
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-    def _fault(self):
-        with self._lock:
-            self.counts['calls'] += 1
-            roll = self.random.random()
-        if roll >= self.rate:
-            return None
-        return '5xx' if roll < self.rate / 2 else 'timeout'
-
-    def handle(self, request):
-        length = int(request.headers.get('Content-Length') or 0)
-        body = request.rfile.read(length) if length else None
-        fault = self._fault()
-        if fault == '5xx':
-            # As a load balancer in front of the API answers it.
-            self._count('answered 503')
-            return self._answer(
-                request, 503, {'Content-Type': 'text/html'},
-                b'<html><body><h1>503 Service Unavailable</h1>No server '
-                b'is available to handle this request.</body></html>')
-        if fault == 'timeout':
-            self._count('timed out')
-            time.sleep(self.hang)
-            request.close_connection = True
-            return
-        own = 'http://127.0.0.1:%d' % self.server.server_port
-        headers = {k: v for k, v in request.headers.items()
-                   if k.lower() not in _HOP and k.lower() != 'host'}
-        try:
-            answer = requests.request(request.command,
-                                      self.base + request.path,
-                                      headers=headers, data=body,
-                                      timeout=120, allow_redirects=False)
-        except requests.RequestException:
-            self._count('upstream failed')
-            return self._answer(request, 502, {}, b'')
-        # Links in the answers (version documents) point at the proxy.
-        content = answer.content.replace(self.base.encode(), own.encode())
-        self._answer(request, answer.status_code, answer.headers, content)
-
-    def _count(self, what):
-        with self._lock:
-            self.counts[what] += 1
-
-    @staticmethod
-    def _answer(request, status, headers, content):
-        request.send_response(status)
-        for key, value in headers.items():
-            if key.lower() not in _HOP:
-                request.send_header(key, value)
-        request.send_header('Content-Length', str(len(content)))
-        request.end_headers()
-        if request.command != 'HEAD':
-            request.wfile.write(content)
-
-
-# The services under the daemons -------------------------------------------
-
-def restart_broker():
-    subprocess.run(['rabbitmqctl', '-q', 'stop_app'], check=True,
-                   capture_output=True, timeout=120)
-    subprocess.run(['rabbitmqctl', '-q', 'start_app'], check=True,
-                   capture_output=True, timeout=120)
-
-
-def restart_database(url):
-    """Restart the MariaDB or PostgreSQL server ``url`` is on (this
-    machine's, started as the CI machine starts it)."""
-    if url.startswith('mysql'):
-        subprocess.run(['mysqladmin', '-uroot', '-h127.0.0.1', 'shutdown'],
-                       check=True, capture_output=True, timeout=120)
-        cloud.wait_for('the database down', lambda: not os.path.exists(
-            '/run/mysqld/mysqld.pid'), 120)
-        # By its pid file: the loopback cloud runs a mariadbd of its own.
-        subprocess.run(['start-stop-daemon', '--start', '--oknodo',
-                        '--background', '--pidfile',
-                        '/run/mysqld/mysqld.pid', '--exec',
-                        '/usr/sbin/mariadbd'],
-                       check=True, capture_output=True, timeout=60)
-    else:
-        version = subprocess.run(['ls', '/etc/postgresql'], check=True,
-                                 capture_output=True, text=True).stdout
-        subprocess.run(['pg_ctlcluster', '--skip-systemctl-redirect',
-                        version.split()[0], 'main', 'restart'], check=True,
-                       capture_output=True, timeout=120)
-    engine = sa.create_engine(url)
-    try:
-        cloud.wait_for('the database back', lambda: _answers(engine), 120)
-    finally:
-        engine.dispose()
-
-
-def _answers(engine):
-    try:
-        with engine.connect() as conn:
-            conn.execute(sa.text('SELECT 1'))
-        return True
-    except sa.exc.SQLAlchemyError:
-        return False
 
 
 # The run ---------------------------------------------------------------------
@@ -372,9 +213,9 @@ class Chaos:
                 return
             self.log('restarting the %s' % what)
             if what == 'broker':
-                restart_broker()
+                chaos_faults.restart_broker()
             else:
-                restart_database(self.daemons.db_url)
+                chaos_faults.restart_database(self.daemons.db_url)
             self.restarts[what] += 1
 
     def _sampler(self):
@@ -383,7 +224,7 @@ class Chaos:
         try:
             while not self._stop.wait(2):
                 try:
-                    found = overbooked_now(engine)
+                    found = chaos_checks.overbooked_now(engine)
                     if self.units.uris:
                         self.units.sample(engine)
                 except sa.exc.SQLAlchemyError:
@@ -448,8 +289,9 @@ class Chaos:
         unit_figures = self.units.check(deadline) if self.units.uris else {}
         engine = sa.create_engine(self.daemons.db_url)
         try:
-            lateness = event_lateness(engine, self.project)
-            unit_lateness = event_lateness(engine, self.units.project)
+            lateness = chaos_checks.event_lateness(engine, self.project)
+            unit_lateness = chaos_checks.event_lateness(engine,
+                                                        self.units.project)
         finally:
             engine.dispose()
         left = [line for line in cloud.leftovers()
@@ -468,7 +310,7 @@ class Chaos:
             'bookings in ERROR': len(errors),
             'ERROR reasons': sorted(set(errors.values())),
             'overbooked instants': self.overbooked,
-            'events run twice': events_run_twice(self.daemons),
+            'events run twice': chaos_checks.events_run_twice(self.daemons),
             'artefacts left': len(left),
             'artefacts': left,
             'kills': dict(self.kills),
@@ -482,88 +324,14 @@ class Chaos:
         }
 
 
-def overbooked_now(engine):
-    """Hosts whose claims hold more than their capacity at some instant
-    from now on, as 'host: resource used/capacity' lines."""
-    with engine.connect() as conn:
-        hosts = {row.id: row for row in conn.execute(sa.text(
-            "SELECT id, name, vcpus, memory_mb, local_gb FROM hosts "
-            "WHERE kind = 'nova'"))}
-        claims = collections.defaultdict(list)
-        for row in conn.execute(sa.text(
-                "SELECT host_id, start_date, end_date, count, vcpus, "
-                "memory_mb, disk_gb FROM allocations WHERE end_date > "
-                ":now"), {'now': _utcnow()}):
-            claims[row.host_id].append(row)
-    found = []
-    for host_id, rows in claims.items():
-        host = hosts.get(host_id)
-        if host is None:
-            continue
-        changes = []
-        for r in rows:
-            use = (r.vcpus * r.count, r.memory_mb * r.count,
-                   r.disk_gb * r.count)
-            changes.append((r.start_date, 1, use))
-            changes.append((r.end_date, 0, use))
-        used = [0, 0, 0]
-        capacity = (host.vcpus, host.memory_mb, host.local_gb)
-        for _, rising, use in sorted(changes, key=lambda c: c[:2]):
-            sign = 1 if rising else -1
-            used = [u + sign * x for u, x in zip(used, use)]
-            over = [i for i in range(3) if used[i] > (capacity[i] or 0)]
-            if rising and over:
-                found.append('%s: %s' % (host.name, used))
-                break
-    return found
-
-
-def events_run_twice(daemons):
-    """Events the managers' logs show finished more than once."""
-    finished = collections.Counter()
-    for name in ('manager', 'manager-b'):
-        try:
-            text = daemons.logs(name)
-        except OSError:
-            continue
-        finished.update(re.findall(r'Finished \w+ of lease \S+ \(event '
-                                   r'([0-9a-f-]+)\)', text))
-    return sum(1 for n in finished.values() if n > 1)
-
-
-def _percentiles(values):
-    if not values:
-        return None
-    ordered = sorted(values)
-
-    def rank(pct):
-        return ordered[max(0, math.ceil(pct / 100.0 * len(ordered)) - 1)]
-    return round(rank(50), 1), round(rank(99), 1), round(ordered[-1], 1)
-
-
-def event_lateness(engine, project):
-    """{event type: (p50, p99, max)} of how late the finished start and
-    end events of the project's bookings finished, in seconds."""
-    late = collections.defaultdict(list)
-    with engine.connect() as conn:
-        for row in conn.execute(sa.text(
-                "SELECT e.event_type, e.time, e.updated_at FROM events e "
-                "JOIN leases l ON l.id = e.lease_id WHERE l.project_id = "
-                ":project AND e.status = 'DONE' AND e.event_type IN "
-                "('start_lease', 'end_lease')"), {'project': project}):
-            late[row.event_type].append(
-                (row.updated_at - row.time).total_seconds())
-    return {kind: _percentiles(late[kind])
-            for kind in ('start_lease', 'end_lease')}
-
-
 def deploy(db_url, profile, log=print):
     """The daemons (two of each but the API, which gunicorn runs with two
     workers) behind the fault proxies; returns (daemons, proxies)."""
-    nova = FaultProxy(cloud.NOVA_URL, profile.fault_rate,
-                      profile.hang_seconds, seed=1).start()
-    placement = FaultProxy(cloud.PLACEMENT_URL, profile.fault_rate,
-                           profile.hang_seconds, seed=2).start()
+    nova = chaos_faults.FaultProxy(cloud.NOVA_URL, profile.fault_rate,
+                                   profile.hang_seconds, seed=1).start()
+    placement = chaos_faults.FaultProxy(
+        cloud.PLACEMENT_URL, profile.fault_rate, profile.hang_seconds,
+        seed=2).start()
     # Many short bookings of one project: no quota, a short hand-over.
     extra = ('\n[nova]\ntimeout = 10\n[placement]\ntimeout = 10\n'
              '[manager]\nevent_retry_interval = 5\n'

@@ -1,0 +1,87 @@
+"""The invariants a chaos run (tests/integration/chaos.py) checks in the
+database and the managers' logs, and the lateness of the events."""
+import collections
+import datetime
+import math
+import re
+
+import sqlalchemy as sa
+
+
+def _utcnow():
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+def overbooked_now(engine):
+    """Hosts whose claims hold more than their capacity at some instant
+    from now on, as 'host: resource used/capacity' lines."""
+    with engine.connect() as conn:
+        hosts = {row.id: row for row in conn.execute(sa.text(
+            "SELECT id, name, vcpus, memory_mb, local_gb FROM hosts "
+            "WHERE kind = 'nova'"))}
+        claims = collections.defaultdict(list)
+        for row in conn.execute(sa.text(
+                "SELECT host_id, start_date, end_date, count, vcpus, "
+                "memory_mb, disk_gb FROM allocations WHERE end_date > "
+                ":now"), {'now': _utcnow()}):
+            claims[row.host_id].append(row)
+    found = []
+    for host_id, rows in claims.items():
+        host = hosts.get(host_id)
+        if host is None:
+            continue
+        changes = []
+        for r in rows:
+            use = (r.vcpus * r.count, r.memory_mb * r.count,
+                   r.disk_gb * r.count)
+            changes.append((r.start_date, 1, use))
+            changes.append((r.end_date, 0, use))
+        used = [0, 0, 0]
+        capacity = (host.vcpus, host.memory_mb, host.local_gb)
+        for _, rising, use in sorted(changes, key=lambda c: c[:2]):
+            sign = 1 if rising else -1
+            used = [u + sign * x for u, x in zip(used, use)]
+            over = [i for i in range(3) if used[i] > (capacity[i] or 0)]
+            if rising and over:
+                found.append('%s: %s' % (host.name, used))
+                break
+    return found
+
+
+def events_run_twice(daemons):
+    """Events the managers' logs show finished more than once."""
+    finished = collections.Counter()
+    for name in ('manager', 'manager-b'):
+        try:
+            text = daemons.logs(name)
+        except OSError:
+            continue
+        finished.update(re.findall(r'Finished \w+ of lease \S+ \(event '
+                                   r'([0-9a-f-]+)\)', text))
+    return sum(1 for n in finished.values() if n > 1)
+
+
+def _percentiles(values):
+    if not values:
+        return None
+    ordered = sorted(values)
+
+    def rank(pct):
+        return ordered[max(0, math.ceil(pct / 100.0 * len(ordered)) - 1)]
+    return round(rank(50), 1), round(rank(99), 1), round(ordered[-1], 1)
+
+
+def event_lateness(engine, project):
+    """{event type: (p50, p99, max)} of how late the finished start and
+    end events of the project's bookings finished, in seconds."""
+    late = collections.defaultdict(list)
+    with engine.connect() as conn:
+        for row in conn.execute(sa.text(
+                "SELECT e.event_type, e.time, e.updated_at FROM events e "
+                "JOIN leases l ON l.id = e.lease_id WHERE l.project_id = "
+                ":project AND e.status = 'DONE' AND e.event_type IN "
+                "('start_lease', 'end_lease')"), {'project': project}):
+            late[row.event_type].append(
+                (row.updated_at - row.time).total_seconds())
+    return {kind: _percentiles(late[kind])
+            for kind in ('start_lease', 'end_lease')}
