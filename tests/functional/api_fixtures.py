@@ -226,6 +226,17 @@ def catalogue_flavor(ref):
         return make_flavor(ref)
 
 
+@pytest.fixture
+def catalogue(api):
+    """Five catalogue flavors: public, inactive, granted to project-a,
+    granted to project-b, granted to nobody."""
+    make_flavor('a-public')
+    make_flavor('b-inactive', active=False)
+    make_flavor('c-private-a', is_public=False, projects=['project-a'])
+    make_flavor('d-private-b', is_public=False, projects=['project-b'])
+    make_flavor('e-private-none', is_public=False)
+
+
 def make_booking(project='project-a', user='alice', status=None,
                  flavor_id='gpu.a100', start_hours=24, hours=24,
                  **values):
