@@ -1,0 +1,159 @@
+"""Device reservations through the lease engine: which units a claim may
+take (not those of an overlapping reservation, of a function sharing
+their hardware, or in use outside reserve; on a host whose domains it
+can read), concurrent claims, and a dry run that writes nothing."""
+import datetime
+import pathlib
+import threading
+
+import pytest
+
+from reserve.common import exception
+from reserve.common import timeutils
+from reserve.db import api as db_api
+from reserve.db import unit_reservations as unit_reservations_db
+from reserve.devices import claims
+from reserve.devices import hosts as device_hosts
+from reserve.devices import lifecycle
+from reserve.devices import selection
+from reserve.manager import manager
+from tests.functional.devices import gpu_cloud
+from tests.functional.devices.gpu_cloud import A100_MODEL
+from tests.functional.devices.gpu_cloud import ahead
+from tests.functional.devices.gpu_cloud import iso
+
+
+def test_overlap_with_the_same_units_is_refused(cloud):
+    host = cloud.enroll('a100-host.xml')
+    unit = cloud.unit(host, '0000:17:00.0').id
+    first = cloud.reserve(unit_ids=[unit], start=iso(ahead(hours=1)),
+                          end=iso(ahead(hours=3)))
+    with pytest.raises(exception.UnitsUnavailable) as caught:
+        cloud.reserve(unit_ids=[unit], start=iso(ahead(hours=2)),
+                      end=iso(ahead(hours=4)), project='project-b',
+                      viewer='project-b')
+    # The other project does not learn which reservation holds it.
+    assert first not in caught.value.message
+    assert 'reserved from' in caught.value.message
+    # Back to back is fine (windows are half-open).
+    cloud.reserve(unit_ids=[unit], start=iso(ahead(hours=3)),
+                  end=iso(ahead(hours=4)))
+    # A count request takes other units.
+    other = cloud.reserve(count=1, model=A100_MODEL,
+                          start=iso(ahead(hours=2)), end=iso(ahead(hours=4)))
+    assert [u.device_id for u in cloud.reservation(other).units] != [unit]
+
+
+def test_functions_that_share_hardware_block_each_other(cloud):
+    host = cloud.enroll('a100-host.xml')
+    pf = cloud.unit(host, '0000:31:00.0').id
+    vf = cloud.unit(host, '0000:31:00.5').id
+    with pytest.raises(exception.Invalid):
+        cloud.reserve(unit_ids=[pf, vf])
+    cloud.reserve(unit_ids=[vf], start=iso(ahead(hours=1)))
+    with pytest.raises(exception.UnitsUnavailable) as caught:
+        cloud.reserve(unit_ids=[pf], start=iso(ahead(hours=2)))
+    assert 'shares hardware with 0000:31:00.5' in caught.value.message
+
+
+def test_domains_are_read_outside_every_lock_and_steer_the_claim(
+        cloud, monkeypatch):
+    a100 = cloud.enroll('a100-host.xml', name='gpu-a100-01')
+    cloud.enroll('t4-host.xml', name='gpu-t4-01')
+    read, real = [], lifecycle._domain_names
+
+    def spy(host):
+        read.append((host.name, device_hosts.host_lock(host.id)._is_owned(),
+                     manager._SELECTION_LOCK.locked()))
+        return real(host)
+
+    monkeypatch.setattr(lifecycle, '_domain_names', spy)
+    rsv = cloud.reservation(cloud.reserve(count=1, domains=['gpu-vm-2']))
+    assert rsv.host_id == a100.id
+    cloud.tick()
+    rsv = cloud.reservation(rsv.id)
+    assert [(a.domain, a.state) for a in rsv.attachments] == [
+        ('gpu-vm-2', 'attached')]
+    # Once per host with units of the request, before the claim.
+    assert sorted(read) == [('gpu-a100-01', False, False),
+                            ('gpu-t4-01', False, False)]
+    read.clear()
+    # A request naming its units or its host is not steered.
+    cloud.reserve(count=1, host_id=a100.id, domains=['gpu-vm-3'])
+    assert read == []
+
+
+def test_a_host_whose_domains_cannot_be_read_is_not_chosen(cloud):
+    a100 = cloud.enroll('a100-host.xml', name='gpu-a100-01')
+    t4 = cloud.enroll('t4-host.xml', name='gpu-t4-01')
+    pathlib.Path(t4.uri[len('test://'):]).unlink()
+    gpu_cloud._forget(t4.uri)
+    rsv = cloud.reservation(cloud.reserve(count=1, domains=['gpu-vm-2']))
+    assert rsv.host_id == a100.id
+    with pytest.raises(exception.DomainNotFound) as caught:
+        cloud.reserve(count=1, domains=['vgpu-vm-2'])
+    assert caught.value.message.startswith(
+        'No host has domain vgpu-vm-2; hosts considered (the reservable '
+        'hosts with units of the request): gpu-a100-01, gpu-t4-01 (domains '
+        'unreadable: libvirt at %s: ' % t4.uri)
+    assert len(unit_reservations_db.unit_reservation_list(cloud.ctx)) == 1
+
+
+def test_units_in_use_outside_reserve_cannot_be_reserved(cloud):
+    host = cloud.enroll('a100-host.xml')
+    with pytest.raises(exception.UnitsUnavailable) as caught:
+        cloud.reserve(unit_ids=[cloud.unit(host, '0000:ca:00.0').id])
+    assert 'in use by domain gpu-vm-1' in caught.value.message
+    with pytest.raises(exception.DevicesDoNotFit) as caught:
+        cloud.reserve(count=4, model=A100_MODEL)
+    assert 'at most 3' in caught.value.message
+
+
+def test_concurrent_claims_of_one_unit_let_exactly_one_win(cloud):
+    host = cloud.enroll('a100-host.xml')
+    unit = cloud.unit(host, '0000:17:00.0').id
+    results, barrier = [], threading.Barrier(6)
+
+    def claim(n):
+        barrier.wait()
+        try:
+            results.append(cloud.reserve(unit_ids=[unit],
+                                         project='project-%d' % n,
+                                         start=iso(ahead(hours=1))))
+        except exception.UnitsUnavailable:
+            results.append(None)
+
+    threads = [threading.Thread(target=claim, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len([r for r in results if r]) == 1
+    assert len(unit_reservations_db.unit_reservation_list(cloud.ctx)) == 1
+
+
+def _dump(cloud):
+    engine = db_api.get_engine()
+    with engine.connect() as conn:
+        return {table: sorted(map(tuple, conn.exec_driver_sql(
+            'SELECT * FROM %s' % table).fetchall()), key=repr)
+            for table in ('devices', 'device_reservations',
+                          'device_reservation_units', 'device_attachments',
+                          'leases', 'events', 'lease_reservations',
+                          'allocations', 'hosts')}
+
+
+def test_the_dry_run_changes_nothing(cloud):
+    host = cloud.enroll('a100-host.xml')
+    cloud.reserve(count=1, model=A100_MODEL, domains=['gpu-vm-2'])
+    before, libvirt_before = _dump(cloud), cloud.libvirt_state(host)
+    now = timeutils.utcnow()
+    chosen = claims.check(cloud.ctx, selection.Request(count=2,
+                                                       model=A100_MODEL),
+                          now, now + datetime.timedelta(hours=1))
+    assert len(chosen.units) == 2
+    with pytest.raises(exception.DevicesDoNotFit):
+        claims.check(cloud.ctx, selection.Request(count=3, model=A100_MODEL),
+                     now, now + datetime.timedelta(hours=1))
+    assert _dump(cloud) == before
+    assert cloud.libvirt_state(host) == libvirt_before
