@@ -103,5 +103,6 @@ def main():
                                      CONF.database.connection,
                                      ', '.join(gpu_hosts) or 'none', url,
                                      _cloud_line(), url))
+    service.freeze_start_up_objects()
     service.run_in_threads(services,
                            on_started=lambda: print(banner, flush=True))

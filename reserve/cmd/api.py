@@ -79,6 +79,7 @@ def main():
     except NoAuthExposed as exc:
         LOG.error('%s', exc)
         raise SystemExit(2)
+    service.freeze_start_up_objects()
     LOG.info('reserve-api listening on http://%s:%d/', CONF.api.host_ip,
              CONF.api.port)
     try:

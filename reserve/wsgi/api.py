@@ -53,6 +53,7 @@ def init_application():
             LOG.info('reserve-api WSGI application starting (auth '
                      'strategy %s)', service.CONF.api.auth_strategy)
             _APPLICATION = api_app.setup_app()
+            service.freeze_start_up_objects()
         return _APPLICATION
 
 
