@@ -19,6 +19,7 @@ from oslo_log import log as logging
 
 from reserve.common import exception
 from reserve.common import rpc
+from reserve.plugins import flavor_instance
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -30,8 +31,8 @@ UNIT_CLAIMS_VERSION = '1.3'
 # The version from which a flavor:instance request takes the glossary's
 # names; to an older manager they go under the names it knows.
 GLOSSARY_NAMES_VERSION = '1.4'
-_PREVIOUS_NAMES = {'nova_flavor_id': 'flavor_id',
-                   'instance_count': 'amount'}
+_PREVIOUS_NAMES = {new: old for old, new
+                   in flavor_instance.PREVIOUS_NAMES.items()}
 
 
 class ManagerAPI:

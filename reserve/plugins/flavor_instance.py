@@ -40,8 +40,8 @@ AGGREGATE_SPEC = 'aggregate_instance_extra_specs:reservation'
 OWN_SPEC_PREFIX = sizing.OWN_SPEC_PREFIX
 HOST_FILTER_SPEC = model.HOST_FILTER_SPEC
 # A request's names before manager RPC 1.4 (a worker of the previous
-# release): the nova flavor's id, and how many instances.
-_NAMES = {'flavor_id': 'nova_flavor_id', 'amount': 'instance_count'}
+# release), and this release's: the nova flavor's id, how many instances.
+PREVIOUS_NAMES = {'flavor_id': 'nova_flavor_id', 'amount': 'instance_count'}
 
 
 def _guard():
@@ -65,7 +65,7 @@ class FlavorInstancePlugin(base.ResourcePlugin):
         """Before any lock: the request under this release's names, with
         the nova flavor's record, read now unless the caller (the worker,
         from the catalogue entry) brings it."""
-        values = {_NAMES.get(k, k): v for k, v in values.items()}
+        values = {PREVIOUS_NAMES.get(k, k): v for k, v in values.items()}
         if values.get('nova_flavor'):
             return values
         record = sizing.read(values['nova_flavor_id'], self.nova)
