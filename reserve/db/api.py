@@ -91,17 +91,19 @@ def _pymysql_datetime(text):
 GROUP_CONCAT_MAX_LEN = 1048576
 
 
+_PYMYSQL_CONVERSIONS = {
+    **pymysql_converters.conversions,
+    pymysql_constants.FIELD_TYPE.DATETIME: _pymysql_datetime,
+    pymysql_constants.FIELD_TYPE.TIMESTAMP: _pymysql_datetime}
+
+
 @sa.event.listens_for(sa.engine.Engine, 'do_connect')
 def _mysql_connect_parameters(dialect, connection_record, cargs, cparams):
     if dialect.name == 'mysql':
         cparams.setdefault('init_command', 'SET SESSION group_concat_max_len'
                            ' = %d' % GROUP_CONCAT_MAX_LEN)
-    if dialect.driver == 'pymysql' and 'conv' not in cparams:
-        conversions = dict(pymysql_converters.conversions)
-        for field_type in (pymysql_constants.FIELD_TYPE.DATETIME,
-                           pymysql_constants.FIELD_TYPE.TIMESTAMP):
-            conversions[field_type] = _pymysql_datetime
-        cparams['conv'] = conversions
+    if dialect.driver == 'pymysql':
+        cparams.setdefault('conv', _PYMYSQL_CONVERSIONS)
 
 
 # A writer's transaction on SQLite takes the write lock when it begins
