@@ -1,0 +1,7 @@
+"""Fixtures of the hostile-tenant suites: the API over HTTP (``http``),
+on top of the in-process fixtures of the API and device tests."""
+from tests.functional.api_fixtures import api  # noqa: F401
+from tests.functional.api_fixtures import casts  # noqa: F401
+from tests.functional.devices.conftest import a100  # noqa: F401
+from tests.functional.devices.conftest import gpu_api  # noqa: F401
+from tests.functional.hostile.http import http  # noqa: F401
