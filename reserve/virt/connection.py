@@ -37,6 +37,7 @@ from reserve.virt import hostdev
 from reserve.virt import mdev
 from reserve.virt import node_devices
 from reserve.virt import topology
+from reserve.virt import uris
 
 LOG = logging.getLogger(__name__)
 
@@ -83,7 +84,10 @@ def get_host(uri, opener=None):
     """The process's HostConnection to ``uri``, opened on first use (with
     ``opener``; later callers share that one). Code that works on a host
     goes through here: a ``test:///`` host's state lives in its
-    connection, so a second connection would see another host."""
+    connection, so a second connection would see another host. Raises
+    LibvirtUriNotAllowed, before anything is opened, for a URI
+    reserve.virt.uris refuses."""
+    uris.check(uri)
     with _HOSTS_LOCK:
         host = _HOSTS.get(uri)
         if host is None:
