@@ -37,6 +37,13 @@ devices_opts = [
                      'taken only with fake_test_driver, whatever this '
                      'lists. Hosts already enrolled with a URI no longer '
                      'allowed fail their refresh with the reason.'),
+    cfg.IntOpt('libvirt_connect_timeout', default=30, min=1,
+               help='Seconds the manager waits for a libvirt host to '
+                    'answer when it opens its connection; after that the '
+                    'request is answered "could not connect". While that '
+                    'attempt still hangs, the host\'s next requests fail '
+                    'at once; it is tried afresh once the attempt ends. '
+                    'Other hosts are not held up meanwhile.'),
     cfg.BoolOpt('fake_test_driver', default=False,
                 help='Complete hosts enrolled with a test:/// URI '
                      '(libvirt\'s test driver) with mdev creation and '
