@@ -153,7 +153,9 @@ def display(uri):
     user, port or query."""
     try:
         split = parse.urlsplit(uri)
-        return '%s://%s%s' % (split.scheme, split.hostname or '',
-                              split.path)
+        host = split.hostname or ''
+        if ':' in host:
+            host = '[%s]' % host
+        return '%s://%s%s' % (split.scheme, host, split.path)
     except ValueError:
         return '(unreadable URI)'

@@ -113,4 +113,6 @@ def test_test_uris_only_with_the_fake_test_driver(override):
 def test_display_leaves_out_user_port_and_query():
     assert uris.display('qemu+ssh://root@gpu-01:22/system?no_tty=1') == (
         'qemu+ssh://gpu-01/system')
+    assert uris.display('qemu+tls://[fd00::7]:16514/system') == (
+        'qemu+tls://[fd00::7]/system')
     assert uris.display('test:///srv/h.xml') == 'test:///srv/h.xml'
