@@ -66,6 +66,7 @@ EXCEPTION_CODES = {
     exception.NovaFlavorNotFound: 'reserve.nova_flavor_not_found',
     # GPU devices
     exception.LibvirtHostUnreachable: 'reserve.libvirt_unreachable',
+    exception.LibvirtUriNotAllowed: 'reserve.libvirt_uri_not_allowed',
     exception.HostNotLibvirt: 'reserve.host_not_libvirt',
     exception.DomainNotFound: 'reserve.domain_not_found',
     exception.UnitsUnavailable: 'reserve.units_unavailable',

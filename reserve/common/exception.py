@@ -248,6 +248,11 @@ class LibvirtHostUnreachable(Invalid):
     msg_fmt = 'Cannot enroll %(uri)s: %(reason)s'
 
 
+class LibvirtUriNotAllowed(Invalid):
+    msg_fmt = ('This libvirt URI is not allowed: %(reason)s. Allowed: '
+               '%(allowed)s.')
+
+
 class HostNotLibvirt(Invalid):
     msg_fmt = ('Host %(name)s is a %(kind)s host; GPU units are reserved '
                'on libvirt hosts (enrolled with a uri).')

@@ -21,11 +21,36 @@ devices_opts = [
                                     'definition')],
                help='What happens to the domains holding a device '
                     'reservation\'s units when it ends or is cancelled.'),
+    cfg.ListOpt('libvirt_uri_schemes', default=['qemu+tls', 'qemu+ssh'],
+                help='The libvirt URI schemes a host may be enrolled with '
+                     '(POST /v1/hosts) and the manager connects to: '
+                     '<driver>+<transport> such as qemu+tls, qemu+ssh, '
+                     'qemu+libssh2 or qemu+tcp (unencrypted), or a local '
+                     'driver such as qemu. A URI must also have the form '
+                     '<scheme>://[user@]host[:port]/system (or /session; '
+                     'no host for a local driver), and may carry no query '
+                     'parameter but no_tty, mode, sshauth and '
+                     'tls_priority: command=, socket=, netcat=, proxy=, '
+                     'keyfile=, name= and the like, which run a program or '
+                     'redirect the connection, are refused whatever this '
+                     'lists, as is the ext transport. test:/// URIs are '
+                     'taken only with fake_test_driver, whatever this '
+                     'lists. Hosts already enrolled with a URI no longer '
+                     'allowed fail their refresh with the reason.'),
+    cfg.IntOpt('libvirt_connect_timeout', default=30, min=1,
+               help='Seconds the manager waits for a libvirt host to '
+                    'answer when it opens its connection; after that the '
+                    'request is answered "could not connect". While that '
+                    'attempt still hangs, the host\'s next requests fail '
+                    'at once; it is tried afresh once the attempt ends. '
+                    'Other hosts are not held up meanwhile.'),
     cfg.BoolOpt('fake_test_driver', default=False,
                 help='Complete hosts enrolled with a test:/// URI '
                      '(libvirt\'s test driver) with mdev creation and '
-                     'hot-plug, as reserve.virt.fake does. For tests and '
-                     'the quick start only.'),
+                     'hot-plug, as reserve.virt.fake does, and accept '
+                     'test:///default and test:///<path>.xml URIs '
+                     '(refused otherwise). For tests and the quick start '
+                     'only.'),
     cfg.StrOpt('fake_test_driver_socket',
                help='With fake_test_driver: reach test:/// hosts through '
                     'the shared test-host server listening on this UNIX '

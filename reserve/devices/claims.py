@@ -165,7 +165,8 @@ def on_hosts_with_domains(context, request, start, end, domains,
     domains; it is called once per host considered, before any claim,
     by a caller that holds none of reserve's locks (a libvirt call per
     host must not run under them). A host whose domains cannot be read
-    (CloudError: libvirt unreachable) is not chosen. Raises
+    (CloudError: libvirt unreachable; or its URI is no longer allowed)
+    is not chosen. Raises
     DomainNotFound when no host has them all."""
     if not domains or request.unit_ids or request.host_id:
         return request
@@ -178,7 +179,8 @@ def on_hosts_with_domains(context, request, start, end, domains,
     for host_id in sorted(considered, key=considered.get):
         try:
             found[host_id] = frozenset(read_domains(reservable[host_id]))
-        except exception.CloudError as exc:
+        except (exception.CloudError,
+                exception.LibvirtUriNotAllowed) as exc:
             found[host_id] = exc.message
     return selection.on_domain_hosts(request, domains, considered, found)
 

@@ -15,6 +15,7 @@ from reserve.devices import hosts
 from reserve.devices import lifecycle
 from reserve.devices import runs
 from reserve.devices import states
+from reserve.virt import uris
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -30,8 +31,11 @@ def enroll(context, values):
                                             id=existing.id)
     try:
         hosts.connect(uri).topology_generation()
+    except exception.LibvirtUriNotAllowed:
+        raise
     except exception.ReserveException as exc:
-        raise exception.LibvirtHostUnreachable(uri=uri, reason=exc.message)
+        raise exception.LibvirtHostUnreachable(uri=uris.display(uri),
+                                               reason=exc.message)
     host = hosts_db.host_create(context, {
         'name': name, 'kind': states.LIBVIRT, 'uri': uri,
         'reservable': values.get('reservable', True)},

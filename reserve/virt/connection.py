@@ -22,22 +22,36 @@ domain, a GPU passed through whole while it carries vGPUs, and the reverse.
 What it reads and changes is in reserve.virt.node_devices (PCI functions,
 mdevs) and reserve.virt.domains (domains' hostdevs, the attach and detach
 change); HostConnection adds the lock, the errors and the reconnection.
+
+get_host refuses a URI that reserve.virt.uris does not allow before
+anything is opened. Each host has its own lock and its connection is
+opened under it, in a thread waited for at most
+[devices]libvirt_connect_timeout seconds (reserve.virt.opening): a host
+that does not answer holds up the work on that host only. libvirt's
+error text goes to the log, the caller gets the service's words
+(reserve.virt.errors).
 """
 import functools
 import threading
 import uuid as uuid_lib
 
 import libvirt
+from oslo_config import cfg
 from oslo_log import log as logging
 
+from reserve import conf as reserve_conf  # noqa: F401 (registers options)
 from reserve.virt import discovery
 from reserve.virt import domains as virt_domains
+from reserve.virt import errors
 from reserve.virt import exception
 from reserve.virt import hostdev
 from reserve.virt import mdev
 from reserve.virt import node_devices
+from reserve.virt import opening
 from reserve.virt import topology
+from reserve.virt import uris
 
+CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 
@@ -47,7 +61,8 @@ def _ignore_libvirt_error(_ctx, _err):
 
 
 def _host_call(func):
-    """Hold the host's lock; a libvirt error leaves as VirtError."""
+    """Hold the host's lock; a libvirt error leaves as VirtError (in the
+    service's words; libvirt's in the log)."""
 
     @functools.wraps(func)
     def wrapper(self, *args, **kwargs):
@@ -55,9 +70,7 @@ def _host_call(func):
             try:
                 return func(self, *args, **kwargs)
             except libvirt.libvirtError as exc:
-                raise exception.VirtError(
-                    uri=self.uri, reason='%s: %s' % (func.__name__, exc),
-                    libvirt_code=exc.get_error_code())
+                raise errors.failed(self.uri, func.__name__, exc)
     return wrapper
 
 
@@ -83,40 +96,54 @@ def get_host(uri, opener=None):
     """The process's HostConnection to ``uri``, opened on first use (with
     ``opener``; later callers share that one). Code that works on a host
     goes through here: a ``test:///`` host's state lives in its
-    connection, so a second connection would see another host."""
+    connection, so a second connection would see another host.
+
+    Raises LibvirtUriNotAllowed for a URI reserve.virt.uris refuses, and
+    HostUnreachable when the host cannot be reached (in time); the
+    global lock is held only to find the host's object, never while a
+    connection is opened."""
+    uris.check(uri)
     with _HOSTS_LOCK:
         host = _HOSTS.get(uri)
         if host is None:
-            host = _HOSTS[uri] = HostConnection(uri, opener=opener)
-        return host
+            host = _HOSTS[uri] = HostConnection(uri, opener=opener,
+                                                lazy=True)
+    host.connect()
+    return host
 
 
 def close_hosts():
     """Close and forget every connection get_host opened."""
     with _HOSTS_LOCK:
-        for host in _HOSTS.values():
-            host.close()
+        found = list(_HOSTS.values())
         _HOSTS.clear()
+    for host in found:     # outside the global lock: a host may be busy
+        host.close()
 
 
 class HostConnection:
     """The one libvirt connection to a GPU host.
 
     ``opener(uri)`` returns the libvirt connection (``libvirt.open`` by
-    default; tests pass reserve.virt.fake.opener()).
+    default; tests pass reserve.virt.fake.opener()). The connection is
+    opened at once (HostUnreachable when it cannot be), or with ``lazy``
+    at the first use.
     """
 
-    def __init__(self, uri, opener=None):
+    def __init__(self, uri, opener=None, lazy=False):
         self.uri = uri
         self._opener = opener or libvirt.open
         self._lock = threading.RLock()
         self._conn = None
+        self._opening = None     # the attempt in flight (opening.Opening)
         libvirt.registerErrorHandler(_ignore_libvirt_error, None)
-        try:
+        if not lazy:
+            self.connect()
+
+    def connect(self):
+        """Open the connection now unless it is open."""
+        with self._lock:
             self._libvirt
-        except libvirt.libvirtError as exc:
-            raise exception.VirtError(uri=uri, reason='open: %s' % exc,
-                                      libvirt_code=exc.get_error_code())
 
     @property
     def _libvirt(self):
@@ -126,12 +153,29 @@ class HostConnection:
                     return self._conn
             except libvirt.libvirtError:
                 pass
-            LOG.warning('Connection to %s was lost; reconnecting.', self.uri)
-        self._conn = self._opener(self.uri)
+            LOG.warning('Connection to %s was lost; reconnecting.',
+                        uris.display(self.uri))
+            self._conn = None
+        self._conn = self._open()
         return self._conn
+
+    def _open(self):
+        """A new libvirt connection: the attempt in flight's, or a new
+        attempt's (see reserve.virt.opening)."""
+        if self._opening is None:
+            self._opening = opening.Opening(self._opener, self.uri)
+        attempt = self._opening
+        try:
+            return attempt.result(CONF.devices.libvirt_connect_timeout)
+        finally:
+            if attempt.done:
+                self._opening = None
 
     def close(self):
         with self._lock:
+            if self._opening is not None:
+                self._opening.abandon()
+                self._opening = None
             if self._conn is not None:
                 try:
                     self._conn.close()

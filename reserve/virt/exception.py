@@ -10,6 +10,16 @@ class VirtError(exception.CloudError):
     def libvirt_code(self):
         return self.kwargs.get('libvirt_code')
 
+    @property
+    def detail(self):
+        """libvirt's own message, for logs: never shown to callers."""
+        return self.kwargs.get('detail', self.message)
+
+
+class HostUnreachable(VirtError):
+    """The connection to a host could not be opened (in time)."""
+    msg_fmt = 'could not connect to the libvirt host at %(uri)s: %(reason)s'
+
 
 class DomainNotFound(exception.NotFound):
     msg_fmt = 'Domain %(name)s does not exist on %(uri)s.'

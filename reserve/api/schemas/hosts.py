@@ -14,7 +14,8 @@ create = {
     'properties': {
         'name': {'type': 'string', 'minLength': 1, 'maxLength': 255},
         # A libvirt host (kind 'libvirt'): qemu+tls://, qemu+ssh://, or
-        # test:///<definition>.xml. Without it, a nova hypervisor.
+        # test:///<definition>.xml; reserve.virt.uris tells which forms
+        # are allowed. Without it, a nova hypervisor.
         'uri': {'type': 'string', 'minLength': 1, 'maxLength': 512,
                 'pattern': r'^[a-z][a-z0-9+.-]*:///?\S*$'},
         'capabilities': {

@@ -95,7 +95,8 @@ def test_a_host_whose_domains_cannot_be_read_is_not_chosen(cloud):
     assert caught.value.message.startswith(
         'No host has domain vgpu-vm-2; hosts considered (the reservable '
         'hosts with units of the request): gpu-a100-01, gpu-t4-01 (domains '
-        'unreadable: libvirt at %s: ' % t4.uri)
+        'unreadable: could not connect to the libvirt host at %s: ' %
+        t4.uri)
     assert len(unit_reservations_db.unit_reservation_list(cloud.ctx)) == 1
 
 

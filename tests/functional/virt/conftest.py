@@ -8,7 +8,14 @@ gets fresh connections, hence fresh hosts.
 import pytest
 
 from reserve.virt import fake
+from tests.fixtures import config
 from tests.functional.virt import hosts
+
+
+@pytest.fixture
+def override():
+    """``override(name, value, group=None)``; undone after the test."""
+    yield from config.overrides()
 
 
 def _host(name, opener=None):

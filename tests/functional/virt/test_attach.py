@@ -287,7 +287,9 @@ def test_not_a_device(a100_host):
 
 # One connection per host -------------------------------------------------
 
-def test_get_host_shares_one_connection_per_uri():
+def test_get_host_shares_one_connection_per_uri(override):
+    # get_host takes test:/// URIs only with the fake test driver.
+    override('fake_test_driver', True, 'devices')
     uri = fake.host_uri(hosts.HOSTS / 'a100-host.xml')
     try:
         host = connection.get_host(uri)

@@ -103,4 +103,7 @@ def test_no_server_is_a_libvirt_error(tmp_path):
         connection.HostConnection('test://%s' % A100,
                                   opener=fake_shared.opener(
                                       str(tmp_path / 'none.sock')))
-    assert 'Failed to connect socket' in str(caught.value)
+    assert str(caught.value) == (
+        'could not connect to the libvirt host at test://%s: connection '
+        'failed' % A100)
+    assert 'Failed to connect socket' in caught.value.detail

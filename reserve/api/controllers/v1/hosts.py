@@ -25,6 +25,7 @@ from reserve.common.policies import hosts as policies
 from reserve.common import timeutils
 from reserve.db import devices as devices_db
 from reserve.db import hosts as hosts_db
+from reserve.virt import uris
 
 LOG = logging.getLogger(__name__)
 PATH = '/v1/hosts'
@@ -186,7 +187,10 @@ class HostsController(rest.RestController):
                   'capabilities': _capabilities(body),
                   'reservable': body.get('reservable', True)}
         if body.get('uri'):
-            # The manager connects to it and discovers its GPUs.
+            # Refused here unless allowed (the manager checks it again
+            # before it connects); the manager connects to it and
+            # discovers its GPUs.
+            uris.check(body['uri'])
             values['uri'] = body['uri']
         # Otherwise it looks the hypervisor up in nova and placement.
         created = utils.rpc_call(
