@@ -176,7 +176,7 @@ def test_the_owner_and_the_admin_write_a_device_reservation(
     assert shown['status'] == 'cancelled'
 
 
-# the administrators' write routes ----------------------------------------------
+# the administrators' write routes ------------------------------------------
 
 def _admin_only_writes():
     """(method, path) of every write operation that only admin-only

@@ -31,6 +31,7 @@ from reserve.api.controllers.v1 import unit_road
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import device_reservations as schema
 from reserve.api.views import device_reservations as views
+from reserve.booking import units
 from reserve.common import exception
 from reserve.common.policies import device_reservations as policies
 from reserve.common.policies import devices as device_policies
@@ -107,6 +108,7 @@ def _window(body):
         raise exception.Invalid(
             reason='end %s must be after the start and in the future' %
             utils.format_date(end))
+    units.check_length(start, end, now)
     return start, end
 
 
