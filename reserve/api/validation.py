@@ -97,9 +97,22 @@ def _wrapped(schema, body):
     return None
 
 
+def _is_integer(checker, instance):
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+# JSON Schema's "integer" takes any number with no fraction (1.0) since
+# draft 4; a count the API stores and multiplies is an integer written as
+# one, so 1.0 is refused like "1".
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        'integer', _is_integer))
+
+
 def validate(schema, body):
     """Raise Invalid naming the field when ``body`` breaks ``schema``."""
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _Validator(schema)
     error = js_exc.best_match(validator.iter_errors(body))
     if error is not None:
         reason = _message(error)

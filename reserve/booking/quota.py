@@ -6,18 +6,22 @@ ALLOCATED, ACTIVE; COMPLETE and ERROR rows use nothing):
 * ``reservations``: how many;
 * ``instance_hours``: instance_count x started hours of each one.
 
-and one over its live GPU-unit reservations (pending, active,
-needs-review, until their units are released), which /v1/limits does not
-show:
+and two over its live GPU-unit reservations (pending, active,
+needs-review, until their units are released):
 
+* ``unit_reservations``: how many;
 * ``unit_hours``: units x started hours of each one; an open-ended one
-  counts as if it ended ``[quota]open_ended_hours`` after its start.
+  counts the whole hours it has run and ``[quota]open_ended_hours``
+  more, so that what it has run keeps counting for as long as it runs.
+
+/v1/limits shows all four.
 
 Limits come from keystone unified limits through oslo.limit
 (``[quota]driver = unified_limits``) or from ``[quota]`` itself (the
 default, for clouds without them). A breach is an OverQuota (413).
 """
 import contextlib
+import datetime
 import functools
 import math
 
@@ -29,6 +33,7 @@ from oslo_limit import limit
 from oslo_log import log as logging
 
 from reserve.common import exception
+from reserve.common import timeutils
 from reserve.db import desk
 from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import states as device_states
@@ -38,9 +43,13 @@ LOG = logging.getLogger(__name__)
 
 RESERVATIONS = 'reservations'
 INSTANCE_HOURS = 'instance_hours'
+UNIT_RESERVATIONS = 'unit_reservations'
 UNIT_HOURS = 'unit_hours'
-# What /v1/limits reports: the booking desk's.
+# The booking desk's resources, and the GPU-unit reservations'.
 RESOURCES = (RESERVATIONS, INSTANCE_HOURS)
+UNIT_RESOURCES = (UNIT_RESERVATIONS, UNIT_HOURS)
+# What /v1/limits reports.
+REPORTED = RESOURCES + UNIT_RESOURCES
 
 
 def instance_hours(count, start, end):
@@ -48,17 +57,20 @@ def instance_hours(count, start, end):
     return count * int(math.ceil((end - start).total_seconds() / 3600.0))
 
 
-def unit_hours(units, start, end):
+def unit_hours(units, start, end, now=None):
     """A unit reservation's unit-hours; an open end (None or OPEN_END)
-    counts [quota]open_ended_hours from the start."""
+    counts the whole hours it has run by ``now`` and
+    [quota]open_ended_hours more."""
     if end is None or device_states.is_open_end(end):
-        return units * CONF.quota.open_ended_hours
+        run = max((now or timeutils.utcnow()) - start, datetime.timedelta())
+        return units * (int(run.total_seconds() // 3600) +
+                        CONF.quota.open_ended_hours)
     return instance_hours(units, start, end)
 
 
 def new_unit_reservation(units, start, end):
     """What a new unit reservation adds."""
-    return {UNIT_HOURS: unit_hours(units, start, end)}
+    return {UNIT_RESERVATIONS: 1, UNIT_HOURS: unit_hours(units, start, end)}
 
 
 def new_booking(count, start, end):
@@ -81,11 +93,13 @@ def usage(context, project_id, resources=RESOURCES):
     if set(resources) & {RESERVATIONS, INSTANCE_HOURS}:
         count, hours = desk.project_usage(context, project_id)
         counted.update({RESERVATIONS: count, INSTANCE_HOURS: hours})
-    if UNIT_HOURS in resources:
-        counted[UNIT_HOURS] = sum(
-            unit_hours(units, start, end) for start, end, units in
-            unit_reservations_db.project_unit_windows(
-                context, project_id, device_states.UnitReservation.LIVE))
+    if set(resources) & set(UNIT_RESOURCES):
+        windows = unit_reservations_db.project_unit_windows(
+            context, project_id, device_states.UnitReservation.LIVE)
+        now = timeutils.utcnow()
+        counted[UNIT_RESERVATIONS] = len(windows)
+        counted[UNIT_HOURS] = sum(unit_hours(units, start, end, now)
+                                  for start, end, units in windows)
     return {resource: counted[resource] for resource in resources}
 
 
@@ -119,21 +133,21 @@ class ConfigDriver:
             raise _over_quota(project_id, breaches)
 
     def report(self, context, project_id):
-        limits = self.limits(context, project_id)
-        used = usage(context, project_id)
+        limits = self.limits(context, project_id, REPORTED)
+        used = usage(context, project_id, REPORTED)
         return {r: {'limit': limits[r], 'in_use': used[r]}
-                for r in RESOURCES}
+                for r in REPORTED}
 
 
 class UnifiedLimitsDriver:
     """Keystone unified limits, read with oslo.limit.
 
     Keystone holds registered limits ``reservations``,
-    ``instance_hours`` and ``unit_hours`` for this service's endpoint
-    ([oslo_limit]), and
-    per-project limits overriding them. oslo.limit asks our usage callback
-    for what a project uses. A resource with no registered limit counts as
-    a limit of 0, as oslo.limit has it.
+    ``instance_hours``, ``unit_reservations`` and ``unit_hours`` for this
+    service's endpoint ([oslo_limit]), and per-project limits overriding
+    them. oslo.limit asks our usage callback for what a project uses. A
+    resource with no registered limit counts as a limit of 0, as
+    oslo.limit has it.
     """
 
     name = 'unified_limits'
@@ -173,9 +187,9 @@ class UnifiedLimitsDriver:
     def report(self, context, project_id):
         with self._keystone():
             found = self._enforcer(context).calculate_usage(
-                project_id, list(RESOURCES))
+                project_id, list(REPORTED))
         return {r: {'limit': found[r].limit, 'in_use': found[r].usage}
-                for r in RESOURCES}
+                for r in REPORTED}
 
 
 _DRIVERS = {driver.name: driver for driver in (ConfigDriver,

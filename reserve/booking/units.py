@@ -3,23 +3,28 @@
 bookings: a 201 is a claim, and the worker then has the manager build
 its lease (reserve.worker.worker.BookingWorker.create_unit_lease).
 
-* ``reserve``: the dates (gauntlet.check_dates), the domains named (read
-  from the manager before any lock: ``read_domains``), then in one writer
-  transaction under the capacity lock the quota of unit-hours
-  (quota.py) and the claim of the units under their host's lock
-  (reserve.devices.runs.claim). The reservation is ``pending`` with no
-  lease.
+* ``reserve``: the dates (check_length: [devices]min_duration_seconds
+  and [booking]max_query_days; gauntlet.check_dates), the domains named
+  (read from the manager before any lock: ``read_domains``), then in one
+  writer transaction under the capacity lock the quota
+  (unit_reservations and unit_hours, quota.py) and the claim of the
+  units under their host's lock (reserve.devices.runs.claim). The
+  reservation is ``pending`` with no lease.
 * ``cancel``: the compare-and-swap to ``cancelled``; a claim no lease
   took yet is released at once (its lease's end releases it otherwise).
 
 Attaching, detaching and everything else that touches libvirt stays the
 manager's.
 """
+import datetime
+
+from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.booking import admission
 from reserve.booking import gauntlet
 from reserve.booking import quota
+from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import unit_reservations as unit_reservations_db
@@ -27,6 +32,7 @@ from reserve.devices import claims
 from reserve.devices import runs
 from reserve.devices import states
 
+CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 Status = states.UnitReservation
@@ -45,8 +51,10 @@ def reserve(context, values, start, end, read_domains):
     contract_ref, reason); [start, end): its window, end None when
     open-ended. read_domains(host): the names of a host's domains.
     """
+    now = timeutils.utcnow()
+    check_length(start, end, now)
     end = end or states.OPEN_END
-    gauntlet.check_dates(start, end, timeutils.utcnow())
+    gauntlet.check_dates(start, end, now)
     viewer = values.get('viewer')
     request, _ = claims.choose(context, runs.request_of(values), start,
                                end, values.get('domains') or [],
@@ -59,6 +67,30 @@ def reserve(context, values, start, end, read_domains):
     LOG.info('Device reservation %s claimed on host %s for project %s',
              values['id'], request.host_id, values['project_id'])
     return values['id']
+
+
+def check_length(start, end, now):
+    """A unit reservation's window (end None: open-ended) lasts at least
+    [devices]min_duration_seconds from its start (from now, once it has
+    started), and ends (starts, when open-ended) at most
+    [booking]max_query_days from now: nothing is reserved further ahead
+    than the catalogue answers for."""
+    latest = now + datetime.timedelta(days=CONF.booking.max_query_days)
+    last = end if end is not None else start
+    if last > latest:
+        raise exception.Invalid(
+            reason='%s %s is more than %d days from now ([booking] '
+                   'max_query_days)' % ('end' if end is not None else
+                                        'start', timeutils.isoformat(last),
+                                        CONF.booking.max_query_days))
+    shortest = CONF.devices.min_duration_seconds
+    if end is not None and end > max(start, now) and (
+            end - max(start, now)).total_seconds() < shortest:
+        raise exception.Invalid(
+            reason='end %s is less than %d seconds after the start (or '
+                   'now): a GPU-unit reservation lasts at least %d seconds '
+                   '([devices] min_duration_seconds)' % (
+                       timeutils.isoformat(end), shortest, shortest))
 
 
 def cancel(context, reservation_id, reason):

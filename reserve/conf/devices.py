@@ -58,6 +58,13 @@ devices_opts = [
                     'several managers see one state of each host, as they '
                     'would a real one. Unset, each manager holds its own. '
                     'For tests only.'),
+    cfg.IntOpt('min_duration_seconds', default=600, min=1,
+               help='Shortest GPU-unit reservation, in seconds, from its '
+                    'start (or now, when it has started) to its end: a '
+                    'shorter one is refused (400). Each reservation costs '
+                    'a lease, three events and a libvirt attach and '
+                    'detach; ten minutes keeps a project from churning '
+                    'the host with reservations of a few seconds.'),
     cfg.DictOpt('embedded_gpu_hosts', default={},
                 sample_default='gpu-a100-01:a100-host.xml,'
                                'gpu-t4-01:t4-host.xml',

@@ -1,9 +1,9 @@
 """Quotas of the booking desk.
 
-Three resources per project: ``reservations`` (live bookings),
-``instance_hours`` (instance_count x started hours of each live booking)
-and ``unit_hours`` (units x started hours of each live GPU-unit
-reservation).
+Four resources per project: ``reservations`` (live bookings),
+``instance_hours`` (instance_count x started hours of each live booking),
+``unit_reservations`` (live GPU-unit reservations) and ``unit_hours``
+(units x started hours of each of them).
 Limits come from keystone's unified limits through oslo.limit (its
 ``[oslo_limit]`` section says how to reach keystone), or, on clouds
 without them, from this section.
@@ -18,11 +18,12 @@ quota_opts = [
                                    'for every project'),
                         ('unified_limits',
                          'Keystone unified limits (registered limits '
-                         '"reservations", "instance_hours" and '
-                         '"unit_hours" of this service, overridable per '
-                         'project; one not registered is a limit of 0, '
-                         'so register unit_hours as -1 for none) read '
-                         'with oslo.limit')],
+                         '"reservations", "instance_hours", '
+                         '"unit_hours" and "unit_reservations" of this '
+                         'service, overridable per project; one not '
+                         'registered is a limit of 0, so register the '
+                         'unit ones as -1 for none) read with '
+                         'oslo.limit')],
                help='Where the limits of a project come from.'),
     cfg.IntOpt('reservations', default=10, min=-1,
                help='Live reservations (PENDING_CREATE, ALLOCATED, '
@@ -32,17 +33,27 @@ quota_opts = [
                help='Instance-hours (instance_count times the started '
                     'hours of each live reservation) a project may hold; '
                     '-1 for no limit. Config driver only.'),
-    cfg.IntOpt('unit_hours', default=-1, min=-1,
+    cfg.IntOpt('unit_hours', default=1440, min=-1,
                help='GPU unit-hours (the units times the started hours of '
                     'each live unit reservation: pending, active or '
                     'needs-review) a project may hold; -1 for no limit. '
-                    'An open-ended reservation counts open_ended_hours. '
+                    'The default, 1440, is one 8-GPU server for a week '
+                    '(1344) or two units held open-ended (2 x '
+                    'open_ended_hours): enough to work, not enough for '
+                    'one project to take every GPU of a cloud for good. '
                     'Config driver only.'),
+    cfg.IntOpt('unit_reservations', default=10, min=-1,
+               help='Live GPU-unit reservations (pending, active, '
+                    'needs-review, until their units are released) a '
+                    'project may hold; -1 for no limit. Config driver '
+                    'only.'),
     cfg.IntOpt('open_ended_hours', default=720, min=1,
-               help='The hours an open-ended GPU-unit reservation counts '
-                    'in unit_hours, whichever the driver: its units are '
-                    'counted as held from its start to this many hours '
-                    'after it, however long it then runs.'),
+               help='How an open-ended GPU-unit reservation counts in '
+                    'unit_hours, whichever the driver: the whole hours it '
+                    'has run, and this many more. What it has run keeps '
+                    'counting: a project whose open-ended reservations '
+                    'have used up its unit_hours gets no new unit '
+                    'reservation until it ends one.'),
     cfg.BoolOpt('recheck_quota', default=False,
                 help='Check the quota again once a booking is written, and '
                      'withdraw it if the project is then over a limit. '

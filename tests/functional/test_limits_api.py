@@ -46,7 +46,9 @@ def test_own_limits_and_usage(api, bookings):
             'project_id': 'project-a', 'driver': 'config',
             'resources': {
                 'reservations': {'limit': 10, 'in_use': 2},
-                'instance_hours': {'limit': 2000, 'in_use': 8}}}}
+                'instance_hours': {'limit': 2000, 'in_use': 8},
+                'unit_reservations': {'limit': 10, 'in_use': 0},
+                'unit_hours': {'limit': 1440, 'in_use': 0}}}}
 
 
 def test_admin_reads_any_project(api, bookings):
@@ -76,7 +78,8 @@ def unified_limits(api):
     CONF.set_override('driver', 'unified_limits', group='quota')
     CONF.set_override('endpoint_id', 'reserve-endpoint', group='oslo_limit')
     fixture = limit_fixture.LimitFixture(
-        {'reservations': 5, 'instance_hours': 100},
+        {'reservations': 5, 'instance_hours': 100,
+         'unit_reservations': 4, 'unit_hours': 500},
         {'project-b': {'reservations': 1}})
     fixture.setUp()
     yield fixture
@@ -91,7 +94,9 @@ def test_unified_limits_through_the_api(api, bookings, casts,
     assert limits['driver'] == 'unified_limits'
     assert limits['resources'] == {
         'reservations': {'limit': 5, 'in_use': 2},
-        'instance_hours': {'limit': 100, 'in_use': 8}}
+        'instance_hours': {'limit': 100, 'in_use': 8},
+        'unit_reservations': {'limit': 4, 'in_use': 0},
+        'unit_hours': {'limit': 500, 'in_use': 0}}
     b = api.get(URL + '?project_id=project-b', headers=ADMIN).json
     assert b['limits']['resources']['reservations'] == {'limit': 1,
                                                         'in_use': 1}

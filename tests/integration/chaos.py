@@ -336,6 +336,7 @@ def deploy(db_url, profile, log=print):
     extra = ('\n[nova]\ntimeout = 10\n[placement]\ntimeout = 10\n'
              '[manager]\nevent_retry_interval = 5\n'
              '[quota]\nreservations = -1\ninstance_hours = -1\n'
+             'unit_reservations = -1\nunit_hours = -1\n'
              '[booking]\nguard_seconds = 10\n')
     daemons = reserve_daemons.ReserveDaemons(
         db_url, nova.url, placement.url, reconcile_interval=5,

@@ -36,12 +36,26 @@ def test_unit_hours_count_started_hours_and_an_open_end(override):
     override('open_ended_hours', 10, group='quota')
     assert quota.unit_hours(2, T0, T0 + H + datetime.timedelta(
         minutes=30)) == 4
-    assert quota.new_unit_reservation(3, T0, None) == {'unit_hours': 30}
+    # T0 is ahead: an open end counts open_ended_hours from the start.
+    assert quota.new_unit_reservation(3, T0, None) == {
+        'unit_reservations': 1, 'unit_hours': 30}
     assert quota.unit_hours(1, T0, device_states.OPEN_END) == 10
 
 
-def test_unit_hours_usage_is_not_a_bookings_resource(db, override):
-    # /v1/limits reports the booking desk's resources only.
+def test_an_open_end_keeps_counting_what_it_has_run(override):
+    """Held open-ended for 100 hours and a half: the 100 whole hours it
+    has run, and open_ended_hours more."""
+    override('open_ended_hours', 10, group='quota')
+    now = T0 + 100 * H + datetime.timedelta(minutes=30)
+    assert quota.unit_hours(2, T0, None, now=now) == 2 * (100 + 10)
+    assert quota.unit_hours(2, T0, None, now=T0 + H / 2) == 2 * 10
+    assert quota.unit_hours(2, T0, device_states.OPEN_END,
+                            now=T0 - H) == 20
+
+
+def test_unit_usage_is_reported_beside_the_bookings(db, override):
+    assert set(quota.REPORTED) == set(quota.RESOURCES) | {
+        'unit_hours', 'unit_reservations'}
     assert 'unit_hours' not in quota.RESOURCES
     assert quota.usage(ctx(), 'project-a', ['unit_hours']) == {
         'unit_hours': 0}
@@ -124,7 +138,9 @@ def test_config_report(db, override):
     factories.make_booking(instance_count=4, start=T0, end=T0 + 2 * H)
     assert quota.report(ctx(), 'project-a') == {
         'reservations': {'limit': 10, 'in_use': 1},
-        'instance_hours': {'limit': 50, 'in_use': 8}}
+        'instance_hours': {'limit': 50, 'in_use': 8},
+        'unit_reservations': {'limit': 10, 'in_use': 0},
+        'unit_hours': {'limit': 1440, 'in_use': 0}}
 
 
 # The unified limits driver ---------------------------------------------------
@@ -183,7 +199,10 @@ def test_unified_limits_report(keystone):
                            start=T0, end=T0 + H)
     assert quota.report(ctx(), 'project-big') == {
         'reservations': {'limit': 100, 'in_use': 1},
-        'instance_hours': {'limit': 1000, 'in_use': 3}}
+        'instance_hours': {'limit': 1000, 'in_use': 3},
+        # Not registered in keystone: a limit of 0, as oslo.limit has it.
+        'unit_reservations': {'limit': 0, 'in_use': 0},
+        'unit_hours': {'limit': 0, 'in_use': 0}}
 
 
 def test_unified_limits_unreachable_keystone_is_503(db, override,

@@ -8,6 +8,9 @@ from reserve.api.schemas import parts
 from reserve.common import states
 
 _date = {'type': 'string', 'minLength': 1, 'maxLength': 64}
+# Instances of one booking: more than any flavor's slots a catalogue
+# holds, few enough that the hours it counts stay small integers.
+MAX_INSTANCE_COUNT = 1000
 
 create = {
     'type': 'object',
@@ -15,7 +18,8 @@ create = {
         'flavor_id': {'type': 'string', 'minLength': 1, 'maxLength': 255},
         'start': _date,
         'end': _date,
-        'instance_count': {'type': 'integer', 'minimum': 1},
+        'instance_count': {'type': 'integer', 'minimum': 1,
+                           'maximum': MAX_INSTANCE_COUNT},
     },
     'required': ['flavor_id', 'start', 'end'],
     'additionalProperties': False,

@@ -10,7 +10,9 @@ LIST_ALL_PROJECTS = PREFIX % 'list:all_projects'
 GET = PREFIX % 'get'
 UPDATE = PREFIX % 'update'
 ATTACH = PREFIX % 'attach'
+ATTACH_ALL_PROJECTS = PREFIX % 'attach:all_projects'
 DELETE = PREFIX % 'delete'
+DELETE_ALL_PROJECTS = PREFIX % 'delete:all_projects'
 AFFIRM = PREFIX % 'affirm'
 PATH = '/v1/device-reservations'
 
@@ -53,9 +55,20 @@ rules = [
           'attached).',
           [('PATCH', PATH + '/{id}'), ('POST', PATH + '/{id}/attach'),
            ('POST', PATH + '/{id}/detach')]),
+    _rule(ATTACH_ALL_PROJECTS, base.ADMIN,
+          "Name and take back the domains of any project's device "
+          'reservation, as its maker would. Reading every project '
+          '(list:all_projects) never grants this.',
+          [('PATCH', PATH + '/{id}'), ('POST', PATH + '/{id}/attach'),
+           ('POST', PATH + '/{id}/detach')]),
     _rule(DELETE, base.PROJECT_MEMBER_OR_ADMIN,
           'Cancel a device reservation (the project that made it, or one '
-          'that manages it), or remove one that is over.',
+          'that manages it while it lives), or remove one that is over '
+          '(the project that made it).',
+          [('DELETE', PATH + '/{id}')]),
+    _rule(DELETE_ALL_PROJECTS, base.ADMIN,
+          "Cancel or remove any project's device reservation. Reading "
+          'every project (list:all_projects) never grants this.',
           [('DELETE', PATH + '/{id}')]),
     _rule(AFFIRM, base.ADMIN,
           'Re-affirm a device reservation in needs-review against its '

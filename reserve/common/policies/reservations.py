@@ -8,7 +8,9 @@ LIST = PREFIX % 'list'
 LIST_ALL_PROJECTS = PREFIX % 'list:all_projects'
 GET = PREFIX % 'get'
 UPDATE = PREFIX % 'update'
+UPDATE_ALL_PROJECTS = PREFIX % 'update:all_projects'
 DELETE = PREFIX % 'delete'
+DELETE_ALL_PROJECTS = PREFIX % 'delete:all_projects'
 BYPASS_MAINTENANCE = PREFIX % 'bypass_maintenance'
 
 rules = [
@@ -47,6 +49,22 @@ rules = [
         name=DELETE,
         check_str=base.PROJECT_MEMBER_OR_ADMIN,
         description='Cancel a reservation and tear its lease down.',
+        operations=[{'path': '/v1/reservations/{id}', 'method': 'DELETE'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=UPDATE_ALL_PROJECTS,
+        check_str=base.ADMIN,
+        description="Extend the end of another project's reservation. "
+                    'Reading every project (list:all_projects) never '
+                    'grants this.',
+        operations=[{'path': '/v1/reservations/{id}', 'method': 'PATCH'}],
+        scope_types=['project']),
+    policy.DocumentedRuleDefault(
+        name=DELETE_ALL_PROJECTS,
+        check_str=base.ADMIN,
+        description="Cancel or remove another project's reservation. "
+                    'Reading every project (list:all_projects) never '
+                    'grants this.',
         operations=[{'path': '/v1/reservations/{id}', 'method': 'DELETE'}],
         scope_types=['project']),
     policy.DocumentedRuleDefault(

@@ -74,7 +74,9 @@ def aio(tmp_path):
                  ('fake_test_driver', True, 'devices'),
                  ('embedded_gpu_hosts', all_in_one.EMBEDDED_GPU_HOSTS,
                   'devices'),
-                 ('minutes_before_end_lease', 0, 'manager')]
+                 ('minutes_before_end_lease', 0, 'manager'),
+                 # Reservations of seconds, to watch one end.
+                 ('min_duration_seconds', 1, 'devices')]
     for name, value, group in overrides:
         CONF.set_override(name, value, group=group)
     database.use_database('sqlite:///%s' % (tmp_path / 'aio.sqlite'))

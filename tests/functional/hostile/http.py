@@ -30,6 +30,10 @@ PERSONAS = {
     'member_b': MEMBER_B,
     'reader_all': persona('audrey', 'audit-project', 'reader,service'),
     'service': persona('nova', 'service-project', 'service'),
+    # A member of its own project who also holds the all-projects read
+    # rule (the service role): it passes every write policy on its own
+    # project and sees every project's rows, yet may change none of them.
+    'member_all': persona('sam', 'ops-project', 'member,reader,service'),
 }
 
 

@@ -31,6 +31,7 @@ from reserve.api.controllers.v1 import unit_road
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import device_reservations as schema
 from reserve.api.views import device_reservations as views
+from reserve.booking import units
 from reserve.common import exception
 from reserve.common.policies import device_reservations as policies
 from reserve.common.policies import devices as device_policies
@@ -60,10 +61,16 @@ def _get(ctx, reservation_id):
         project_id=utils.show_scope(ctx, policies.LIST_ALL_PROJECTS))
 
 
-def _acts_for_owner(ctx, reservation):
-    """Admins, the project that made it and its managing projects."""
-    return (ctx.all_projects or ctx.project_id == reservation.project_id or
-            ctx.project_id in reservation.project_ids(states.Role.MANAGING))
+def _acts_for_owner(ctx, reservation, all_projects_action):
+    """The project that made it, its managing projects while it lives
+    (they act on the owner's behalf inside its term), or a caller with
+    the explicit write rule ``all_projects_action``. Reading every
+    project (``ctx.all_projects``) grants no write."""
+    if ctx.project_id == reservation.project_id or (
+            reservation.status in Status.LIVE and ctx.project_id in
+            reservation.project_ids(states.Role.MANAGING)):
+        return True
+    return utils.can(ctx, all_projects_action)
 
 
 def _show(ctx, reservation_id):
@@ -101,6 +108,7 @@ def _window(body):
         raise exception.Invalid(
             reason='end %s must be after the start and in the future' %
             utils.format_date(end))
+    units.check_length(start, end, now)
     return start, end
 
 
@@ -175,9 +183,17 @@ def _dry_run(ctx, request, start, end, body):
 
 # actions -------------------------------------------------------------------
 
-def _audience_only(ctx, reservation):
-    """An allowed project that neither made nor manages it."""
-    return not _acts_for_owner(ctx, reservation)
+def _domain_rights(ctx, reservation):
+    """Whose attachments the caller may change: None for all (its maker,
+    its managers while it lives, a caller with the explicit write rule),
+    its own project's for a project of its audience; 403 for any other
+    caller, who may at most read it."""
+    if _acts_for_owner(ctx, reservation, policies.ATTACH_ALL_PROJECTS):
+        return None
+    if ctx.project_id in reservation.project_ids(states.Role.ALLOWED):
+        return ctx.project_id
+    raise exception.Forbidden(
+        action="name the domains of another project's device reservation")
 
 
 class _ActionController(rest.RestController):
@@ -206,6 +222,7 @@ class _AttachController(_ActionController):
                    body=schema.attach, item_methods=())
     def post(self, *args, ctx, body):
         reservation = _get(ctx, self.reservation_id)
+        _domain_rights(ctx, reservation)
         utils.rpc_call('attach %s to device reservation %s' % (
             body['domain'], reservation.id),
             _manager().attach_device_domain, ctx, reservation.id,
@@ -219,7 +236,7 @@ class _DetachController(_ActionController):
                    body=schema.detach, item_methods=())
     def post(self, *args, ctx, body):
         reservation = _get(ctx, self.reservation_id)
-        only = ctx.project_id if _audience_only(ctx, reservation) else None
+        only = _domain_rights(ctx, reservation)
         utils.rpc_call('detach %s from device reservation %s' % (
             body['domain'], reservation.id),
             _manager().detach_device_domain, ctx, reservation.id,
@@ -315,7 +332,7 @@ class DeviceReservationsController(rest.RestController):
                 reason="change 'domains' on their own: the other fields "
                        "are an administrator's")
         utils.authorize(ctx, policies.ATTACH)
-        if _audience_only(ctx, reservation):
+        if _domain_rights(ctx, reservation) is not None:
             others = sorted({a.domain for a in reservation.attachments
                              if a.project_id != ctx.project_id and
                              a.state != states.Attachment.DETACHED} -
@@ -358,10 +375,11 @@ class DeviceReservationsController(rest.RestController):
     @method.expose(policy=policies.DELETE, status=204)
     def delete(self, reservation_id=None, *, ctx):
         reservation = _get(ctx, reservation_id)
-        if not _acts_for_owner(ctx, reservation):
+        if not _acts_for_owner(ctx, reservation,
+                               policies.DELETE_ALL_PROJECTS):
             raise exception.Forbidden(
-                action='cancel a reservation the project is only allowed '
-                       'on')
+                action="cancel or remove another project's device "
+                       'reservation')
         if reservation.status in Status.LIVE:
             reason = 'cancelled by %s at %s' % (
                 ctx.user_id, utils.format_date(timeutils.utcnow()))

@@ -83,7 +83,8 @@ class ReservationsController(rest.RestController):
                    view=views.show)
     def patch(self, booking_id=None, *, ctx, body):
         booking = self._get(ctx, booking_id)
-        utils.authorize(ctx, policies.UPDATE, booking.project_id)
+        utils.authorize_write(ctx, booking.project_id,
+                              policies.UPDATE_ALL_PROJECTS)
         end = utils.parse_date(body['end'], 'end')
         updated = admission.change_end(
             ctx, booking, end,
@@ -94,7 +95,8 @@ class ReservationsController(rest.RestController):
     @method.expose(policy=policies.DELETE, status=204)
     def delete(self, booking_id=None, *, ctx):
         booking = self._get(ctx, booking_id)
-        utils.authorize(ctx, policies.DELETE, booking.project_id)
+        utils.authorize_write(ctx, booking.project_id,
+                              policies.DELETE_ALL_PROJECTS)
         if booking.status in states.Booking.LIVE:
             # Cancel: the row stays, COMPLETE, for the audit trail.
             reason = 'Cancelled by %s at %s' % (

@@ -148,6 +148,15 @@ def show_scope(ctx, all_projects_action):
     return ctx.project_id
 
 
+def authorize_write(ctx, project_id, all_projects_action):
+    """A write on a row of ``project_id``, after the route's own policy:
+    on another project's row the caller needs ``all_projects_action``, an
+    explicit write rule. Reading every project (``ctx.all_projects``, set
+    by a read rule) never grants a write."""
+    if project_id != ctx.project_id:
+        authorize(ctx, all_projects_action)
+
+
 def check_marker(params, lookup):
     """Turn an unknown (or invisible) marker into a 400."""
     marker = params.get('marker')
