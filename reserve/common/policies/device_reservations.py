@@ -10,6 +10,7 @@ LIST_ALL_PROJECTS = PREFIX % 'list:all_projects'
 GET = PREFIX % 'get'
 UPDATE = PREFIX % 'update'
 ATTACH = PREFIX % 'attach'
+ATTACH_UNOWNED = PREFIX % 'attach:unowned'
 DELETE = PREFIX % 'delete'
 AFFIRM = PREFIX % 'affirm'
 PATH = '/v1/device-reservations'
@@ -53,6 +54,12 @@ rules = [
           'attached).',
           [('PATCH', PATH + '/{id}'), ('POST', PATH + '/{id}/attach'),
            ('POST', PATH + '/{id}/detach')]),
+    _rule(ATTACH_UNOWNED, base.ADMIN,
+          'Hand units to a domain that has no owner (neither nova '
+          "metadata nor an administrator's record); a domain of another "
+          'project is never taken.',
+          [('POST', PATH), ('PATCH', PATH + '/{id}'),
+           ('POST', PATH + '/{id}/attach')]),
     _rule(DELETE, base.PROJECT_MEMBER_OR_ADMIN,
           'Cancel a device reservation (the project that made it, or one '
           'that manages it), or remove one that is over.',
