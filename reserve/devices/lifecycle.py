@@ -233,6 +233,7 @@ def detach(context, reservation_id, domain, project_id=None):
         runs.resync(context, host, conn)
     return [{'device_id': a.device_id, 'domain': a.domain, 'kind': a.kind,
              'mdev_uuid': a.mdev_uuid, 'project_id': a.project_id,
+             'domain_owner': a.domain_owner,
              'state': states.Attachment.PLANNED} for a in rows]
 
 
