@@ -124,7 +124,8 @@ def still_theirs(context, host, conn, rows, what):
     except exception.ReserveException as exc:
         # Without the owners nothing is touched; the caller retries.
         raise exception.CloudError(
-            service='libvirt', reason='the owners of the domains of host %s could not be '
+            service='libvirt',
+            reason='the owners of the domains of host %s could not be '
                    'read: %s' % (host.name, exc.message))
     kept = []
     for row in rows:

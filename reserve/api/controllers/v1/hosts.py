@@ -5,9 +5,9 @@ without nova (enrolled with its ``uri``; kind 'libvirt'), whose GPUs the
 manager discovers as /v1/devices. Below a libvirt host: ``POST
 /refresh`` (rediscover now), ``GET /domains`` and ``GET
 /domains/{name}`` (its domains, their hostdevs, owners and XML, as
-libvirt shows them to the manager that owns the connection),
-``/domain-owners`` (the owners recorded for them, domain_owners.py). Below a nova host: ``POST
-/refresh`` (read its capacity from placement now) and
+libvirt shows them to the manager that owns the connection) and
+``/domain-owners`` (the owners recorded for them, domain_owners.py).
+Below a nova host: ``POST /refresh`` (read its capacity from placement now) and
 ``/maintenance-windows`` (times it holds nothing; see booking.drain).
 """
 import json
