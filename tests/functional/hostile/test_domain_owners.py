@@ -9,8 +9,10 @@ test says otherwise), with the real lease manager behind the API.
 """
 import logging
 
+from oslo_policy import policy as oslo_policy
 import pytest
 
+from reserve.common import policy
 from reserve.devices import owners
 from tests.functional.api_fixtures import CONF
 from tests.functional.api_fixtures import make_host
@@ -291,3 +293,22 @@ def test_members_are_not_shown_a_hosts_domains(http, gpu_api, a100):
                                    a100['id']), 403)
     shown = http.get('admin', path + '/gpu-vm-2').json()['domain']
     assert shown['owner'] == 'project-a'
+
+
+def test_should_a_policy_show_members_domains_they_see_their_own(
+        http, gpu_api, a100):
+    gpu_api.own(a100, 'gpu-vm-3', 'project-b')
+    enforcer = policy.init()
+    enforcer.load_rules()
+    enforcer.set_rules(oslo_policy.Rules.from_dict({
+        'reserve:host:domain:list': 'role:member',
+        'reserve:host:domain:get': 'role:member'}), overwrite=False,
+        use_conf=False)
+    path = '/v1/hosts/%s/domains' % a100['id']
+    listed = http.get('member_b', path)
+    assert listed.status_code == 200, listed.text
+    assert [d['name'] for d in listed.json()['domains']] == ['gpu-vm-3']
+    assert http.get('member_b', path + '/gpu-vm-3').status_code == 200
+    _same_as_unknown(lambda domain: http.get(
+        'member_b', '%s/%s' % (path, domain)), 'gpu-vm-2')
+    assert len(http.get('admin', path).json()['domains']) == 4
