@@ -248,15 +248,13 @@ def _theirs(context, host, conn, rows, final_state):
     """The attachments an end or a review may take back: those whose
     domain is still the reservation's (reserve.devices.owners); the
     others are let go of in the records only."""
-    kept = owners.still_theirs(
-        context, host, conn,
-        [a for a in rows if a.state == states.Attachment.ATTACHED],
-        'detached or powered off')
-    owners.leave_alone(context, [a for a in rows if a.state ==
-                                 states.Attachment.ATTACHED and
-                                 a not in kept], final_state)
-    return [a for a in rows if a.state != states.Attachment.ATTACHED or
-            a in kept]
+    # Planned ones too: one may hold a hostdev its commit never saw.
+    live = [a for a in rows if a.state != states.Attachment.DETACHED]
+    kept = owners.still_theirs(context, host, conn, live,
+                               'detached or powered off')
+    owners.leave_alone(context, [a for a in live if a not in kept],
+                       final_state)
+    return [a for a in rows if a not in live or a in kept]
 
 
 def _released(context, reservation_id):
