@@ -156,11 +156,13 @@ def test_the_administrators_reservation_does_not_take_a_projects_domain(
 def test_read_rules_grant_no_unowned_domain(http, gpu_api):
     host = gpu_api.enroll('a100-host.xml', name='gpu-box-2', owner=None)
     for who in ('reader_all', 'service', 'reader_a'):
-        response = _create(http, who, {'count': 1, 'host': host['name'],
-                                       'domains': ['gpu-vm-2']})
-        assert response.status_code in (400, 403), response.text
-        assert response.status_code == 403 or \
-            response.json()['errors'][0]['code'] == 'reserve.domain_not_found'
+        assert_http_error(_create(http, who, {
+            'count': 1, 'host': host['name'], 'domains': ['gpu-vm-2']}),
+            403)
+        # Nor may they record an owner.
+        assert_http_error(http.post(
+            who, '/v1/hosts/%s/domain-owners' % host['id'],
+            json={'domain': 'gpu-vm-2', 'project_id': 'project-a'}), 403)
 
 
 # nova's metadata -------------------------------------------------------------
