@@ -18,6 +18,7 @@ from reserve.api import microversion
 from reserve.api.schemas import allocations
 from reserve.api.schemas import device_reservations
 from reserve.api.schemas import devices
+from reserve.api.schemas import domain_owners
 from reserve.api.schemas import flavors
 from reserve.api.schemas import hosts
 from reserve.api.schemas import leases
@@ -30,8 +31,8 @@ OPENAPI_VERSION = '3.1.0'
 PATH = '/v1/openapi.json'
 
 # In the order of the document.
-RESOURCES = (reservations, leases, hosts, allocations, flavors, maintenance,
-             limits, devices, device_reservations)
+RESOURCES = (reservations, leases, hosts, domain_owners, allocations, flavors,
+             maintenance, limits, devices, device_reservations)
 
 
 def _gather(part):

@@ -27,6 +27,7 @@ from reserve.booking import quota
 from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import api as db_api
+from reserve.db import hosts as hosts_db
 from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import claims
 from reserve.devices import runs
@@ -49,17 +50,22 @@ def reserve(context, values, start, end, read_domains):
     values: what LeaseManager.create_device_reservation takes (id,
     project_id, user_id, viewer, the request, the projects, domains,
     contract_ref, reason); [start, end): its window, end None when
-    open-ended. read_domains(host): the names of a host's domains.
+    open-ended. read_domains(host): {name: owner} of the host's domains
+    the reservation's units may go into (another project's are not).
     """
     now = timeutils.utcnow()
     check_length(start, end, now)
     end = end or states.OPEN_END
     gauntlet.check_dates(start, end, now)
     viewer = values.get('viewer')
+    domains = values.get('domains') or []
     request, _ = claims.choose(context, runs.request_of(values), start,
-                               end, values.get('domains') or [],
-                               read_domains, viewer=viewer)
-    values = dict(values, host_id=request.host_id)
+                               end, domains, read_domains, viewer=viewer)
+    found = read_domains(hosts_db.host_get(context, request.host_id)) \
+        if domains else {}
+    # Each attachment remembers its domain's owner (reserve.devices.owners).
+    values = dict(values, host_id=request.host_id,
+                  domain_owners={d: found[d] for d in domains})
     deltas = quota.new_unit_reservation(_units_asked(request), start, end)
     with admission.capacity_transaction(context):
         quota.enforce(context, values['project_id'], deltas)

@@ -270,6 +270,20 @@ class DomainNotFound(Invalid):
     msg_fmt = 'Domain %(name)s does not exist on host %(host)s.'
 
 
+class DomainOwnerNotFound(NotFound):
+    msg_fmt = 'No owner is recorded for domain %(name)s of host %(host)s.'
+
+
+class DomainOwnerExists(Conflict):
+    msg_fmt = ('Domain %(name)s of host %(host)s has an owner already '
+               '(%(project_id)s); change it with PATCH.')
+
+
+class HostRunByNova(Invalid):
+    msg_fmt = ('Host %(name)s is run by nova: its domains\' owners are read '
+               'from nova\'s metadata, not recorded.')
+
+
 class UnitsUnavailable(Conflict):
     msg_fmt = 'The GPU units cannot be reserved: %(reason)s'
 

@@ -102,6 +102,9 @@ def _blocked(device, host, claimed, by_address, viewer):
     if device.state == states.Device.MISSING:
         return 'missing from its host since the last discovery'
     if device.in_use_by:
+        if viewer is not None:
+            # What holds it names domains, maybe another project's.
+            return 'in use outside reserve'
         return 'in use by %s' % ', '.join(device.in_use_by)
     if device.id in claimed:
         return _claim_reason(claimed[device.id], viewer)

@@ -6,18 +6,28 @@ etc/reserve/gpu-hosts), or refreshes it when its row exists from an
 earlier run. A test:/// host starts afresh with each process, so the
 refresh also gives the active reservations back their hostdevs and
 mdevs (see reserve.devices.runs.rediscover).
+
+Their domains belong to the noauth API's project (``OWNER``): each
+domain without a recorded owner is recorded as its, so that the quick
+start's reservations may name them while any other project is answered
+as if they did not exist (reserve.devices.owners).
 """
 from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.common import exception
 from reserve.db import devices as devices_db
+from reserve.db import domain_owners as owners_db
 from reserve.db import hosts as hosts_db
+from reserve.devices import hosts as device_hosts
 from reserve.devices import refresh
 from reserve.virt import fake
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
+
+# The project of the noauth API's callers (reserve.api.auth).
+OWNER = 'noauth-project'
 
 
 def _existing(context, name, uri):
@@ -47,8 +57,20 @@ def enroll_hosts(context):
             else:
                 refresh.refresh(context, host.id)
                 LOG.info('Refreshed embedded GPU host %s (%s)', name, uri)
+            give_owners(context, hosts_db.host_get(context, name))
             done.append(name)
         except (OSError, exception.ReserveException) as exc:
             LOG.error('Embedded GPU host %s (%s) not enrolled: %s', name,
                       definition, exc)
     return done
+
+
+def give_owners(context, host):
+    """Record ``OWNER`` as the owner of each domain of the host that has
+    none recorded (an administrator's record is kept)."""
+    recorded = owners_db.owners_of_host(context, host.id)
+    with device_hosts.host_lock(host.id):
+        names = [d.name for d in device_hosts.connect(host.uri).domains()]
+    for name in names:
+        if name not in recorded:
+            owners_db.owner_set(context, host.id, name, OWNER)

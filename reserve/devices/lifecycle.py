@@ -24,6 +24,7 @@ from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import attachments
 from reserve.devices import claims
 from reserve.devices import hosts
+from reserve.devices import owners
 from reserve.devices import plan
 from reserve.devices import runs
 from reserve.devices import states
@@ -45,17 +46,20 @@ def window_of(values):
     return start, end
 
 
-def _domain_names(host):
-    """The names of a host's domains (one libvirt call, no lock of
+def _read_owners(context, host):
+    """{name: owner} of a host's domains (libvirt calls, no lock of
     reserve's held)."""
-    return {d.name for d in hosts.connect(host.uri).domains()}
+    return owners.read(context, host, hosts.connect(host.uri))
 
 
-def _check_domains(conn, host, domains):
-    known = {d.name for d in conn.domains()}
-    for name in domains or ():
-        if name not in known:
-            raise exception.DomainNotFound(name=name, host=host.name)
+def _domain_reader(context, projects, unowned):
+    """read_domains(host): {name: owner} of the host's domains that
+    units of a reservation of ``projects`` may go into (no lock of
+    reserve's held); another project's domains are not among them."""
+    def read_domains(host):
+        return owners.usable(_read_owners(context, host), projects,
+                             unowned)
+    return read_domains
 
 
 # creation ----------------------------------------------------------------
@@ -67,16 +71,21 @@ def checked(context, values):
     outside every lock) and pinned, and the domains named found on it.
     The claim is the device:gpu plugin's, in the lease's transaction."""
     start, end = window_of(values)
+    projects = owners.projects_of_values(values)
+    unowned = owners.unowned_ok(context)
     request = claims.on_hosts_with_domains(
         context, runs.request_of(values), start, end, values.get('domains'),
-        _domain_names, viewer=values.get('viewer'))
+        _domain_reader(context, projects, unowned),
+        viewer=values.get('viewer'))
     chosen = claims.check(context, request, start, end,
                           viewer=values.get('viewer'))
     host = hosts_db.host_get(context, chosen.host_id)
+    found = {}
     if values.get('domains'):
         with hosts.host_lock(host.id):
-            _check_domains(hosts.connect(host.uri), host, values['domains'])
-    return dict(values, host_id=host.id)
+            found = owners.check(context, host, hosts.connect(host.uri),
+                                 values['domains'], projects, unowned)
+    return dict(values, host_id=host.id, domain_owners=found)
 
 
 # cancellation ------------------------------------------------------------
@@ -176,10 +185,12 @@ def attach(context, reservation_id, domain, unit_ids, project_id):
     host = runs.host_of(context, reservation)
     with hosts.host_lock(host.id):
         conn = hosts.connect(host.uri)
-        _check_domains(conn, host, [domain])
-        rows = plan.for_one_domain(
+        found = owners.check(context, host, conn, [domain],
+                             owners.projects_of(reservation),
+                             owners.unowned_ok(context))
+        rows = owners.record_owners(plan.for_one_domain(
             reservation, _unit_views(context, reservation), domain,
-            unit_ids, project_id)
+            unit_ids, project_id), found)
         _add_attachments(context, conn, reservation, rows)
         runs.resync(context, host, conn)
 
@@ -222,6 +233,7 @@ def detach(context, reservation_id, domain, project_id=None):
         runs.resync(context, host, conn)
     return [{'device_id': a.device_id, 'domain': a.domain, 'kind': a.kind,
              'mdev_uuid': a.mdev_uuid, 'project_id': a.project_id,
+             'domain_owner': a.domain_owner,
              'state': states.Attachment.PLANNED} for a in rows]
 
 

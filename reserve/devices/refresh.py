@@ -13,6 +13,7 @@ from reserve.db import devices as devices_db
 from reserve.db import hosts as hosts_db
 from reserve.devices import hosts
 from reserve.devices import lifecycle
+from reserve.devices import owners
 from reserve.devices import runs
 from reserve.devices import states
 from reserve.virt import uris
@@ -62,17 +63,23 @@ def refresh(context, host_id):
 
 def domains(context, host_id, name=None):
     """Every domain of a libvirt host with the PCI and mdev hostdevs it
-    holds; or the one named, with its XML as libvirt gives it."""
+    holds and its owner (a project, or None; see
+    reserve.devices.owners); or the one named, with its XML as libvirt
+    gives it."""
     host = hosts_db.host_get(context, host_id)
     if host.kind != states.LIBVIRT:
         raise exception.HostNotLibvirt(name=host.name, kind=host.kind)
     with hosts.host_lock(host.id):
         conn = hosts.connect(host.uri)
+        found_owners = owners.read(context, host, conn)
         if name is None:
-            return [_domain_view(conn, d) for d in conn.domains()]
+            return [dict(_domain_view(conn, d),
+                         owner=found_owners.get(d.name))
+                    for d in conn.domains()]
         hostdevs = conn.attached(name)  # DomainNotFound first
         found = next(d for d in conn.domains() if d.name == name)
         view = _domain_view(conn, found, hostdevs)
+        view['owner'] = found_owners.get(name)
         view['xml'] = conn.domain_xml(name)
         return view
 

@@ -33,6 +33,7 @@ from reserve.devices import attachments
 from reserve.devices import claims
 from reserve.devices import hosts
 from reserve.devices import inventory
+from reserve.devices import owners
 from reserve.devices import plan
 from reserve.devices import portable
 from reserve.devices import selection
@@ -73,8 +74,10 @@ def claim(context, lease_values, values):
     domains = list(values.get('domains') or ())
 
     def planned(chosen):
-        return plan.for_domains(values['id'], chosen.units, domains,
-                                request.mdev_type, values['project_id'])
+        return owners.record_owners(
+            plan.for_domains(values['id'], chosen.units, domains,
+                             request.mdev_type, values['project_id']),
+            values.get('domain_owners') or {})
 
     row = {
         'id': values['id'], 'project_id': values['project_id'],
@@ -148,8 +151,12 @@ def _request_record(request):
 # start and end -----------------------------------------------------------
 
 def realize(context, conn, reservation, rows, undo):
-    """attachments.realize; its failure crosses the RPC API (portable)."""
+    """attachments.realize of the rows whose domain still has the owner
+    it had when it was named; its failure crosses the RPC API
+    (portable)."""
     try:
+        rows = owners.still_theirs(context, host_of(context, reservation),
+                                   conn, list(rows), 'attached')
         return attachments.realize(context, conn, reservation, rows, undo)
     except exception.ReserveException as exc:
         raise portable.portable(
@@ -228,11 +235,26 @@ def end(context, reservation_id):
         return
     with hosts.host_lock(host.id):
         conn = hosts.connect(host.uri)
-        attachments.release(context, conn, reservation.attachments,
+        theirs = _theirs(context, host, conn, reservation.attachments,
+                         states.Attachment.DETACHED)
+        attachments.release(context, conn, theirs,
                             end_action=CONF.devices.end_action)
         _released(context, reservation_id)
         resync(context, host, conn)
     LOG.info('Device reservation %s released its units', reservation_id)
+
+
+def _theirs(context, host, conn, rows, final_state):
+    """The attachments an end or a review may take back: those whose
+    domain is still the reservation's (reserve.devices.owners); the
+    others are let go of in the records only."""
+    # Planned ones too: one may hold a hostdev its commit never saw.
+    live = [a for a in rows if a.state != states.Attachment.DETACHED]
+    kept = owners.still_theirs(context, host, conn, live,
+                               'detached or powered off')
+    owners.leave_alone(context, [a for a in live if a not in kept],
+                       final_state)
+    return [a for a in rows if a not in live or a in kept]
 
 
 def _released(context, reservation_id):
@@ -275,7 +297,10 @@ def _review(context, host, conn, generation):
                 {'status': Status.NEEDS_REVIEW, 'status_reason': reason},
                 expected_status=(Status.PENDING, Status.ACTIVE)):
             continue
-        attachments.release(context, conn, reservation.attachments,
+        attachments.release(context, conn,
+                            _theirs(context, host, conn,
+                                    reservation.attachments,
+                                    states.Attachment.PLANNED),
                             final_state=states.Attachment.PLANNED)
         LOG.warning('Device reservation %s needs review: %s',
                     reservation.id, reason)

@@ -236,6 +236,13 @@ class HostConnection:
         return sorted(found, key=lambda d: d.name)
 
     @_host_call
+    def nova_owners(self):
+        """{domain name: the project nova recorded as its owner, or
+        None} of every domain, from each one's metadata."""
+        return {dom.name(): virt_domains.nova_owner(dom.XMLDesc(0))
+                for dom in self._libvirt.listAllDomains(0)}
+
+    @_host_call
     def domain_xml(self, domain_name, inactive=False):
         """A domain's XML: the running guest's, or its persistent
         definition's with ``inactive`` (secrets are left out)."""

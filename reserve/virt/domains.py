@@ -9,6 +9,7 @@ reserve.virt.connection); these functions take the libvirt connection
 around them.
 """
 import dataclasses
+from xml.etree import ElementTree as ET
 
 import libvirt
 from oslo_log import log as logging
@@ -33,6 +34,25 @@ class Domain:
     uuid: str
     running: bool
     persistent: bool
+
+
+# Where nova writes an instance's owner in its domain's metadata.
+NOVA_NS = 'http://openstack.org/xmlns/libvirt/nova/1.1'
+_NOVA_PROJECT = './metadata/{%s}instance/{%s}owner/{%s}project' % (
+    (NOVA_NS,) * 3)
+
+
+def nova_owner(xml):
+    """The project id (``uuid``) of ``<nova:owner><nova:project>`` in a
+    domain's XML, or None when it has none (or the XML is unreadable)."""
+    try:
+        root = ET.fromstring(xml)
+    except ET.ParseError:
+        return None
+    found = root.find(_NOVA_PROJECT)
+    if found is None:
+        return None
+    return (found.get('uuid') or '').strip() or None
 
 
 def lookup(conn, uri, name):

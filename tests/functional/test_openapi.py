@@ -247,6 +247,12 @@ def test_real_answers_match_the_description(gpu_api, casts):  # noqa: F811
     app.post('/v1/hosts/%s/refresh' % a100['id'], headers=ADMIN)
     app.get('/v1/hosts/%s/domains' % a100['id'], headers=ADMIN)
     app.get('/v1/hosts/%s/domains/gpu-vm-2' % a100['id'], headers=ADMIN)
+    owners_url = '/v1/hosts/%s/domain-owners' % a100['id']
+    app.get(owners_url, headers=ADMIN)
+    app.get(owners_url + '/gpu-vm-1', headers=ADMIN)
+    app.patch_json(owners_url + '/gpu-vm-1', {'project_id': 'project-b'},
+                   headers=ADMIN)
+    app.delete(owners_url + '/gpu-vm-1', headers=ADMIN)
     app.get('/v1/leases', headers=MEMBER_A)
     app.get('/v1/leases/%s' % lease.id, headers=MEMBER_A)
     allocations = app.get('/v1/allocations', headers=ADMIN).json[

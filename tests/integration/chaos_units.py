@@ -110,7 +110,7 @@ class UnitLoad:
         return holders, mdevs
 
     def enroll(self):
-        for name, definition, _, _ in self.hosts:
+        for name, definition, domains, _ in self.hosts:
             uri = self.daemons.gpu_host_uri(definition, name)
             self.uris[name] = uri
             for _ in range(10):
@@ -122,6 +122,12 @@ class UnitLoad:
             else:
                 raise AssertionError('%s not enrolled: %s' % (name,
                                                               resp.text))
+            # The load's project owns the domains it names.
+            for domain in domains:
+                resp = self.daemons.admin(
+                    'POST', '/v1/hosts/%s/domain-owners' % name,
+                    json={'domain': domain, 'project_id': self.project})
+                assert resp.status_code in (201, 409), resp.text
             self.baseline[name] = self._host_state(name)
 
     # load

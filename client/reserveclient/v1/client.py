@@ -20,6 +20,7 @@ from reserveclient.v1 import allocations
 from reserveclient.v1 import base
 from reserveclient.v1 import device_reservations
 from reserveclient.v1 import devices
+from reserveclient.v1 import domain_owners
 from reserveclient.v1 import flavors
 from reserveclient.v1 import hosts
 from reserveclient.v1 import httpclient
@@ -48,6 +49,7 @@ LimitsManager = limits.LimitsManager
 AllocationManager = allocations.AllocationManager
 DeviceManager = devices.DeviceManager
 DeviceReservationManager = device_reservations.DeviceReservationManager
+DomainOwnerManager = domain_owners.DomainOwnerManager
 
 
 class Client:
@@ -66,6 +68,7 @@ class Client:
         self.devices = devices.DeviceManager(self.http)
         self.device_reservations = (
             device_reservations.DeviceReservationManager(self.http))
+        self.domain_owners = domain_owners.DomainOwnerManager(self.http)
 
     @property
     def api_version(self):

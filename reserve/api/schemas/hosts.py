@@ -119,6 +119,11 @@ def response_schemas():
             'name': parts.STR, 'uuid': parts.STR, 'running': parts.BOOL,
             'persistent': parts.BOOL,
             'hostdevs': parts.array_of(parts.ref('Hostdev')),
+            'owner': dict(parts.STR_OR_NULL,
+                          description="The project that owns it: nova's "
+                                      'metadata on a host run by nova, '
+                                      "else the administrator's record; "
+                                      'null: none'),
             'xml': dict(parts.STR, description='Only when one domain is '
                                                'shown'),
         }, optional=('xml',)),

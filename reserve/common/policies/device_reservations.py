@@ -11,6 +11,7 @@ GET = PREFIX % 'get'
 UPDATE = PREFIX % 'update'
 ATTACH = PREFIX % 'attach'
 ATTACH_ALL_PROJECTS = PREFIX % 'attach:all_projects'
+ATTACH_UNOWNED = PREFIX % 'attach:unowned'
 DELETE = PREFIX % 'delete'
 DELETE_ALL_PROJECTS = PREFIX % 'delete:all_projects'
 AFFIRM = PREFIX % 'affirm'
@@ -61,6 +62,12 @@ rules = [
           '(list:all_projects) never grants this.',
           [('PATCH', PATH + '/{id}'), ('POST', PATH + '/{id}/attach'),
            ('POST', PATH + '/{id}/detach')]),
+    _rule(ATTACH_UNOWNED, base.ADMIN,
+          'Hand units to a domain that has no owner (neither nova '
+          "metadata nor an administrator's record); a domain of another "
+          'project is never taken.',
+          [('POST', PATH), ('PATCH', PATH + '/{id}'),
+           ('POST', PATH + '/{id}/attach')]),
     _rule(DELETE, base.PROJECT_MEMBER_OR_ADMIN,
           'Cancel a device reservation (the project that made it, or one '
           'that manages it while it lives), or remove one that is over '

@@ -18,6 +18,7 @@ from reserve.db.models.events import Event  # noqa: F401
 from reserve.db.models.flavors import Flavor  # noqa: F401
 from reserve.db.models.flavors import FlavorProject  # noqa: F401
 from reserve.db.models.hosts import CapacityState  # noqa: F401
+from reserve.db.models.hosts import DomainOwner  # noqa: F401
 from reserve.db.models.hosts import Host  # noqa: F401
 from reserve.db.models.hosts import HostCapability  # noqa: F401
 from reserve.db.models.hosts import HostMaintenanceWindow  # noqa: F401

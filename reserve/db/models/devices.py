@@ -162,6 +162,10 @@ class DeviceAttachment(Base):
     mdev_uuid = orm.mapped_column(sa.String(36))
     # The project that named the domain.
     project_id = orm.mapped_column(sa.String(64), nullable=False)
+    # The domain's owner when it was named (None: it had none, and an
+    # administrator named it). An end or a review touches the domain only
+    # while its owner is still this one (reserve.devices.owners).
+    domain_owner = orm.mapped_column(sa.String(64))
     state = orm.mapped_column(sa.String(16), nullable=False)
     live = orm.mapped_column(sa.Boolean)
     config = orm.mapped_column(sa.Boolean)

@@ -98,3 +98,17 @@ class CapacityState(Base):
     generation = orm.mapped_column(sa.Integer, nullable=False, default=0)
     longest_claim = orm.mapped_column(sa.Integer, nullable=False,
                                       default=0)
+
+
+class DomainOwner(Base):
+    """The project that owns a domain of a libvirt host not run by nova,
+    as an administrator recorded it (/v1/hosts/{id}/domain-owners). A
+    host run by nova needs none: nova writes each domain's owner into
+    its metadata (reserve.devices.owners)."""
+    __tablename__ = 'domain_owners'
+
+    host_id = orm.mapped_column(
+        sa.String(36), sa.ForeignKey('hosts.id', ondelete='CASCADE'),
+        primary_key=True)
+    domain = orm.mapped_column(sa.String(255), primary_key=True)
+    project_id = orm.mapped_column(sa.String(64), nullable=False)

@@ -43,15 +43,41 @@ class GpuApi:
         self.casts = []
         self.uris = []
 
-    def enroll(self, definition='a100-host.xml', name=None):
+    def enroll(self, definition='a100-host.xml', name=None,
+               owner='project-a', edit=None):
+        """Enroll a private copy of a host definition (``edit(text)``
+        changes it first), every domain recorded as ``owner``'s (None:
+        no owner recorded)."""
         path = self.tmp_path / ('%s-%s' % (uuid.uuid4().hex[:8],
                                            definition))
         shutil.copy(DEFINITIONS / definition, path)
+        if edit is not None:
+            path.write_text(edit(path.read_text()))
         uri = fake.host_uri(path)
         self.uris.append(uri)
-        return self.app.post_json('/v1/hosts', {
+        host = self.app.post_json('/v1/hosts', {
             'name': name or path.stem, 'uri': uri},
             headers=ADMIN).json['host']
+        if owner is not None:
+            for domain in self.app.get(
+                    '/v1/hosts/%s/domains' % host['id'],
+                    headers=ADMIN).json['domains']:
+                self.own(host, domain['name'], owner)
+        return host
+
+    def own(self, host, domain, project):
+        """Record ``project`` as the owner of a domain of ``host``
+        (recorded or changed)."""
+        url = '/v1/hosts/%s/domain-owners' % host['id']
+        answer = self.app.post_json(url, {'domain': domain,
+                                          'project_id': project},
+                                    headers=ADMIN, expect_errors=True)
+        if answer.status_int == 409:
+            answer = self.app.patch_json('%s/%s' % (url, domain),
+                                         {'project_id': project},
+                                         headers=ADMIN)
+        assert answer.status_int in (200, 201), answer.text
+        return answer.json['domain_owner']
 
     def devices(self, host, headers=ADMIN, **params):
         params = dict(params, host=host['id'])

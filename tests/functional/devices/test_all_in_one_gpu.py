@@ -172,3 +172,43 @@ def test_a_newcomer_reserves_gpus_with_no_cloud(aio):
     assert uuid not in [m['uuid'] for d in app.get(
         '/v1/devices', {'host': 'gpu-t4-01'}).json['devices']
         for m in d['mdevs']]
+
+
+def test_the_quick_starts_domains_are_the_noauth_projects(aio):
+    """The README's first hour: the noauth project reserves two
+    NUMA-local A100s for gpu-vm-2; another project naming gpu-vm-2 is
+    told it does not exist, as for a domain no host has."""
+    assert aio.start() == ['gpu-a100-01', 'gpu-t4-01']
+    app = webtest.TestApp(api_app.setup_app())
+    a100 = app.get('/v1/hosts/gpu-a100-01').json['host']
+    owners = app.get('/v1/hosts/gpu-a100-01/domain-owners').json[
+        'domain_owners']
+    assert {o['domain']: o['project_id'] for o in owners} == dict.fromkeys(
+        ('gpu-vm-1', 'gpu-vm-2', 'gpu-vm-3', 'transient-vm'),
+        'noauth-project')
+    # A member of the noauth project (not only its admin) may name it.
+    body = {'count': 2, 'model': 'A100 SXM4 80GB', 'numa_local': True,
+            'domains': ['gpu-vm-2']}
+    member = {'X-Project-Id': 'noauth-project', 'X-Roles': 'member,reader'}
+    rsv = app.post_json('/v1/device-reservations', body,
+                        headers=member).json['device_reservation']
+    _wait(app, rsv['id'], lambda r: r['status'] == 'active')
+    assert len(_hostdevs(app, a100['id'], 'gpu-vm-2')['hostdevs']) == 2
+    other = {'X-Project-Id': 'other-project', 'X-Roles': 'member,reader'}
+    answers = [app.post_json('/v1/device-reservations',
+                             dict(body, count=1, domains=[name]),
+                             headers=other, status=400).json['errors'][0]
+               for name in ('gpu-vm-2', 'no-such-vm')]
+    assert {a['code'] for a in answers} == {'reserve.domain_not_found'}
+    assert answers[0]['detail'].replace('gpu-vm-2', 'X') == \
+        answers[1]['detail'].replace('no-such-vm', 'X')
+    # An administrator's change of a record survives a restart.
+    app.patch_json('/v1/hosts/gpu-a100-01/domain-owners/gpu-vm-3',
+                   {'project_id': 'other-project'})
+    aio.stop()
+    aio.start()
+    app = webtest.TestApp(api_app.setup_app())
+    assert app.get('/v1/hosts/gpu-a100-01/domain-owners/gpu-vm-3').json[
+        'domain_owner']['project_id'] == 'other-project'
+    app.delete('/v1/device-reservations/%s' % rsv['id'])
+    _wait(app, rsv['id'], lambda r: r['released_at'] is not None)

@@ -152,7 +152,8 @@ def test_audience_and_managers(gpu_api, a100):
             'device_reservations']] == [rsv['id']]
     assert_error(show(gpu_api, rsv['id'], headers=MEMBER_A,
                       expect_errors=True), 404)
-    # The audience names a domain while it is active...
+    # The audience names a domain of its own while it is active...
+    gpu_api.own(a100, 'gpu-vm-3', 'project-b')
     answer = app.post_json('%s/%s/attach' % (URL, rsv['id']),
                            {'domain': 'gpu-vm-3'}, headers=MEMBER_B).json
     assert answer['device_reservation']['domains'] == ['gpu-vm-3']
@@ -275,8 +276,9 @@ def test_unit_specific_errors(gpu_api, a100):
           'numa_local': True}, 400, 'numa_local'),
         ({'unit_ids': [gpu_api.unit(a100, '0000:17:00.0')],
           'mdev_type': 'nvidia-222'}, 400, 'offers no mediated device'),
+        # Not which domain holds it: it may be another project's.
         ({'unit_ids': [gpu_api.unit(a100, '0000:ca:00.0')]}, 409,
-         'in use by domain gpu-vm-1'),
+         'in use outside reserve'),
         ({'count': 1, 'host': nova.name}, 400, 'libvirt'),
     ]
     for body, status, detail in cases:

@@ -60,14 +60,14 @@ def test_domains_are_read_outside_every_lock_and_steer_the_claim(
         cloud, monkeypatch):
     a100 = cloud.enroll('a100-host.xml', name='gpu-a100-01')
     cloud.enroll('t4-host.xml', name='gpu-t4-01')
-    read, real = [], lifecycle._domain_names
+    read, real = [], lifecycle._read_owners
 
-    def spy(host):
+    def spy(context, host):
         read.append((host.name, device_hosts.host_lock(host.id)._is_owned(),
                      manager._SELECTION_LOCK.locked()))
-        return real(host)
+        return real(context, host)
 
-    monkeypatch.setattr(lifecycle, '_domain_names', spy)
+    monkeypatch.setattr(lifecycle, '_read_owners', spy)
     rsv = cloud.reservation(cloud.reserve(count=1, domains=['gpu-vm-2']))
     assert rsv.host_id == a100.id
     cloud.tick()

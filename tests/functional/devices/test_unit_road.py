@@ -156,9 +156,10 @@ def test_a_cancel_before_the_lease_releases_the_units(gpu_api, a100):
     shown = _show(gpu_api, rsv['id'])
     assert shown['status'] == 'cancelled' and shown['released_at']
     assert [a['state'] for a in shown['attachments']] == ['detached']
-    # Free at once, for anyone.
-    again = _create(gpu_api, body, headers=MEMBER_B).json[
-        'device_reservation']
+    # Free at once, for anyone (into a domain of its own).
+    gpu_api.own(a100, 'gpu-vm-3', 'project-b')
+    again = _create(gpu_api, dict(body, domains=['gpu-vm-3']),
+                    headers=MEMBER_B).json['device_reservation']
     # The casts, late: no lease for the cancelled one.
     assert [m for m, _ in gpu_api.work()] == [
         'create_unit_lease', 'delete_unit_lease', 'create_unit_lease']

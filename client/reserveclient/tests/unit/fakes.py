@@ -56,6 +56,8 @@ class FakeReserveAPI:
             filters=('all_projects', 'project_id', 'status', 'host'))
         self.free_slots = {}
         self.available = {}
+        # {(host id, domain): project id} of /v1/hosts/{h}/domain-owners
+        self.domain_owners = {}
         # True: the caller is no administrator (all_projects is refused).
         self.member_only = False
         self.limits = {}
@@ -153,7 +155,42 @@ class FakeReserveAPI:
             raise ApiError(405, 'read only', 'reserve.method_not_allowed')
         return self._crud(self.leases, method, rest, params, body)
 
+    def _domain_owner_routes(self, method, host, rest, body):
+        def view(domain):
+            return {'host_id': host['id'], 'domain': domain,
+                    'project_id': self.domain_owners[host['id'], domain],
+                    'created_at': '2026-01-01T00:00:00Z',
+                    'updated_at': '2026-01-01T00:00:00Z'}
+        if not rest and method == 'GET':
+            return FakeResponse(200, {'domain_owners': [
+                view(d) for h, d in sorted(self.domain_owners)
+                if h == host['id']]})
+        if not rest and method == 'POST':
+            if (host['id'], body['domain']) in self.domain_owners:
+                raise ApiError(409, 'Domain %s has an owner already'
+                               % body['domain'], 'reserve.conflict')
+            self.domain_owners[host['id'], body['domain']] = \
+                body['project_id']
+            return FakeResponse(201, {'domain_owner': view(body['domain'])})
+        if len(rest) == 1 and method in ('GET', 'PATCH', 'DELETE'):
+            key = (host['id'], rest[0])
+            if key not in self.domain_owners:
+                raise ApiError(404, 'No owner is recorded for domain %s'
+                               % rest[0])
+            if method == 'DELETE':
+                del self.domain_owners[key]
+                return FakeResponse(204)
+            if method == 'PATCH':
+                self.domain_owners[key] = body['project_id']
+            return FakeResponse(200, {'domain_owner': view(rest[0])})
+        raise ApiError(405, 'Method %s is not allowed.' % method,
+                       'reserve.method_not_allowed')
+
     def _hosts(self, method, rest, params, body):
+        if len(rest) >= 2 and rest[1] == 'domain-owners':
+            return self._domain_owner_routes(
+                method, self.hosts.lookup(rest[0]), rest[2:], body)
+
         def create(body):
             return self.hosts.add(
                 name=body['name'], service_name=body['name'], kind='nova',

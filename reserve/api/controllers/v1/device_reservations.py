@@ -39,6 +39,7 @@ from reserve.common import timeutils
 from reserve.db import hosts as hosts_db
 from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import claims
+from reserve.devices import owners
 from reserve.devices import plan
 from reserve.devices import selection
 from reserve.devices import states
@@ -138,28 +139,32 @@ def _projects(ctx, body):
     return allowed, managing
 
 
-def _domain_reader(ctx):
-    """read_domains(host) for a dry run: the names of a host's domains,
-    asked of the manager (which alone talks to libvirt) once per host."""
+def _domain_reader(ctx, projects):
+    """read_domains(host): {name: owner} of the domains of a host that
+    units of a reservation of ``projects`` may go into, asked of the
+    manager (which alone talks to libvirt) once per host. Another
+    project's domains are left out, so that naming one is answered as
+    naming a domain that does not exist (reserve.devices.owners)."""
     names = {}
+    unowned = utils.can(ctx, policies.ATTACH_UNOWNED)
 
     def read_domains(host):
         if host.id not in names:
-            names[host.id] = {d['name'] for d in utils.rpc_call(
+            names[host.id] = owners.usable(utils.rpc_call(
                 'read the domains of host %s' % host.name,
-                _manager().host_domains, ctx, host.id)}
+                _manager().host_domains, ctx, host.id), projects, unowned)
         return names[host.id]
     return read_domains
 
 
-def _dry_run(ctx, request, start, end, body):
+def _dry_run(ctx, request, start, end, body, projects):
     """Whether the request fits, and with which units: writes nothing."""
     answer = {'start': utils.format_date(start), 'end': views.end_view(
         end or states.OPEN_END)}
     viewer = None if utils.can(ctx, device_policies.LIST_ALL) else \
         ctx.project_id
     domains = body.get('domains') or []
-    read_domains = _domain_reader(ctx)
+    read_domains = _domain_reader(ctx, projects)
     try:
         request, chosen = claims.choose(
             ctx, request, start, end or states.OPEN_END, domains,
@@ -292,8 +297,9 @@ class DeviceReservationsController(rest.RestController):
         request = _request(ctx, body)
         allowed, managing = _projects(ctx, body)
         start, end = _window(body)
+        projects = {ctx.project_id} | set(allowed) | set(managing)
         if dry_run:
-            return _dry_run(ctx, request, start, end, body)
+            return _dry_run(ctx, request, start, end, body, projects)
         viewer = None if utils.can(ctx, device_policies.LIST_ALL) else \
             ctx.project_id
         values = {
@@ -312,7 +318,7 @@ class DeviceReservationsController(rest.RestController):
             'reason': body.get('reason'),
         }
         reservation_id = unit_road.create(ctx, values, start, end,
-                                          _domain_reader(ctx))
+                                          _domain_reader(ctx, projects))
         utils.set_created('%s/%s' % (PATH, reservation_id))
         return _show(ctx, reservation_id)
 

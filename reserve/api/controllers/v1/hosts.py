@@ -4,9 +4,10 @@ Two kinds: a nova hypervisor (enrolled by name), or a libvirt host run
 without nova (enrolled with its ``uri``; kind 'libvirt'), whose GPUs the
 manager discovers as /v1/devices. Below a libvirt host: ``POST
 /refresh`` (rediscover now), ``GET /domains`` and ``GET
-/domains/{name}`` (its domains, their hostdevs and XML, as libvirt shows
-them to the manager that owns the connection). Below a nova host: ``POST
-/refresh`` (read its capacity from placement now) and
+/domains/{name}`` (its domains, their hostdevs, owners and XML, as
+libvirt shows them to the manager that owns the connection) and
+``/domain-owners`` (the owners recorded for them, domain_owners.py).
+Below a nova host: ``POST /refresh`` (read its capacity from placement now) and
 ``/maintenance-windows`` (times it holds nothing; see booking.drain).
 """
 import json
@@ -15,12 +16,14 @@ from oslo_log import log as logging
 import pecan
 from pecan import rest
 
+from reserve.api.controllers.v1 import domain_owners
 from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import hosts as schema
 from reserve.api.views import hosts as views
 from reserve.booking import drain
 from reserve.common import exception
+from reserve.common.policies import devices as device_policies
 from reserve.common.policies import hosts as policies
 from reserve.common import timeutils
 from reserve.db import devices as devices_db
@@ -71,16 +74,37 @@ class _DomainsController(rest.RestController):
     @method.expose(policy=policies.DOMAIN_LIST, params=())
     def get_all(self, *, ctx):
         host = _libvirt_host(ctx, self.host_ref)
-        return {'domains': utils.rpc_call(
+        found = utils.rpc_call(
             'list the domains of host %s' % host.name,
-            pecan.request.manager_api.host_domains, ctx, host.id)}
+            pecan.request.manager_api.host_domains, ctx, host.id)
+        mine = _own_project(ctx)
+        return {'domains': [d for d in found
+                            if mine is None or d.get('owner') == mine]}
 
     @method.expose(policy=policies.DOMAIN_GET, params=())
     def get_one(self, name, *, ctx):
         host = _libvirt_host(ctx, self.host_ref)
-        return {'domain': utils.rpc_call(
-            'show domain %s of host %s' % (name, host.name),
-            pecan.request.manager_api.host_domains, ctx, host.id, name)}
+        mine = _own_project(ctx)
+        try:
+            found = utils.rpc_call(
+                'show domain %s of host %s' % (name, host.name),
+                pecan.request.manager_api.host_domains, ctx, host.id, name)
+        except (exception.NotFound, exception.DomainNotFound):
+            if mine is None:
+                raise
+            found = {}
+        if mine is not None and found.get('owner') != mine:
+            # Another project's domain is one that does not exist.
+            raise exception.DomainNotFound(name=name, host=host.name)
+        return {'domain': found}
+
+
+def _own_project(ctx):
+    """None for a caller who sees every project's domains; else its
+    project, the only one whose domains it is shown (should a policy let
+    members list a host's domains)."""
+    return None if utils.can(ctx, device_policies.LIST_ALL) else \
+        ctx.project_id
 
 
 def _libvirt_host(ctx, ref):
@@ -153,6 +177,7 @@ def _follow_up(ctx, outcome):
 
 _SUBRESOURCES = {'refresh': _RefreshController,
                  'domains': _DomainsController,
+                 'domain-owners': domain_owners.DomainOwnersController,
                  'maintenance-windows': _MaintenanceController}
 
 
