@@ -17,6 +17,7 @@ from oslo_log import log as logging
 
 from reserve.cmd import api as api_cmd
 from reserve.common import context as reserve_context
+from reserve.common import secrets
 from reserve.common import service
 from reserve.db import migration
 from reserve.devices import embedded
@@ -100,7 +101,8 @@ def main():
               'Point the CLI at it with:\n'
               '  export OS_RESERVE_URL=%s OS_AUTH_TYPE=none\n'
               'Stop with Ctrl-C.' % (url, CONF.api.auth_strategy,
-                                     CONF.database.connection,
+                                     secrets.masked_url(
+                                         CONF.database.connection),
                                      ', '.join(gpu_hosts) or 'none', url,
                                      _cloud_line(), url))
     service.freeze_start_up_objects()
