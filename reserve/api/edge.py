@@ -38,6 +38,10 @@ class _TooLarge(Exception):
     pass
 
 
+class _Unreadable(Exception):
+    pass
+
+
 def _refusal(environ, start_response, status, detail, code=None,
              close=False):
     headers = {'Connection': 'close'} if close else None
@@ -58,6 +62,12 @@ def _read_at_most(stream, limit):
         except cheroot_errors.MaxSizeExceeded:
             # The built-in server's own limit, set just above ours.
             raise _TooLarge()
+        except (OSError, ValueError) as exc:
+            # cheroot says a chunk would pass its limit with an IOError;
+            # otherwise a bad chunk size, or a caller gone.
+            if 'Too Large' in str(exc):
+                raise _TooLarge()
+            raise _Unreadable()
         if not piece:
             break
         pieces.append(piece)
@@ -117,6 +127,11 @@ class EdgeGuard:
             return _refusal(environ, start_response, 413,
                             too_large_detail(limit),
                             code='reserve.body_too_large', close=True)
+        except _Unreadable:
+            return _refusal(environ, start_response, 400,
+                            'The request body could not be read (a bad '
+                            'chunk size, or the connection dropped).',
+                            close=True)
         environ.pop('HTTP_TRANSFER_ENCODING', None)
         environ['wsgi.input'] = io.BytesIO(body)
         environ['CONTENT_LENGTH'] = str(len(body))
