@@ -8,6 +8,7 @@ only on loopback unless [api] noauth_allow_remote says otherwise.
 """
 import time
 
+from cheroot import server as cheroot_server
 from cheroot import wsgi
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -41,6 +42,27 @@ _CONTROL_ESCAPES = {code: '\\x%02x' % code
                     for code in list(range(32)) + [127]}
 _CONTROL_ESCAPES[ord('"')] = '\\"'
 _CONTROL_ESCAPES[ord('\\')] = '\\\\'
+
+
+class _Request(cheroot_server.HTTPRequest):
+    """cheroot's request, its chunked body read through a size check:
+    cheroot reads the size line of a chunk whole, however long, before it
+    compares anything with its limit."""
+
+    def respond(self):
+        if not self.chunked_read:
+            return super().respond()
+        raw = self.conn.rfile
+        self.conn.rfile = cheroot_server.SizeCheckWrapper(
+            raw, self.server.max_request_body_size)
+        try:
+            return super().respond()
+        finally:
+            self.conn.rfile = raw
+
+
+class _Connection(cheroot_server.HTTPConnection):
+    RequestHandlerClass = _Request
 
 
 class _AccessLog:
@@ -86,6 +108,7 @@ def make_server(application=None):
     # cheroot's own limits (0, unlimited, by default).
     server.max_request_body_size = CONF.api.max_body_bytes + _CHUNK_FRAMING
     server.max_request_header_size = CONF.api.max_header_bytes
+    server.ConnectionClass = _Connection
     server.prepare()
     return server
 

@@ -166,3 +166,29 @@ def test_gunicorn_proxy_headers_make_no_caller_local(api, tmp_path):
     finally:
         client.session.close()
         wsgi_server.stop(proc)
+
+
+def test_an_endless_chunk_size_line_is_refused_early(server):
+    head = (b'POST /v1/reservations HTTP/1.1\r\nHost: reserve\r\n'
+            b'Content-Type: application/json\r\n'
+            b'Transfer-Encoding: chunked\r\n\r\n')
+    sent, answer = send_until_answered(
+        _address(server), head, (b'f' * PIECE for _ in range(HUGE // PIECE)),
+        give_up_after=64 * MIB)
+    assert status_of(answer) in (400, 413), answer[:500]
+    assert sent < 32 * MIB, sent
+
+
+def test_a_chunked_body_within_the_limit_is_read_whole(server):
+    body = b'{"flavor_id": "no-such-flavor", "padding": "%s"}' % (
+        b'p' * (512 * 1024))
+
+    def pieces():
+        for start in range(0, len(body), 1000):
+            yield body[start:start + 1000]
+
+    response = server.post('member_a', '/v1/reservations', data=pieces(),
+                           headers={'Content-Type': 'application/json'})
+    # Read and decoded: refused for what it says, not for its size.
+    assert response.status_code == 400, response.text
+    assert 'max_body_bytes' not in response.text
