@@ -18,8 +18,10 @@ from reserve.common import states
 from reserve.db import bookings as bookings_db
 from reserve.db import events as events_db
 from reserve.manager import events as manager_events
+from reserve.manager import rpcapi as manager_rpcapi
 from reserve.notification.mail import render
 from reserve import plugins
+from reserve.virt import exception as virt_exception
 from reserve.worker import worker as booking_worker
 from tests.functional.api_fixtures import admin_context
 from tests.functional.api_fixtures import CONF
@@ -28,6 +30,7 @@ from tests.functional.api_fixtures import make_booking
 from tests.functional.api_fixtures import make_flavor
 from tests.functional.api_fixtures import make_host
 from tests.functional.api_fixtures import make_lease
+from tests.functional.hostile.http import assert_http_error
 
 TOKEN = 'gAAAAABsecret-keystone-token-of-alice'
 # What a failing cloud or database puts in an exception's text.
@@ -187,3 +190,20 @@ def test_the_access_log_escapes_the_path(http, caplog):
     line = lines[-1]
     assert '\n' not in line and '\x1b' not in line
     assert '\\x0a127.0.0.1 \\"GET /\\" 200\\x1b[31m' in line
+
+
+def test_a_failing_cloud_is_answered_without_its_text(http, monkeypatch,
+                                                      caplog):
+    def fail(self, context, values):
+        raise virt_exception.VirtError(uri='qemu+ssh://root@10.0.0.9/system',
+                                       reason='open: ' + LEAKY_TEXT)
+
+    monkeypatch.setattr(manager_rpcapi.ManagerAPI, 'create_host', fail)
+    with caplog.at_level(logging.ERROR):
+        response = http.post('admin', '/v1/hosts', json={'name': 'gpu1'})
+    detail = assert_http_error(response, 502, 'libvirt')
+    _no_internals(response.text)
+    assert '10.0.0.9' not in detail
+    request_id = response.json()['errors'][0]['request_id']
+    assert any(request_id in r.getMessage() and LEAKY_TEXT in r.getMessage()
+               for r in caplog.records)
