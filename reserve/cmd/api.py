@@ -75,6 +75,8 @@ class _AccessLog:
     def __call__(self, environ, start_response):
         started = time.monotonic()
         answered = {}
+        # The socket's peer, before X-Forwarded-For may rewrite it.
+        peer = environ.get('REMOTE_ADDR') or '-'
 
         def logging_start_response(status, headers, exc_info=None):
             answered['status'] = status.split(' ', 1)[0]
@@ -83,7 +85,7 @@ class _AccessLog:
         try:
             return self.application(environ, logging_start_response)
         finally:
-            LOG.info('%s "%s %s" %s %.0f ms', environ.get('REMOTE_ADDR'),
+            LOG.info('%s "%s %s" %s %.0f ms', printable(peer),
                      printable(environ.get('REQUEST_METHOD', '')),
                      printable(environ.get('PATH_INFO', '')),
                      answered.get('status', '-'),

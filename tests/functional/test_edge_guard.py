@@ -106,7 +106,7 @@ def test_the_whole_stack_answers_413_in_the_error_body(api):  # noqa: F811
 
 
 @pytest.mark.parametrize('query', ['_method=DELETE', 'x=1&_method=delete',
-                                   '_method'])
+                                   '_method', '%5Fmethod=DELETE'])
 def test_method_override_in_the_query_is_400(api, query):  # noqa: F811
     host = make_host('gpu-t4-01')
     response = api.post('/v1/hosts/gpu-t4-01?%s' % query, headers=ADMIN,
