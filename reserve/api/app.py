@@ -3,11 +3,16 @@
 Middleware, outermost first:
 
 * RequestId: every answer carries ``x-openstack-request-id``;
+* EdgeGuard: keeps the socket's peer address, reads at most
+  ``[api]max_body_bytes + 1`` bytes of the body (413 above), refuses
+  ``_method`` overrides; nothing before it reads the body or the
+  proxy headers (RequestId only reads its own header);
 * HTTPProxyToWSGI: honours X-Forwarded-* behind a proxy when enabled;
 * CORS: only active when ``[cors]allowed_origin`` is set;
 * ``/healthcheck`` (oslo.middleware Healthcheck), unauthenticated;
 * FaultMiddleware: one JSON error body for every error, no tracebacks;
-* RequestGuard: no NUL in the URL (400), bodies are JSON (else 415);
+* RequestGuard: no NUL in the URL (400), bodies are JSON (else 415)
+  and nest at most MAX_DEPTH levels;
 * MicroversionMiddleware: ``OpenStack-API-Version`` negotiation;
 * authentication (keystonemiddleware or noauth; ``/``, ``/v1`` and
   ``/v1/openapi.json`` public);
@@ -22,6 +27,7 @@ import pecan
 
 from reserve.api import auth
 from reserve.api.controllers import root
+from reserve.api import edge
 from reserve.api import errors
 from reserve.api import hooks
 from reserve.api import microversion
@@ -82,5 +88,6 @@ def setup_app(conf=None):
     _set_cors_defaults()
     app = cors.CORS(app, conf)
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
+    app = edge.EdgeGuard(app, conf)
     app = request_id.RequestId(app)
     return app

@@ -16,6 +16,7 @@ from keystonemiddleware import auth_token
 from oslo_config import cfg
 from oslo_middleware import request_id
 
+from reserve.api import edge
 from reserve.api import errors
 
 PUBLIC_PATHS = ('/', '/v1', '/v1/openapi.json')
@@ -37,10 +38,12 @@ _IDENTITY_HEADERS = (
 
 
 def is_loopback(address):
-    """Whether a listen or peer address is on loopback; an empty one is
-    a caller in the same process (tests, the WSGI server's own)."""
+    """Whether a listen or peer address is on loopback. An empty or
+    missing one is not: a server that cannot tell who the peer is (a
+    Unix socket behind a proxy) is answering anybody, and an empty
+    listen address means every interface."""
     if not address:
-        return True
+        return False
     if address == 'localhost':
         return True
     try:
@@ -53,7 +56,11 @@ class NoAuthMiddleware:
     """Trusts the identity headers; fills in development defaults.
 
     Since every caller may then act as an administrator, callers that are
-    not on loopback get 403 unless allow_remote."""
+    not on loopback get 403 unless allow_remote. The caller is the
+    socket's peer as reserve.api.edge recorded it before the proxy headers
+    were parsed: ``X-Forwarded-For: 127.0.0.1`` makes no one local. A
+    request that did not come through reserve.api.edge has no known peer
+    and is refused too."""
 
     def __init__(self, application, allow_remote=False):
         self.application = application
@@ -61,7 +68,7 @@ class NoAuthMiddleware:
 
     def __call__(self, environ, start_response):
         if not (self.allow_remote or
-                is_loopback(environ.get('REMOTE_ADDR'))):
+                is_loopback(environ.get(edge.PEER_ADDRESS))):
             response = errors.error_response(
                 403, 'This API runs without authentication ([api] '
                      'auth_strategy = noauth) and answers only on loopback '

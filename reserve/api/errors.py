@@ -153,9 +153,13 @@ def response_for_exception(exc, request_id=None, environ=None):
     """Turn any exception into the error response the client sees."""
     if isinstance(exc, exception.ReserveException):
         status = exc.code if 400 <= int(exc.code or 0) < 600 else 500
+        detail = exc.message
         if status >= 500:
+            # A cloud's or libvirt's own text (endpoints, URIs) stays in
+            # the log, under the request id the answer carries.
             LOG.error('Request %s failed: %s', request_id, exc.message)
-        return error_response(status, exc.message, request_id,
+            detail = exc.user_message
+        return error_response(status, detail, request_id,
                               code=error_code(status, exc))
     if db_api.database_away(exc):
         LOG.warning('Request %s failed, database unavailable: %s',

@@ -18,10 +18,10 @@ stray arguments. This middleware settles the type before pecan sees it:
   default; the body is read as JSON like the rest, never as a form;
 * anything else: 415 with a message saying what to send.
 
-A JSON body larger than [api]max_body_bytes, or nesting deeper than
-MAX_DEPTH, is a 400 before anything decodes it.
+A JSON body nesting deeper than MAX_DEPTH is a 400 before anything
+decodes it. Its size was bounded before (reserve.api.edge: 413 above
+[api]max_body_bytes); the body read there is what is read here.
 """
-from oslo_config import cfg
 import webob
 import webob.exc
 
@@ -81,17 +81,10 @@ def _depth(text):
 
 
 def _body_problem(environ):
-    """Why the JSON body cannot be taken (too large, too deep), or None.
-    The body is read here and put back for the application."""
-    request = webob.Request(environ)
-    limit = cfg.CONF.api.max_body_bytes
-    if (request.content_length or 0) > limit:
-        return 'The request body has %d bytes; at most %d are taken.' % (
-            request.content_length, limit)
-    body = request.body
-    if len(body) > limit:
-        return 'The request body has %d bytes; at most %d are taken.' % (
-            len(body), limit)
+    """Why the JSON body cannot be taken (too deep), or None. The body
+    (already bounded by reserve.api.edge) is read here and put back for
+    the application."""
+    body = webob.Request(environ).body
     if _depth(body.decode('utf-8', 'replace')) > MAX_DEPTH:
         return 'The request body nests deeper than %d levels.' % MAX_DEPTH
     return None

@@ -17,6 +17,7 @@ from oslo_log import log as logging
 
 from reserve.cmd import api as api_cmd
 from reserve.common import context as reserve_context
+from reserve.common import secrets
 from reserve.common import service
 from reserve.db import migration
 from reserve.devices import embedded
@@ -78,6 +79,22 @@ def _cloud_line():
             'end in ERROR (tools/quickstart.sh brings a loopback cloud).')
 
 
+def banner(gpu_hosts):
+    """What the all-in-one prints once it serves; the database URL with
+    its password masked (the banner ends up in terminals and logs)."""
+    url = 'http://%s:%d' % (CONF.api.host_ip, CONF.api.port)
+    return ('reserve is running: API at %s/ (auth: %s), database %s.\n'
+            'GPU hosts (libvirt test driver): %s; see %s/v1/devices.\n'
+            '%s\n'
+            'Point the CLI at it with:\n'
+            '  export OS_RESERVE_URL=%s OS_AUTH_TYPE=none\n'
+            'Stop with Ctrl-C.' % (url, CONF.api.auth_strategy,
+                                   secrets.masked_url(
+                                       CONF.database.connection),
+                                   ', '.join(gpu_hosts) or 'none', url,
+                                   _cloud_line(), url))
+
+
 def main():
     CONF.register_cli_opts(cli_opts)
     service.prepare()
@@ -93,16 +110,7 @@ def main():
     services = [manager_service.ManagerService(),
                 worker_service.WorkerService(),
                 notification_service.NotificationService(), api]
-    url = 'http://%s:%d' % (CONF.api.host_ip, CONF.api.port)
-    banner = ('reserve is running: API at %s/ (auth: %s), database %s.\n'
-              'GPU hosts (libvirt test driver): %s; see %s/v1/devices.\n'
-              '%s\n'
-              'Point the CLI at it with:\n'
-              '  export OS_RESERVE_URL=%s OS_AUTH_TYPE=none\n'
-              'Stop with Ctrl-C.' % (url, CONF.api.auth_strategy,
-                                     CONF.database.connection,
-                                     ', '.join(gpu_hosts) or 'none', url,
-                                     _cloud_line(), url))
+    text = banner(gpu_hosts)
     service.freeze_start_up_objects()
     service.run_in_threads(services,
-                           on_started=lambda: print(banner, flush=True))
+                           on_started=lambda: print(text, flush=True))

@@ -8,24 +8,66 @@ only on loopback unless [api] noauth_allow_remote says otherwise.
 """
 import time
 
+from cheroot import server as cheroot_server
 from cheroot import wsgi
 from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.api import app
-from reserve.api import auth
+from reserve.api import exposure
 from reserve.common import service
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 
-class NoAuthExposed(Exception):
-    """noauth on an address other than loopback, not allowed."""
+NoAuthExposed = exposure.NoAuthExposed
+
+# The server's own body limit is a backstop just above [api]max_body_bytes
+# (which reserve.api.edge enforces with the API's error body): the extra
+# room is for the framing of a chunked body, which the server counts too.
+_CHUNK_FRAMING = 64 * 1024
+
+
+def printable(text):
+    """``text`` fit for one log line: control characters (newlines, ANSI
+    escapes) and non-ASCII characters as Python escapes; quotes and
+    backslashes escaped, so nothing the caller sent reads as our own."""
+    text = text if isinstance(text, str) else str(text)
+    return text.translate(_CONTROL_ESCAPES).encode(
+        'ascii', 'backslashreplace').decode('ascii')
+
+
+_CONTROL_ESCAPES = {code: '\\x%02x' % code
+                    for code in list(range(32)) + [127]}
+_CONTROL_ESCAPES[ord('"')] = '\\"'
+_CONTROL_ESCAPES[ord('\\')] = '\\\\'
+
+
+class _Request(cheroot_server.HTTPRequest):
+    """cheroot's request, its chunked body read through a size check:
+    cheroot reads the size line of a chunk whole, however long, before it
+    compares anything with its limit."""
+
+    def respond(self):
+        if not self.chunked_read:
+            return super().respond()
+        raw = self.conn.rfile
+        self.conn.rfile = cheroot_server.SizeCheckWrapper(
+            raw, self.server.max_request_body_size)
+        try:
+            return super().respond()
+        finally:
+            self.conn.rfile = raw
+
+
+class _Connection(cheroot_server.HTTPConnection):
+    RequestHandlerClass = _Request
 
 
 class _AccessLog:
-    """One line per request, as the development server always logged."""
+    """One line per request, as the development server always logged;
+    what the caller chose (the method, the path) is escaped."""
 
     def __init__(self, application):
         self.application = application
@@ -33,6 +75,8 @@ class _AccessLog:
     def __call__(self, environ, start_response):
         started = time.monotonic()
         answered = {}
+        # The socket's peer, before X-Forwarded-For may rewrite it.
+        peer = environ.get('REMOTE_ADDR') or '-'
 
         def logging_start_response(status, headers, exc_info=None):
             answered['status'] = status.split(' ', 1)[0]
@@ -41,21 +85,16 @@ class _AccessLog:
         try:
             return self.application(environ, logging_start_response)
         finally:
-            LOG.info('%s "%s %s" %s %.0f ms', environ.get('REMOTE_ADDR'),
-                     environ.get('REQUEST_METHOD'),
-                     environ.get('PATH_INFO'), answered.get('status', '-'),
+            LOG.info('%s "%s %s" %s %.0f ms', printable(peer),
+                     printable(environ.get('REQUEST_METHOD', '')),
+                     printable(environ.get('PATH_INFO', '')),
+                     answered.get('status', '-'),
                      (time.monotonic() - started) * 1000)
 
 
 def check_exposure(conf=CONF):
-    if (conf.api.auth_strategy == 'noauth' and
-            not conf.api.noauth_allow_remote and
-            not auth.is_loopback(conf.api.host_ip)):
-        raise NoAuthExposed(
-            'refusing to listen on %s with [api] auth_strategy = noauth: '
-            'any caller could act as an administrator. Listen on '
-            '127.0.0.1, use keystone, or set [api] noauth_allow_remote = '
-            'true.' % conf.api.host_ip)
+    """NoAuthExposed if noauth would listen beyond loopback."""
+    exposure.check_exposure(conf, [conf.api.host_ip])
 
 
 def make_server(application=None):
@@ -68,6 +107,10 @@ def make_server(application=None):
                          numthreads=CONF.api.server_threads,
                          request_queue_size=CONF.api.listen_backlog,
                          server_name='reserve-api')
+    # cheroot's own limits (0, unlimited, by default).
+    server.max_request_body_size = CONF.api.max_body_bytes + _CHUNK_FRAMING
+    server.max_request_header_size = CONF.api.max_header_bytes
+    server.ConnectionClass = _Connection
     server.prepare()
     return server
 

@@ -4,9 +4,19 @@ import functools
 from keystoneauth1 import exceptions as ks_exc
 
 
+INTERNAL_ERROR = 'internal error, request id %s'
+
+
 class ReserveException(Exception):
-    """Base error. ``msg_fmt`` is formatted with the keyword arguments."""
+    """Base error. ``msg_fmt`` is formatted with the keyword arguments.
+
+    ``user_message`` is what a project member may read of it (a
+    status_reason, a last_error, a mail): the message, unless the class
+    sets ``safe_fmt`` because its message quotes someone else's text (a
+    cloud's answer with its endpoint URL, a library's error), which is
+    for the logs."""
     msg_fmt = 'An unknown error occurred.'
+    safe_fmt = None
     code = 500
 
     def __init__(self, message=None, **kwargs):
@@ -18,6 +28,25 @@ class ReserveException(Exception):
                 message = self.msg_fmt
         self.message = message
         super().__init__(message)
+
+    @property
+    def user_message(self):
+        if self.safe_fmt is None:
+            return self.message
+        try:
+            return self.safe_fmt % self.kwargs
+        except (KeyError, TypeError):
+            return self.safe_fmt
+
+
+def public_message(exc, request_id=None):
+    """What of ``exc`` a project member may read: a reserve error's
+    user_message; of anything else (a database error, a library's, a
+    remote traceback) only "internal error, request id ...", the caller
+    logging the whole exception with that request id."""
+    if isinstance(exc, ReserveException):
+        return exc.user_message
+    return INTERNAL_ERROR % (request_id or 'unknown')
 
 
 class Invalid(ReserveException):
@@ -118,6 +147,8 @@ class UnitsNotReleased(EventMustWait):
 class CloudError(ReserveException):
     """A call to nova or placement failed; retried by the event loop."""
     msg_fmt = '%(service)s: %(reason)s'
+    safe_fmt = ('a call to %(service)s failed (the operators have the '
+                'details)')
     code = 502
 
 
@@ -126,6 +157,7 @@ class CloudNotConfigured(CloudError):
     msg_fmt = ('%(service)s is not configured here (%(reason)s): set the '
                '[%(service)s] options of reserve.conf (auth_type and its '
                'credentials, or an endpoint)')
+    safe_fmt = '%(service)s is not configured here'
     code = 503
 
 
@@ -141,6 +173,7 @@ class RPCVersionCapped(ReserveException):
 class ServerDeletionTimeout(CloudError):
     msg_fmt = ('Servers %(servers)s of flavor %(flavor)s were still there '
                '%(timeout)d s after their deletion was asked.')
+    safe_fmt = None  # all of it reserve's own words
 
 
 # The booking desk ----------------------------------------------------------
@@ -171,6 +204,8 @@ class GrantAlreadyExists(Conflict):
 class QuotaUnavailable(ReserveException):
     msg_fmt = ('Quota limits cannot be read from keystone now (%(reason)s); '
                'try again later.')
+    safe_fmt = ('Quota limits cannot be read from keystone now; try again '
+                'later.')
     code = 503
 
 

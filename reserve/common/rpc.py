@@ -6,6 +6,7 @@ from oslo_messaging.rpc import dispatcher
 from reserve.common import context as reserve_context
 from reserve.common import exception
 from reserve.common import memory_bus
+from reserve.common import secrets
 
 CONF = cfg.CONF
 
@@ -19,7 +20,11 @@ _NOTIFICATION_TRANSPORT = None
 
 
 class RequestContextSerializer(messaging.Serializer):
-    """Carries RequestContext over the wire; payloads are plain JSON."""
+    """Carries RequestContext over the wire; payloads are plain JSON.
+
+    The context goes without its credentials (secrets.public_context):
+    casts and notifications are read by every daemon and listener of the
+    shared topics, and none of them acts with the caller's token."""
 
     def __init__(self):
         self._base = messaging.JsonPayloadSerializer()
@@ -31,7 +36,7 @@ class RequestContextSerializer(messaging.Serializer):
         return self._base.deserialize_entity(ctxt, entity)
 
     def serialize_context(self, ctxt):
-        return ctxt.to_dict()
+        return secrets.public_context(ctxt.to_dict())
 
     def deserialize_context(self, ctxt):
         return reserve_context.RequestContext.from_dict(ctxt)

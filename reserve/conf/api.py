@@ -32,7 +32,15 @@ api_opts = [
                help='Seconds the API waits for the manager to answer a '
                     'call (host enrollment) before answering 503.'),
     cfg.IntOpt('max_body_bytes', default=1024 * 1024, min=1024,
-               help='Largest request body taken, in bytes (400 above).'),
+               help='Largest request body taken, in bytes: a larger one, '
+                    'chunked or not, is answered 413 after reading at most '
+                    'one byte more, before authentication.'),
+    cfg.IntOpt('max_header_bytes', default=64 * 1024, min=4096,
+               help='Largest request line and headers the built-in server '
+                    '(reserve-api, the all-in-one) reads, in bytes (413 '
+                    'above). Under gunicorn, its limit_request_line, '
+                    'limit_request_fields and limit_request_field_size '
+                    'settings bound them (etc/reserve/gunicorn.conf.py).'),
     cfg.IntOpt('max_years_ahead', default=100, min=1,
                help='Dates more than this many years from now (and before '
                     '1970) are refused with 400: a window that far is a '

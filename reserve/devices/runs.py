@@ -215,7 +215,8 @@ def start(context, reservation_id):
         except exception.ReserveException as exc:
             unit_reservations_db.unit_reservation_update(
                 context, reservation_id,
-                {'status_reason': 'start failed, retried: %s' % exc.message})
+                {'status_reason': 'start failed, retried: %s' %
+                 exc.user_message})
             raise
         resync(context, host, conn)
 
@@ -322,7 +323,7 @@ def _converge(context, host, conn):
             unit_reservations_db.unit_reservation_update(
                 context, reservation.id,
                 {'status_reason': 'attachments could not be restored: %s' %
-                 exc.message})
+                 exc.user_message})
             continue
         if changed:
             restored.append(reservation.id)

@@ -58,8 +58,10 @@ class EventRunner:
             self._failed(context, event, exc)
             return False
         except Exception as exc:
-            db_api.log_failure(LOG, '%s of lease %s failed' % (
-                event.event_type, event.lease_id), exc)
+            # Logged whole once, under the request id the lease and the
+            # event then name (their fields never hold the text itself).
+            db_api.log_failure(LOG, '%s of lease %s failed (request %s)' % (
+                event.event_type, event.lease_id, context.request_id), exc)
             self._failed(context, event, exc)
             return False
         events_db.event_update(context, event.id,
@@ -72,18 +74,22 @@ class EventRunner:
     def _waits(self, context, event, exc):
         """Try it again after [manager]event_retry_interval, without
         counting this attempt."""
+        said = exception.public_message(exc, context.request_id)
         events_db.event_update(context, event.id,
                                {'status': states.Event.ERROR,
                                 'attempts': event.attempts - 1,
-                                'last_error': str(exc)})
+                                'last_error': said})
         leases_db.lease_update(context, event.lease_id, {
-            'status_reason': '%s waits: %s' % (event.event_type, exc)})
+            'status_reason': '%s waits: %s' % (event.event_type, said)})
 
     def _failed(self, context, event, exc):
-        reason = '%s failed: %s' % (event.event_type, exc)
+        # The lease and its events are shown to the project: reserve's own
+        # words, never the exception's text (see exception.public_message).
+        said = exception.public_message(exc, context.request_id)
+        reason = '%s failed: %s' % (event.event_type, said)
         events_db.event_update(context, event.id,
                                {'status': states.Event.ERROR,
-                                'last_error': str(exc)})
+                                'last_error': said})
         values = {'status_reason': reason}
         gave_up = event.attempts >= CONF.manager.event_max_attempts
         # An unfinished teardown is an error for operators at once (it is

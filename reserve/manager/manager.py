@@ -123,10 +123,14 @@ class LeaseManager:
                 plugins.get_plugin(reservation.resource_type).build(
                     context, lease, reservation)
         except Exception as exc:
-            # Not fatal: start_lease builds whatever is missing.
-            LOG.warning('Lease %s: artefacts not built yet: %s', lease_id,
-                        exc)
-            reason = 'artefacts will be built at start: %s' % exc
+            # Not fatal: start_lease builds whatever is missing. The lease
+            # is shown to its project: reserve's words, the text logged.
+            LOG.warning('Lease %s: artefacts not built yet (request %s): %s',
+                        lease_id, context.request_id, exc,
+                        exc_info=not isinstance(
+                            exc, exception.ReserveException))
+            reason = 'artefacts will be built at start: %s' % (
+                exception.public_message(exc, context.request_id))
         leases_db.lease_update(context, lease_id,
                                {'status': states.Lease.PENDING,
                                 'status_reason': reason},

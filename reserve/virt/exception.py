@@ -5,6 +5,8 @@ from reserve.common import exception
 class VirtError(exception.CloudError):
     """A libvirt call failed (``libvirt_code`` is libvirt's error code)."""
     msg_fmt = 'libvirt at %(uri)s: %(reason)s'
+    safe_fmt = ('a libvirt call on a GPU host failed (the operators have '
+                'the details)')
 
     @property
     def libvirt_code(self):

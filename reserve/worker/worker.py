@@ -83,12 +83,13 @@ class BookingWorker:
                         booking_id)
             return
         except exception.ReserveException as exc:
-            # .message: a remote error's str() carries the manager's
-            # traceback, which is for the logs, not for the user.
-            LOG.info('Booking %s failed: %s', booking_id, exc)
-            if bookings_db.booking_update(context, booking_id,
-                                          {'status': states.Booking.ERROR,
-                                           'status_reason': exc.message},
+            # user_message: a remote error's str() carries the manager's
+            # traceback, and a cloud's error its endpoint: for the logs,
+            # not for the user.
+            LOG.info('Booking %s failed: %s', booking_id, exc.message)
+            failed = {'status': states.Booking.ERROR,
+                      'status_reason': exc.user_message}
+            if bookings_db.booking_update(context, booking_id, failed,
                                           expected_status=states.Booking
                                           .PENDING_CREATE):
                 capacity_store.claims_release_unadopted(context, booking_id)
@@ -124,12 +125,13 @@ class BookingWorker:
                 {'end_date': timeutils.isoformat(booking.end_date)})
         except exception.ReserveException as exc:
             # Keep the booking truthful: it ends when its lease ends.
-            LOG.warning('Booking %s: end not moved: %s', booking_id, exc)
+            LOG.warning('Booking %s: end not moved: %s', booking_id,
+                        exc.message)
             lease = leases_db.lease_get(context, booking.lease_id)
             bookings_db.booking_update(context, booking_id,
                                        {'end_date': lease.end_date,
                                         'status_reason': 'end not moved: %s' %
-                                        exc})
+                                        exc.user_message})
 
     def delete_lease(self, context, booking_id, lease_id=None):
         if lease_id is None:
@@ -166,12 +168,12 @@ class BookingWorker:
             return
         except exception.ReserveException as exc:
             LOG.info('Device reservation %s got no lease: %s',
-                     reservation_id, exc)
+                     reservation_id, exc.message)
             if unit_reservations_db.unit_reservation_update(
                     context, reservation_id,
                     {'status': device_states.UnitReservation.CANCELLED,
                      'status_reason': 'its lease could not be made: %s' %
-                     exc.message},
+                     exc.user_message},
                     expected_status=device_states.UnitReservation.LIVE):
                 device_claims.release(context, reservation_id)
             return

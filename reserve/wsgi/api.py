@@ -7,6 +7,12 @@ The configuration is read from the file named by ``RESERVE_CONFIG_FILE``
 (several may be given, separated by commas) or else from the standard
 places (``~/.reserve/``, ``/etc/reserve/reserve.conf``...). The server's own
 command line is never parsed: it belongs to gunicorn or uwsgi.
+
+With ``[api] auth_strategy = noauth`` the application is not built when
+the process listens beyond loopback (the sockets the WSGI server bound
+before loading it) unless ``[api] noauth_allow_remote``; each request
+from a peer beyond loopback gets 403 either way. etc/reserve/gunicorn.conf.py
+sets gunicorn's limits on the request line and headers.
 """
 import os
 import threading
@@ -15,6 +21,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.api import app as api_app
+from reserve.api import exposure
 from reserve.common import service
 
 CONFIG_FILE_ENV = 'RESERVE_CONFIG_FILE'
@@ -52,6 +59,12 @@ def init_application():
             service.prepare(argv=[], default_config_files=config_files())
             LOG.info('reserve-api WSGI application starting (auth '
                      'strategy %s)', service.CONF.api.auth_strategy)
+            try:
+                exposure.check_exposure(service.CONF,
+                                        exposure.listening_addresses())
+            except exposure.NoAuthExposed as exc:
+                LOG.error('%s', exc)
+                raise
             _APPLICATION = api_app.setup_app()
             service.freeze_start_up_objects()
         return _APPLICATION

@@ -283,7 +283,8 @@ def measure_api(flavors, span, hours, availability_hours, rnd, count):
     CONF.set_override('transport_url', 'fake://')
     rpc.cleanup()
     policy.reset()
-    app = webtest.TestApp(api_app.setup_app())
+    app = webtest.TestApp(api_app.setup_app(),
+                          extra_environ={'REMOTE_ADDR': '127.0.0.1'})
     target = flavors[0]
 
     def headers():

@@ -178,7 +178,8 @@ def _measure(args, backend):
     count = build(engine, args)
     rpc.cleanup()
     policy.reset()
-    app = webtest.TestApp(api_app.setup_app())
+    app = webtest.TestApp(api_app.setup_app(),
+                          extra_environ={'REMOTE_ADDR': '127.0.0.1'})
     path = PATH % count
     statements = []
     sa.event.listen(engine, 'before_cursor_execute',

@@ -121,7 +121,8 @@ def api(tmp_path, monkeypatch):
     monkeypatch.setattr(nova, 'NovaClient',
                         lambda client=None: real(client=client or
                                                  cloud.nova))
-    client = webtest.TestApp(api_app.setup_app())
+    client = webtest.TestApp(api_app.setup_app(),
+                             extra_environ={'REMOTE_ADDR': '127.0.0.1'})
     client.nova_cloud = cloud
     yield client
     rpc.cleanup()

@@ -65,7 +65,8 @@ def running(tmp_path, monkeypatch):
                 notification_service.NotificationService()]
     for service in services:
         service.start()
-    app = webtest.TestApp(api_app.setup_app())
+    app = webtest.TestApp(api_app.setup_app(),
+                          extra_environ={'REMOTE_ADDR': '127.0.0.1'})
     try:
         yield app, cloud
     finally:

@@ -112,7 +112,7 @@ def test_noauth_does_not_listen_beyond_loopback(api):  # noqa: F811
 
 @pytest.mark.parametrize('address,loopback', [
     ('127.0.0.1', True), ('127.8.9.1', True), ('::1', True),
-    ('localhost', True), ('', True), ('0.0.0.0', False),
+    ('localhost', True), ('', False), (None, False), ('0.0.0.0', False),
     ('192.0.2.7', False), ('::', False), ('example.org', False)])
 def test_loopback_addresses(address, loopback):
     assert auth.is_loopback(address) is loopback

@@ -108,11 +108,11 @@ def test_a_body_nested_a_thousand_deep_is_400(api):
     assert_error(response, 400, 'reserve.invalid', 'nests deeper')
 
 
-def test_a_huge_body_is_400(api):
+def test_a_huge_body_is_413(api):
     response = api.post_json('/v1/reservations', {
         'flavor_id': 'x' * (2 * 1024 * 1024)}, headers=MEMBER_A,
         expect_errors=True)
-    assert_error(response, 400, 'reserve.invalid', 'bytes')
+    assert_error(response, 413, 'reserve.body_too_large', 'max_body_bytes')
 
 
 @pytest.mark.parametrize('date', ['9999-12-31T23:00:00Z',

@@ -24,7 +24,8 @@ SCRIPT = textwrap.dedent('''
     # What start-up built is out of the garbage collector's way.
     print('RESULT', gc.get_freeze_count() > 10000)
     models.Base.metadata.create_all(db_api.get_engine())
-    app = webtest.TestApp(api.application)
+    app = webtest.TestApp(api.application,
+                          extra_environ={'REMOTE_ADDR': '127.0.0.1'})
     # No nova here: a host and a catalogue entry as the API records them.
     from reserve.common import context
     from reserve.db import flavors as flavors_db

@@ -115,7 +115,8 @@ def _hostdevs(app, host_id, domain):
 def test_a_newcomer_reserves_gpus_with_no_cloud(aio):
     assert aio.start() == ['gpu-a100-01', 'gpu-t4-01']
     # noauth: a bare client is the development admin.
-    app = webtest.TestApp(api_app.setup_app())
+    app = webtest.TestApp(api_app.setup_app(),
+                          extra_environ={'REMOTE_ADDR': '127.0.0.1'})
     hosts = {h['name']: h for h in app.get('/v1/hosts').json['hosts']}
     assert sorted(hosts) == ['gpu-a100-01', 'gpu-t4-01']
     assert {h['kind'] for h in hosts.values()} == {'libvirt'}
@@ -160,7 +161,8 @@ def test_a_newcomer_reserves_gpus_with_no_cloud(aio):
     # A restart: nothing enrolled twice, the slice given back.
     aio.stop()
     assert aio.start() == ['gpu-a100-01', 'gpu-t4-01']
-    app = webtest.TestApp(api_app.setup_app())
+    app = webtest.TestApp(api_app.setup_app(),
+                          extra_environ={'REMOTE_ADDR': '127.0.0.1'})
     assert len(app.get('/v1/hosts').json['hosts']) == 2
     assert _hostdevs(app, t4['id'], 'vgpu-vm-2')['hostdevs'] == [
         {'kind': 'mdev', 'id': uuid, 'live': True, 'config': True}]
