@@ -18,15 +18,19 @@ bounded (schemathesis' coverage cases and a few random examples per
 operation) and derandomized, so that it is the same run in CI every
 time; a failure lists every request that failed, with its curl line.
 """
-import datetime
 import itertools
 import time
 
+# Before schemathesis, which retunes Hypothesis for the whole process.
+from tests.functional.hostile import hypothesis_tuning  # noqa: I100
+
+from hypothesis import core as hypothesis_core
 from hypothesis import given
 from hypothesis import HealthCheck
 from hypothesis import Phase
 from hypothesis import settings
 from hypothesis import strategies as st
+from hypothesis.vendor import pretty
 import pytest
 import schemathesis
 from schemathesis import checks as st_checks
@@ -34,11 +38,12 @@ from schemathesis.core import failures as st_failures
 from schemathesis.generation import drivers
 from schemathesis.generation import feedback
 from schemathesis.generation import GenerationMode
+from schemathesis.generation import hypothesis as schemathesis_hypothesis
 from schemathesis.generation import overrides
 
 from reserve.api import openapi
-from reserve.common import timeutils
 from tests.functional.api_fixtures import ADMIN
+from tests.functional.api_fixtures import future
 from tests.functional.api_fixtures import make_booking
 from tests.functional.api_fixtures import make_flavor
 from tests.functional.api_fixtures import make_lease
@@ -46,6 +51,8 @@ from tests.functional.api_fixtures import roomy_host
 from tests.functional.devices.reservations import A100
 from tests.functional.devices.reservations import create
 from tests.functional.hostile.http import PERSONAS
+
+hypothesis_tuning.keep_hypothesis(schemathesis_hypothesis.setup)
 
 # Examples per operation and generation mode (valid, schema-breaking).
 EXAMPLES = 20
@@ -59,11 +66,6 @@ CHECKS = [st_checks.not_a_server_error,
           st_checks.response_headers_conformance]
 
 
-def _iso(hours):
-    when = timeutils.utcnow() + datetime.timedelta(hours=hours)
-    return when.replace(microsecond=0).isoformat() + 'Z'
-
-
 def seed(gpu_api, a100):
     """Real resources of every kind. Returns {path parameter: [known
     values]} and {operation: [valid bodies on them]}."""
@@ -74,11 +76,11 @@ def seed(gpu_api, a100):
     booking = make_booking(project='project-a')
     lease = make_lease(project='project-a', host=host)
     window = app.post_json('/v1/maintenance-windows', {
-        'start': _iso(200), 'end': _iso(210), 'flavors': ['gpu.a100']},
+        'start': future(200), 'end': future(210), 'flavors': ['gpu.a100']},
         headers=ADMIN).json['maintenance_window']
     host_window = app.post_json(
         '/v1/hosts/%s/maintenance-windows' % host.id,
-        {'start': _iso(300), 'end': _iso(310)},
+        {'start': future(300), 'end': future(310)},
         headers=ADMIN).json['maintenance_window']
     unit = gpu_api.unit(a100, '0000:17:00.0')
     units = create(gpu_api, {'count': 1, 'model': A100}).json[
@@ -99,31 +101,31 @@ def seed(gpu_api, a100):
     }
     bodies = {
         'POST /v1/reservations': [{'flavor_id': 'gpu.a100',
-                                   'start': _iso(48), 'end': _iso(72),
+                                   'start': future(48), 'end': future(72),
                                    'instance_count': 1}],
-        'PATCH /v1/reservations/{reservation_id}': [{'end': _iso(80)}],
+        'PATCH /v1/reservations/{reservation_id}': [{'end': future(80)}],
         'POST /v1/hosts': [{'name': 'gpu2.example.org'},
                            {'name': 'box-2', 'uri': a100['uri']}],
         'PATCH /v1/hosts/{host_ref}': [
             {'reservable': False, 'force': True},
             {'capabilities': {'gpu_model': 'a100'}}],
         'POST /v1/hosts/{host_ref}/maintenance-windows': [
-            {'start': _iso(400), 'end': _iso(410), 'force': True}],
+            {'start': future(400), 'end': future(410), 'force': True}],
         'POST /v1/flavors': [{'name': 'new.a100', 'nova_flavor_id': 'a100',
                               'slots': 2}],
         'PATCH /v1/flavors/{flavor_ref}': [
-            {'slots': 5, 'start': _iso(1), 'end': _iso(500)}],
+            {'slots': 5, 'start': future(1), 'end': future(500)}],
         'POST /v1/flavors/{flavor_ref}/projects': [
             {'project_id': 'project-b'}],
         'POST /v1/maintenance-windows': [
-            {'start': _iso(500), 'end': _iso(510), 'all_flavors': True}],
-        'PATCH /v1/maintenance-windows/{window_id}': [{'end': _iso(520)}],
+            {'start': future(500), 'end': future(510), 'all_flavors': True}],
+        'PATCH /v1/maintenance-windows/{window_id}': [{'end': future(520)}],
         'POST /v1/device-reservations': [
-            {'count': 1, 'model': A100, 'start': _iso(24),
-             'end': _iso(48)},
+            {'count': 1, 'model': A100, 'start': future(24),
+             'end': future(48)},
             {'unit_ids': [unit], 'domains': ['gpu-vm-1']}],
         'PATCH /v1/device-reservations/{device_reservation_id}': [
-            {'end': _iso(100)}, {'domains': ['gpu-vm-1']}],
+            {'end': future(100)}, {'domains': ['gpu-vm-1']}],
         'POST /v1/device-reservations/{device_reservation_id}/attach': [
             {'domain': 'gpu-vm-1'}],
         'POST /v1/device-reservations/{device_reservation_id}/detach': [
@@ -236,12 +238,25 @@ def test_no_server_error(gpu_api, a100, who):
     started = time.monotonic()
     headers = PERSONAS[who]
     examples = 0
-    for operation in operations:
-        examples += cover(operation, params, headers, failures)
-        examples += fuzz(operation, params, bodies.get(operation.label),
-                         headers, failures)
+    with hypothesis_tuning.schemathesis_tuned():
+        for operation in operations:
+            examples += cover(operation, params, headers, failures)
+            examples += fuzz(operation, params, bodies.get(operation.label),
+                             headers, failures)
     print('%s: %d operations, %d examples, %d failures, %.1fs' % (
         who, len(operations), examples, len(failures),
         time.monotonic() - started))
     assert not failures, '%d failures; the first ones:\n\n%s' % (
         len(failures), '\n\n'.join(failures[:20]))
+
+
+def test_the_other_tests_keep_hypothesis_as_it_is():
+    # A falsifying example of another module's property test is printed
+    # as Hypothesis prints it; schemathesis' printer is the suite's only.
+    assert hypothesis_core.RepresentationPrinter is \
+        pretty.RepresentationPrinter
+    with hypothesis_tuning.schemathesis_tuned():
+        assert hypothesis_core.RepresentationPrinter is not \
+            pretty.RepresentationPrinter
+    assert hypothesis_core.RepresentationPrinter is \
+        pretty.RepresentationPrinter
