@@ -19,6 +19,7 @@ import pytest
 from reserve.api.controllers import v1 as v1_api
 from reserve.api import errors
 from reserve.api import openapi
+from reserve.api import validation
 from reserve.api.schemas import device_reservations as device_rsv_schema
 from reserve.api.schemas import flavors as flavor_schema
 from reserve.api.schemas import hosts as host_schema
@@ -83,6 +84,19 @@ def test_request_bodies_are_the_validation_schemas():
             if not name.startswith('_') and isinstance(value, dict):
                 assert value in described, '%s.%s' % (module.__name__,
                                                       name)
+
+
+def test_request_body_dates_are_described_as_dates():
+    # So that clients, and the fuzzer, send dates where dates are read.
+    for name, schema in openapi.REQUEST_BODIES.items():
+        for field in ('start', 'end'):
+            if field in schema['properties']:
+                assert schema['properties'][field]['format'] == \
+                    'date-time', (name, field)
+    # Only described: a date the API cannot read is its own 400.
+    body = {'flavor_id': 'gpu.a100', 'start': 'tomorrow', 'end': 'later'}
+    assert booking_schema.create['properties']['start']['format']
+    assert validation.validate(booking_schema.create, body) == body
 
 
 def test_every_error_code_is_described():

@@ -8,7 +8,8 @@ is checked by the controller, so that the message says it plainly.
 from reserve.api.schemas import parts
 from reserve.devices import states as device_states
 
-_date = {'type': 'string', 'minLength': 1, 'maxLength': 64}
+_date = {'type': 'string', 'minLength': 1, 'maxLength': 64,
+         'format': 'date-time'}
 _id = {'type': 'string', 'minLength': 1, 'maxLength': 36}
 _project = {'type': 'string', 'minLength': 1, 'maxLength': 64,
             'pattern': r'^\S+$'}
@@ -35,8 +36,7 @@ create = {
         'allowed_projects': dict(_projects, minItems=1),
         'managing_projects': _projects,
         'start': _date,
-        'end': {'type': ['string', 'null'], 'minLength': 1,
-                'maxLength': 64},
+        'end': dict(_date, type=['string', 'null']),
         'domains': _domains,
         'contract_ref': {'type': 'string', 'maxLength': 255},
         'reason': {'type': 'string', 'maxLength': 4096},
@@ -48,8 +48,7 @@ update = {
     'type': 'object',
     'properties': {
         'domains': _domains,
-        'end': {'type': ['string', 'null'], 'minLength': 1,
-                'maxLength': 64},
+        'end': dict(_date, type=['string', 'null']),
         'allowed_projects': dict(_projects, minItems=1),
         'managing_projects': _projects,
         'contract_ref': {'type': ['string', 'null'], 'maxLength': 255},

@@ -9,7 +9,7 @@ from reserve.api.schemas import parts
 _name = {'type': 'string', 'minLength': 1, 'maxLength': 255,
          'pattern': r'^\S(.*\S)?$'}
 _date_or_null = {'type': ['string', 'null'], 'minLength': 1,
-                 'maxLength': 64}
+                 'maxLength': 64, 'format': 'date-time'}
 _label = {'type': ['string', 'null'], 'maxLength': 255}
 _project_id = {'type': 'string', 'minLength': 1, 'maxLength': 64,
                'pattern': r'^\S+$'}

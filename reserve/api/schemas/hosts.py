@@ -49,7 +49,8 @@ update = {
     'additionalProperties': False,
 }
 
-_date = {'type': 'string', 'minLength': 1, 'maxLength': 64}
+_date = {'type': 'string', 'minLength': 1, 'maxLength': 64,
+         'format': 'date-time'}
 
 # /v1/hosts/{id}/maintenance-windows: the host holds nothing then; force
 # moves the reservations it holds then instead of a 409.

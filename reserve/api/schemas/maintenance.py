@@ -6,7 +6,8 @@ with all_flavors; force creates it even over live reservations.
 """
 from reserve.api.schemas import parts
 
-_date = {'type': 'string', 'minLength': 1, 'maxLength': 64}
+_date = {'type': 'string', 'minLength': 1, 'maxLength': 64,
+         'format': 'date-time'}
 
 _properties = {
     'start': _date,

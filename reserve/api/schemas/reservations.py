@@ -2,12 +2,14 @@
 OpenAPI document.
 
 Dates are checked as strings here and parsed afterwards (an ISO 8601 date
-and time with a timezone), so that the message names the field.
+and time with a timezone), so that the message names the field; their
+``format`` only describes them (the validator does not assert formats).
 """
 from reserve.api.schemas import parts
 from reserve.common import states
 
-_date = {'type': 'string', 'minLength': 1, 'maxLength': 64}
+_date = {'type': 'string', 'minLength': 1, 'maxLength': 64,
+         'format': 'date-time'}
 # Instances of one booking: more than any flavor's slots a catalogue
 # holds, few enough that the hours it counts stay small integers.
 MAX_INSTANCE_COUNT = 1000
