@@ -224,6 +224,15 @@ def _order(operation):
     return (operation.method.upper() == 'DELETE', operation.label)
 
 
+def _from_loopback(application):
+    """The application as a caller on loopback reaches it (the noauth
+    guard answers any other peer, or none, with 403)."""
+    def called(environ, start_response):
+        environ.setdefault('REMOTE_ADDR', '127.0.0.1')
+        return application(environ, start_response)
+    return called
+
+
 @pytest.mark.parametrize('who', ['member_a', 'admin'])
 def test_no_server_error(gpu_api, a100, who):
     params, bodies = seed(gpu_api, a100)
@@ -231,7 +240,7 @@ def test_no_server_error(gpu_api, a100, who):
     # own operation out.
     schema = schemathesis.openapi.from_dict(
         gpu_api.app.get(openapi.PATH).json)
-    schema.app = gpu_api.app.app
+    schema.app = _from_loopback(gpu_api.app.app)
     operations = sorted((result.ok() for result in
                          schema.get_all_operations()), key=_order)
     failures = []
