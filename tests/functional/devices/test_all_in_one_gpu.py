@@ -181,7 +181,8 @@ def test_the_quick_starts_domains_are_the_noauth_projects(aio):
     NUMA-local A100s for gpu-vm-2; another project naming gpu-vm-2 is
     told it does not exist, as for a domain no host has."""
     assert aio.start() == ['gpu-a100-01', 'gpu-t4-01']
-    app = webtest.TestApp(api_app.setup_app())
+    app = webtest.TestApp(api_app.setup_app(),
+                          extra_environ={'REMOTE_ADDR': '127.0.0.1'})
     a100 = app.get('/v1/hosts/gpu-a100-01').json['host']
     owners = app.get('/v1/hosts/gpu-a100-01/domain-owners').json[
         'domain_owners']
@@ -209,7 +210,8 @@ def test_the_quick_starts_domains_are_the_noauth_projects(aio):
                    {'project_id': 'other-project'})
     aio.stop()
     aio.start()
-    app = webtest.TestApp(api_app.setup_app())
+    app = webtest.TestApp(api_app.setup_app(),
+                          extra_environ={'REMOTE_ADDR': '127.0.0.1'})
     assert app.get('/v1/hosts/gpu-a100-01/domain-owners/gpu-vm-3').json[
         'domain_owner']['project_id'] == 'other-project'
     app.delete('/v1/device-reservations/%s' % rsv['id'])
