@@ -28,6 +28,10 @@ from reserve import plugins
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
+_NOT_DELETING = tuple(s for s in states.Lease.ALL
+                      if s not in (states.Lease.DELETING,
+                                   states.Lease.TERMINATED))
+
 
 class EventRunner:
     """Runs one claimed event and records how it went."""
@@ -84,13 +88,17 @@ class EventRunner:
         events_db.event_update(context, event.id,
                                {'status': states.Event.ERROR,
                                 'last_error': str(exc)})
-        values = {'status_reason': reason}
+        leases_db.lease_update(context, event.lease_id,
+                               {'status_reason': reason})
         gave_up = event.attempts >= CONF.manager.event_max_attempts
         # An unfinished teardown is an error for operators at once (it is
         # retried all the same); a start only once retries are exhausted.
+        # A lease being deleted stays DELETING: its teardown is retried
+        # and the row goes once it is done.
         if event.event_type == states.Event.END or gave_up:
-            values['status'] = states.Lease.ERROR
-        leases_db.lease_update(context, event.lease_id, values)
+            leases_db.lease_update(context, event.lease_id,
+                                   {'status': states.Lease.ERROR},
+                                   expected_status=_NOT_DELETING)
 
     @staticmethod
     def _each_reservation(context, lease, action):
@@ -102,10 +110,12 @@ class EventRunner:
             yield reservation
 
     def _start_lease(self, context, lease):
-        if lease.status == states.Lease.DELETING:
+        # Compare-and-swaps: a lease deleted meanwhile stays DELETING
+        # (its end, due now, takes back whatever this start gave).
+        if not leases_db.lease_update(context, lease.id,
+                                      {'status': states.Lease.STARTING},
+                                      expected_status=_NOT_DELETING):
             return
-        leases_db.lease_update(context, lease.id,
-                               {'status': states.Lease.STARTING})
         for reservation in self._each_reservation(context, lease,
                                                   'on_start'):
             leases_db.lease_reservation_update(
@@ -113,7 +123,8 @@ class EventRunner:
                 {'status': states.LeaseReservation.ACTIVE})
         leases_db.lease_update(context, lease.id,
                                {'status': states.Lease.ACTIVE,
-                                'status_reason': None})
+                                'status_reason': None},
+                               expected_status=states.Lease.STARTING)
         notify.emit(context, 'lease.event.start_lease',
                     leases_db.lease_get(context, lease.id))
 
@@ -124,9 +135,12 @@ class EventRunner:
 
     def _end_lease(self, context, lease):
         deleting = lease.status == states.Lease.DELETING
-        if not deleting:
-            leases_db.lease_update(context, lease.id,
-                                   {'status': states.Lease.TERMINATING})
+        if not deleting and not leases_db.lease_update(
+                context, lease.id, {'status': states.Lease.TERMINATING},
+                expected_status=_NOT_DELETING):
+            # Deleted since it was read: the row goes at the end.
+            deleting = leases_db.lease_get(
+                context, lease.id).status == states.Lease.DELETING
         for reservation in self._each_reservation(context, lease, 'on_end'):
             leases_db.lease_reservation_update(
                 context, reservation.id,
