@@ -272,10 +272,11 @@ def unit_reservation_set_projects(context, reservation_id, role, project_ids):
 
 
 def unit_reservation_destroy(context, reservation_id):
+    """Delete a reservation (its projects, units and attachments go by
+    the foreign keys); idempotent, two DELETEs at once included."""
     with db_api.writer.using(context) as session:
-        reservation = session.get(_DR, reservation_id)
-        if reservation is not None:
-            session.delete(reservation)
+        (session.query(_DR).filter_by(id=reservation_id)
+         .delete(synchronize_session=False))
 
 
 def unit_reservation_lease(context, reservation_id):
