@@ -74,8 +74,10 @@ def booking_list_by_lease(context, lease_id):
 
 
 @db_api.retry_on_deadlock
-def booking_update(context, booking_id, values, expected_status=None):
-    """Update a booking; with expected_status, only if it still has it.
+def booking_update(context, booking_id, values, expected_status=None,
+                   expected_end=None):
+    """Update a booking; with expected_status (and expected_end), only
+    if it still has them.
 
     Returns the updated booking, or None when the compare-and-swap lost.
     """
@@ -86,6 +88,8 @@ def booking_update(context, booking_id, values, expected_status=None):
                 expected_status = (expected_status,)
             query = query.filter(
                 models.Booking.status.in_(expected_status))
+        if expected_end is not None:
+            query = query.filter(models.Booking.end_date == expected_end)
         values = dict(values, updated_at=models._now())
         if not query.update(values, synchronize_session=False):
             if session.get(models.Booking, booking_id) is None:

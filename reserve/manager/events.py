@@ -88,17 +88,14 @@ class EventRunner:
         events_db.event_update(context, event.id,
                                {'status': states.Event.ERROR,
                                 'last_error': str(exc)})
-        leases_db.lease_update(context, event.lease_id,
-                               {'status_reason': reason})
+        values = {'status_reason': reason}
         gave_up = event.attempts >= CONF.manager.event_max_attempts
         # An unfinished teardown is an error for operators at once (it is
-        # retried all the same); a start only once retries are exhausted.
-        # A lease being deleted stays DELETING: its teardown is retried
-        # and the row goes once it is done.
+        # retried all the same; the reconcilers cast the deletion of a
+        # cancelled one again); a start only once retries are exhausted.
         if event.event_type == states.Event.END or gave_up:
-            leases_db.lease_update(context, event.lease_id,
-                                   {'status': states.Lease.ERROR},
-                                   expected_status=_NOT_DELETING)
+            values['status'] = states.Lease.ERROR
+        leases_db.lease_update(context, event.lease_id, values)
 
     @staticmethod
     def _each_reservation(context, lease, action):
