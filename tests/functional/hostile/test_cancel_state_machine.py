@@ -42,7 +42,7 @@ Attachment = device_states.Attachment
 # Bounded so that both kinds run in about a minute per backend; a
 # failure is shown as generated (shrinking sequences of threads and
 # event loops would take minutes).
-SETTINGS = settings(max_examples=12, stateful_step_count=10, deadline=None,
+SETTINGS = settings(max_examples=25, stateful_step_count=12, deadline=None,
                     database=None, phases=[Phase.explicit, Phase.generate],
                     suppress_health_check=list(HealthCheck))
 
@@ -152,11 +152,14 @@ class BookingRaces(_Races):
             return [r.id for r in conn.execute(sa.select(b.c.id).where(
                 b.c.status.in_(states.Booking.LIVE)))]
 
-    @stateful.rule(target=bookings, hours=st.integers(1, 3))
-    def create(self, hours):
+    @stateful.rule(target=bookings, hours=st.integers(1, 3),
+                   worker_at_once=st.booleans())
+    def create(self, hours, worker_at_once):
         made = self.stage.app.post_json(self.path, {
             'flavor_id': 'gpu.large', 'start': future(0),
             'end': future(hours)}, headers=MEMBER_A, expect_errors=True)
+        if worker_at_once:
+            self.stage.deliver()    # its lease is made at once
         return self._made(made, 'reservation')
 
     @stateful.rule(booking=bookings, hours=st.integers(2, 5))
@@ -195,6 +198,7 @@ class BookingRaces(_Races):
                                                    rsv.c.lease_id)).all())
             claims = conn.execute(
                 sa.select(models.Allocation.__table__)).all()
+            reservations = conn.execute(sa.select(rsv)).all()
         held = {}               # lease or booking id: instances claimed
         for claim in claims:
             owner = (lease_of[claim.reservation_id] if claim.reservation_id
@@ -205,6 +209,13 @@ class BookingRaces(_Races):
             assert lease.status != states.Lease.DELETING, lease
             if lease.status == states.Lease.TERMINATED:
                 assert lease.id not in held, lease
+            else:
+                # Not torn down (live, or its teardown failing): it still
+                # holds the cloud's capacity, and the model counts it.
+                assert held.get(lease.id, 0) == sum(
+                    r.amount for r in reservations
+                    if r.lease_id == lease.id and
+                    r.status != states.LeaseReservation.DELETED), lease
         for booking in bookings:
             lease = leases.get(booking.lease_id)
             if booking.status in states.Booking.LIVE:
