@@ -384,11 +384,15 @@ def change_end(context, booking, end, bypass_maintenance=False):
             _check_longer(context, locked.state, flavor, current, old_end,
                           end, maintenance)
         store.claims_set_end(context, end, booking_id=current.id)
+        # A compare-and-swap on the status and the end read: a cancel
+        # (which does not take this lock) that got there first wins.
         updated = bookings_db.booking_update(
             context, current.id, {'end_date': end},
-            expected_status=states.Booking.LIVE)
+            expected_status=states.Booking.LIVE,
+            expected_end=current.end_date)
         if updated is None:
-            # Finished meanwhile (its status moves without this lock).
+            # Finished or cancelled meanwhile (its status moves without
+            # this lock).
             raise exception.InvalidState(
                 what='Reservation %s' % current.id,
                 status=bookings_db.booking_get(context, current.id).status,

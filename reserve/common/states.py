@@ -51,6 +51,8 @@ class Lease:
     ERROR = 'ERROR'
     ALL = (CREATING, PENDING, STARTING, ACTIVE, UPDATING, TERMINATING,
            TERMINATED, DELETING, ERROR)
+    # A lease whose end may still move: neither cancelled nor ending.
+    CHANGEABLE = (CREATING, PENDING, STARTING, ACTIVE)
 
 
 class LeaseReservation:

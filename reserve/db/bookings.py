@@ -5,6 +5,7 @@ Same conventions as reserve.db.api, whose transaction context
 this module uses: every function takes a RequestContext first and
 joins the transaction the caller may have open on it.
 """
+import sqlalchemy as sa
 from sqlalchemy import orm
 
 from reserve.common import exception
@@ -73,8 +74,10 @@ def booking_list_by_lease(context, lease_id):
 
 
 @db_api.retry_on_deadlock
-def booking_update(context, booking_id, values, expected_status=None):
-    """Update a booking; with expected_status, only if it still has it.
+def booking_update(context, booking_id, values, expected_status=None,
+                   expected_end=None):
+    """Update a booking; with expected_status (and expected_end), only
+    if it still has them.
 
     Returns the updated booking, or None when the compare-and-swap lost.
     """
@@ -85,6 +88,8 @@ def booking_update(context, booking_id, values, expected_status=None):
                 expected_status = (expected_status,)
             query = query.filter(
                 models.Booking.status.in_(expected_status))
+        if expected_end is not None:
+            query = query.filter(models.Booking.end_date == expected_end)
         values = dict(values, updated_at=models._now())
         if not query.update(values, synchronize_session=False):
             if session.get(models.Booking, booking_id) is None:
@@ -97,8 +102,20 @@ def booking_update(context, booking_id, values, expected_status=None):
         return booking
 
 
+def _drop_unadopted_claims(session, booking_ids):
+    """The claims no lease took of the bookings ``booking_ids`` (a
+    query of ids) go with them. A lease's claims (adopted) never do:
+    they outlive the booking row (its booking_id becomes NULL) until the
+    lease's teardown deletes them."""
+    (session.query(models.Allocation)
+     .filter(models.Allocation.reservation_id.is_(None))
+     .filter(models.Allocation.booking_id.in_(booking_ids))
+     .delete(synchronize_session=False))
+
+
 def booking_destroy(context, booking_id):
     with db_api.writer.using(context) as session:
+        _drop_unadopted_claims(session, [booking_id])
         session.query(models.Booking).filter_by(id=booking_id).delete()
 
 
@@ -157,7 +174,11 @@ def booking_list_end_not_on_lease(context, updated_before):
 
 
 def booking_purge(context, ended_before):
+    purged = (sa.select(models.Booking.id)
+              .where(models.Booking.status == states.Booking.COMPLETE)
+              .where(models.Booking.end_date < ended_before))
     with db_api.writer.using(context) as session:
+        _drop_unadopted_claims(session, purged)
         return (session.query(models.Booking)
                 .filter_by(status=states.Booking.COMPLETE)
                 .filter(models.Booking.end_date < ended_before)

@@ -138,6 +138,29 @@ def event_update(context, event_id, values):
          .update(values, synchronize_session=False))
 
 
+def events_end_now(context, lease_id, now):
+    """A deleted lease's events: its end_lease due ``now`` (unless it
+    is running or done), its other unfinished ones skipped (one running
+    finishes first: a lease's events run in order)."""
+    e = models.Event
+    with db_api.writer.using(context) as session:
+        (session.query(e)
+         .filter(e.lease_id == lease_id, e.event_type == states.Event.END,
+                 e.status.notin_((states.Event.IN_PROGRESS,
+                                  states.Event.DONE)))
+         .update({'time': now, 'status': states.Event.UNDONE,
+                  'attempts': 0, 'updated_at': models._now()},
+                 synchronize_session=False))
+        (session.query(e)
+         .filter(e.lease_id == lease_id, e.event_type != states.Event.END,
+                 e.status.notin_((states.Event.IN_PROGRESS,
+                                  states.Event.DONE)))
+         .update({'status': states.Event.DONE,
+                  'last_error': 'skipped: the lease was deleted',
+                  'updated_at': models._now()},
+                 synchronize_session=False))
+
+
 def event_list_for_lease(context, lease_id):
     with db_api.reader.using(context) as session:
         return (session.query(models.Event).filter_by(lease_id=lease_id)

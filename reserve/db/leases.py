@@ -11,6 +11,7 @@ from sqlalchemy import orm
 from reserve.common import exception
 from reserve.common import states
 from reserve.db import api as db_api
+from reserve.db import events as events_db
 from reserve.db import models
 
 
@@ -100,15 +101,38 @@ def lease_list(context, project_id=None, status=None, limit=None,
 
 
 @db_api.retry_on_deadlock
-def lease_update(context, lease_id, values, expected_status=None):
+def lease_update(context, lease_id, values, expected_status=None,
+                 expected_end=None):
+    """Update a lease; with expected_status (one or several) and
+    expected_end, only while it still has them (a compare-and-swap).
+    Returns whether a row changed."""
     with db_api.writer.using(context) as session:
         query = session.query(models.Lease).filter_by(id=lease_id)
         if expected_status is not None:
             if isinstance(expected_status, str):
                 expected_status = (expected_status,)
             query = query.filter(models.Lease.status.in_(expected_status))
+        if expected_end is not None:
+            query = query.filter(models.Lease.end_date == expected_end)
         values = dict(values, updated_at=models._now())
         return bool(query.update(values, synchronize_session=False))
+
+
+@db_api.retry_on_deadlock
+def lease_mark_deleting(context, lease_id, now):
+    """A cancelled lease: DELETING, its end_lease due ``now`` and its
+    other events skipped, in one transaction, so that no crash or lost
+    message leaves it DELETING with its end still ahead. A lease ended
+    already (TERMINATED) is left as it is. Returns whether it moved."""
+    with db_api.writer.using(context):
+        if not lease_update(context, lease_id,
+                            {'status': states.Lease.DELETING},
+                            expected_status=tuple(
+                                s for s in states.Lease.ALL
+                                if s != states.Lease.TERMINATED)):
+            return False
+        events_db.events_end_now(context, lease_id, now)
+        return True
 
 
 def lease_destroy(context, lease_id):

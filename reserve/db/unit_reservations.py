@@ -248,6 +248,19 @@ def unit_reservation_update(context, reservation_id, values,
         return bool(query.update(values, synchronize_session=False))
 
 
+def unit_reservation_hold(context, reservation_id, statuses):
+    """Whether the reservation still has one of ``statuses``, its row
+    locked for the caller's transaction (an UPDATE that changes nothing:
+    a cancel, itself a compare-and-swap on the status, waits for that
+    transaction and then sees what it wrote)."""
+    with db_api.writer.using(context) as session:
+        return bool(session.query(_DR)
+                    .filter(_DR.id == reservation_id)
+                    .filter(_DR.status.in_(tuple(statuses)))
+                    .update({_DR.status: _DR.status},
+                            synchronize_session=False))
+
+
 def unit_reservation_set_projects(context, reservation_id, role, project_ids):
     with db_api.writer.using(context) as session:
         (session.query(_PROJECT)
@@ -259,10 +272,11 @@ def unit_reservation_set_projects(context, reservation_id, role, project_ids):
 
 
 def unit_reservation_destroy(context, reservation_id):
+    """Delete a reservation (its projects, units and attachments go by
+    the foreign keys); idempotent, two DELETEs at once included."""
     with db_api.writer.using(context) as session:
-        reservation = session.get(_DR, reservation_id)
-        if reservation is not None:
-            session.delete(reservation)
+        (session.query(_DR).filter_by(id=reservation_id)
+         .delete(synchronize_session=False))
 
 
 def unit_reservation_lease(context, reservation_id):
@@ -324,6 +338,16 @@ def attachment_update(context, attachment_id, values):
         (session.query(models.DeviceAttachment)
          .filter_by(id=attachment_id)
          .update(dict(values, updated_at=models._now()),
+                 synchronize_session=False))
+
+
+def attachments_set_state(context, attachment_ids, state, only_from):
+    """Move attachments in one of ``only_from`` states to ``state``."""
+    with db_api.writer.using(context) as session:
+        (session.query(models.DeviceAttachment)
+         .filter(models.DeviceAttachment.id.in_(list(attachment_ids)))
+         .filter(models.DeviceAttachment.state.in_(tuple(only_from)))
+         .update({'state': state, 'updated_at': models._now()},
                  synchronize_session=False))
 
 

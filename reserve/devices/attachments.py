@@ -4,8 +4,11 @@ Which unit goes to which domain is reserve.devices.plan's business.
 ``realize`` makes the planned attachments real (creating the mdevs, then
 attaching) and records each change in an UndoLog; the caller runs it
 inside ``saga()``, so that a failure at any step undoes every step
-before it: no mdev left created, no hostdev left attached. ``release``
-takes everything back (detach, then remove the mdevs); it is idempotent,
+before it: no mdev left created, no hostdev left attached. Before it,
+``mark_attaching`` commits the rows it will attach as 'attaching': a
+crash between libvirt's attach and the commit of 'attached' leaves rows
+that say the unit may be there. ``release`` takes back every attachment
+not known detached (detach, then remove the mdevs); it is idempotent,
 so a teardown that failed half-way converges when run again.
 """
 import contextlib
@@ -63,6 +66,18 @@ def _hostdev_keys(conn, domain):
     return {(h.kind, h.id) for h in conn.attached(domain)}
 
 
+def mark_attaching(context, attachments):
+    """Commit the planned ones of ``attachments`` as 'attaching', before
+    realize asks libvirt (call it outside any transaction of the
+    caller's: the mark must outlive a crash of what follows)."""
+    ids = [a.id for a in attachments
+           if a.state == states.Attachment.PLANNED]
+    if ids:
+        unit_reservations_db.attachments_set_state(
+            context, ids, states.Attachment.ATTACHING,
+            only_from=(states.Attachment.PLANNED,))
+
+
 def realize(context, conn, reservation, attachments, undo):
     """Create and attach what ``attachments`` plan; every change goes
     into ``undo`` before it is tried (undoing one that did not happen is
@@ -94,8 +109,13 @@ def realize(context, conn, reservation, attachments, undo):
 
 def release(context, conn, attachments, end_action='detach',
             final_state=states.Attachment.DETACHED):
-    """Take back every attachment (powering its domain off first with
-    end_action 'destroy'), remove the mdevs; idempotent."""
+    """Take back every attachment that may be on the host, 'attached'
+    or 'attaching' (powering the domains of those attached off first
+    with end_action 'destroy'), remove the mdevs; idempotent: what
+    libvirt says is not attached is left as it is. A 'planned' one is
+    known not attached (nothing was asked of libvirt for it: the mark
+    comes first) and is only closed: the same unit in the same domain
+    may be another reservation's now."""
     attached = [a for a in attachments
                 if a.state == states.Attachment.ATTACHED]
     if end_action == 'destroy':
@@ -107,7 +127,7 @@ def release(context, conn, attachments, end_action='detach',
     for attachment in attachments:
         if attachment.state == final_state:
             continue
-        if attachment.state == states.Attachment.ATTACHED:
+        if attachment.state in states.Attachment.MAY_BE_ATTACHED:
             _take_back(conn, attachment)
         unit_reservations_db.attachment_update(context, attachment.id, {
             'state': final_state, 'live': None, 'config': None})

@@ -263,7 +263,7 @@ def release(context, reservation_id):
         context, reservation_id)
     if reservation is None or reservation.released_at is not None:
         return False
-    if any(a.state == states.Attachment.ATTACHED
+    if any(a.state in states.Attachment.MAY_BE_ATTACHED
            for a in reservation.attachments):
         return False
     with db_api.writer.using(context):

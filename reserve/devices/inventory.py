@@ -106,7 +106,7 @@ def sync(context, host, conn):
     its topology generation. Returns what changed, as a dict."""
     found = discover(conn)
     attached = unit_reservations_db.attachments_of_host(
-        context, host.id, [states.Attachment.ATTACHED])
+        context, host.id, list(states.Attachment.MAY_BE_ATTACHED))
     rows = device_rows(found, attached)
     added, missing = devices_db.devices_sync(context, host.id, rows)
     devices_db.host_record_refresh(context, host.id, {

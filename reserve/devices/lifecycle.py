@@ -12,6 +12,12 @@ lease runs, through the device:gpu plugin, is in ``runs``).
   good again against the host's topology now.
 * ``attach`` / ``detach``: domains named while a reservation lives.
 * ``settle``: what a lost step left attached.
+
+A cancel is final: each request that gives units takes the reservation's
+row with a compare-and-swap on its status first (``_hold``), in the
+transaction that writes what it gives. A cancel that came before refuses
+it (409); one that comes after waits for it, and its end then takes
+back what it gave.
 """
 from oslo_log import log as logging
 
@@ -137,6 +143,8 @@ def affirm(context, reservation_id, who):
                 reason='%s no longer on host %s; cancel the reservation' %
                 (', '.join(gone), host.name))
         started = reservation.start_date <= timeutils.utcnow()
+        if started:
+            attachments.mark_attaching(context, reservation.attachments)
         with attachments.saga() as undo, db_api.writer.using(context):
             if not unit_reservations_db.unit_reservation_update(
                     context, reservation_id, {
@@ -146,9 +154,13 @@ def affirm(context, reservation_id, who):
                         'status_reason': 'affirmed by %s at %s' % (
                             who, timeutils.isoformat(timeutils.utcnow()))},
                     expected_status=Status.NEEDS_REVIEW):
+                current = unit_reservations_db.unit_reservation_find(
+                    context, reservation_id)
                 raise exception.InvalidState(
                     what='Device reservation %s' % reservation_id,
-                    status='changing', reason='try again')
+                    status=current.status if current else 'gone',
+                    reason='only a reservation in needs-review can be '
+                           'affirmed; it changed meanwhile')
             if started:
                 runs.realize(context, conn, reservation,
                              reservation.attachments, undo)
@@ -176,6 +188,20 @@ def _check_live(reservation):
                    'active')
 
 
+def _hold(context, reservation_id, statuses, what):
+    """The compare-and-swap that comes first in a transaction giving
+    units (see the module's docstring): InvalidState (409) once the
+    reservation has none of ``statuses`` (cancelled, ended)."""
+    if not unit_reservations_db.unit_reservation_hold(
+            context, reservation_id, statuses):
+        current = unit_reservations_db.unit_reservation_find(
+            context, reservation_id)
+        raise exception.InvalidState(
+            what='Device reservation %s' % reservation_id,
+            status=current.status if current else 'gone',
+            reason='%s: it was cancelled or changed meanwhile' % what)
+
+
 def attach(context, reservation_id, domain, unit_ids, project_id):
     """Give a domain units of a live reservation: now when it is
     active (undone on failure), at its start when it is pending."""
@@ -197,17 +223,35 @@ def attach(context, reservation_id, domain, unit_ids, project_id):
 
 def _add_attachments(context, conn, reservation, rows):
     """Write attachment rows, and realize them if the reservation is
-    active; all or nothing."""
-    with attachments.saga() as undo, db_api.writer.using(context):
-        added = unit_reservations_db.attachments_add(
-            context, reservation.id, rows)
-        if reservation.status == Status.ACTIVE:
-            ids = {a.id for a in added}
+    active; all or nothing. The rows of an active one are committed as
+    'attaching' first (a crash before libvirt's answer is recorded
+    leaves them for release to take back), while it is still live."""
+    live = (Status.PENDING, Status.ACTIVE)
+    with db_api.writer.using(context):
+        _hold(context, reservation.id, live, 'no unit can be attached')
+        active = unit_reservations_db.unit_reservation_get(
+            context, reservation.id).status == Status.ACTIVE
+        if active:
+            rows = [dict(r, state=states.Attachment.ATTACHING)
+                    for r in rows]
+        ids = {a.id for a in unit_reservations_db.attachments_add(
+            context, reservation.id, rows)}
+    if not active:
+        return
+    try:
+        with attachments.saga() as undo, db_api.writer.using(context):
+            _hold(context, reservation.id, (Status.ACTIVE,),
+                  'no unit can be attached')
             current = unit_reservations_db.unit_reservation_get(
                 context, reservation.id)
             runs.realize(context, conn, current,
                          [a for a in current.attachments if a.id in ids],
                          undo)
+    except Exception:
+        # Undone on the host: the rows go too (a cancel's end that read
+        # them meanwhile finds nothing attached).
+        unit_reservations_db.attachments_delete(context, ids)
+        raise
 
 
 def detach(context, reservation_id, domain, project_id=None):
@@ -215,6 +259,12 @@ def detach(context, reservation_id, domain, project_id=None):
     ``project_id`` attached, when given). The domain keeps running."""
     reservation = unit_reservations_db.unit_reservation_get(
         context, reservation_id)
+    if reservation.status not in Status.LIVE:
+        raise exception.InvalidState(
+            what='Device reservation %s' % reservation_id,
+            status=reservation.status,
+            reason='its end takes every unit back; there is nothing to '
+                   'detach')
     rows = [a for a in reservation.attachments if a.domain == domain and
             a.state != states.Attachment.DETACHED]
     if not rows:
@@ -283,7 +333,7 @@ def settle(context):
     unreleased = unit_reservations_db.unit_reservations_unreleased(context)
     for reservation in unreleased:
         attached = reservation.status == Status.ACTIVE or any(
-            a.state == states.Attachment.ATTACHED
+            a.state in states.Attachment.MAY_BE_ATTACHED
             for a in reservation.attachments)
         if not attached or unit_reservations_db.unit_reservation_lease(
                 context, reservation.id) is not None:

@@ -203,15 +203,22 @@ def start(context, reservation_id):
             rediscover(context, host, conn)
             return
         try:
+            attachments.mark_attaching(
+                context, unit_reservations_db.unit_reservation_get(
+                    context, reservation_id).attachments)
             with attachments.saga() as undo, db_api.writer.using(context):
+                # The compare-and-swap first: a cancel that came before
+                # wins (nothing is attached; its end closes the rows),
+                # one that comes after waits, and its end takes back.
+                if not unit_reservations_db.unit_reservation_update(
+                        context, reservation_id,
+                        {'status': Status.ACTIVE, 'status_reason': None},
+                        expected_status=(Status.PENDING, Status.ACTIVE)):
+                    return
                 reservation = unit_reservations_db.unit_reservation_get(
                     context, reservation_id)
                 realize(context, conn, reservation,
                         reservation.attachments, undo)
-                unit_reservations_db.unit_reservation_update(
-                    context, reservation_id,
-                    {'status': Status.ACTIVE, 'status_reason': None},
-                    expected_status=(Status.PENDING, Status.ACTIVE))
         except exception.ReserveException as exc:
             unit_reservations_db.unit_reservation_update(
                 context, reservation_id,
@@ -236,6 +243,10 @@ def end(context, reservation_id):
         return
     with hosts.host_lock(host.id):
         conn = hosts.connect(host.uri)
+        # Read again under the lock: an attach that held it may have
+        # added rows since.
+        reservation = unit_reservations_db.unit_reservation_find(
+            context, reservation_id)
         theirs = _theirs(context, host, conn, reservation.attachments,
                          states.Attachment.DETACHED)
         attachments.release(context, conn, theirs,
@@ -314,7 +325,11 @@ def _converge(context, host, conn):
     for reservation in unit_reservations_db.unit_reservations_of_host(
             context, host.id, (Status.ACTIVE,)):
         try:
+            attachments.mark_attaching(context, reservation.attachments)
             with attachments.saga() as undo, db_api.writer.using(context):
+                if not unit_reservations_db.unit_reservation_hold(
+                        context, reservation.id, (Status.ACTIVE,)):
+                    continue    # cancelled meanwhile: its end releases
                 changed = realize(context, conn, reservation,
                                   reservation.attachments, undo)
         except exception.ReserveException as exc:

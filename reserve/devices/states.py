@@ -52,7 +52,13 @@ class Role:
 
 class Attachment:
     PLANNED = 'planned'
+    # Written (committed) before libvirt is asked to attach: a crash
+    # before the answer is recorded leaves a row that release takes back.
+    ATTACHING = 'attaching'
     ATTACHED = 'attached'
     DETACHED = 'detached'
     PCI = 'pci'
     MDEV = 'mdev'
+    # What may be on the host: release takes these back, discovery
+    # counts them as reserve's.
+    MAY_BE_ATTACHED = (ATTACHING, ATTACHED)

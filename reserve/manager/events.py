@@ -28,6 +28,10 @@ from reserve import plugins
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
+_NOT_DELETING = tuple(s for s in states.Lease.ALL
+                      if s not in (states.Lease.DELETING,
+                                   states.Lease.TERMINATED))
+
 
 class EventRunner:
     """Runs one claimed event and records how it went."""
@@ -93,7 +97,8 @@ class EventRunner:
         values = {'status_reason': reason}
         gave_up = event.attempts >= CONF.manager.event_max_attempts
         # An unfinished teardown is an error for operators at once (it is
-        # retried all the same); a start only once retries are exhausted.
+        # retried all the same; the reconcilers cast the deletion of a
+        # cancelled one again); a start only once retries are exhausted.
         if event.event_type == states.Event.END or gave_up:
             values['status'] = states.Lease.ERROR
         leases_db.lease_update(context, event.lease_id, values)
@@ -108,10 +113,12 @@ class EventRunner:
             yield reservation
 
     def _start_lease(self, context, lease):
-        if lease.status == states.Lease.DELETING:
+        # Compare-and-swaps: a lease deleted meanwhile stays DELETING
+        # (its end, due now, takes back whatever this start gave).
+        if not leases_db.lease_update(context, lease.id,
+                                      {'status': states.Lease.STARTING},
+                                      expected_status=_NOT_DELETING):
             return
-        leases_db.lease_update(context, lease.id,
-                               {'status': states.Lease.STARTING})
         for reservation in self._each_reservation(context, lease,
                                                   'on_start'):
             leases_db.lease_reservation_update(
@@ -119,7 +126,8 @@ class EventRunner:
                 {'status': states.LeaseReservation.ACTIVE})
         leases_db.lease_update(context, lease.id,
                                {'status': states.Lease.ACTIVE,
-                                'status_reason': None})
+                                'status_reason': None},
+                               expected_status=states.Lease.STARTING)
         notify.emit(context, 'lease.event.start_lease',
                     leases_db.lease_get(context, lease.id))
 
@@ -130,9 +138,12 @@ class EventRunner:
 
     def _end_lease(self, context, lease):
         deleting = lease.status == states.Lease.DELETING
-        if not deleting:
-            leases_db.lease_update(context, lease.id,
-                                   {'status': states.Lease.TERMINATING})
+        if not deleting and not leases_db.lease_update(
+                context, lease.id, {'status': states.Lease.TERMINATING},
+                expected_status=_NOT_DELETING):
+            # Deleted since it was read: the row goes at the end.
+            deleting = leases_db.lease_get(
+                context, lease.id).status == states.Lease.DELETING
         for reservation in self._each_reservation(context, lease, 'on_end'):
             leases_db.lease_reservation_update(
                 context, reservation.id,

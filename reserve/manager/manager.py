@@ -18,7 +18,6 @@ from reserve.common import placement
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
-from reserve.db import events as events_db
 from reserve.db import hosts as hosts_db
 from reserve.db import leases as leases_db
 from reserve.db import unit_reservations as unit_reservations_db
@@ -38,6 +37,9 @@ LOG = logging.getLogger(__name__)
 
 # Within one process, decisions queue here (see capacity.store).
 _SELECTION_LOCK = capacity_store.PROCESS_LOCK
+# A move of a lease's end that lost to another move is tried again on
+# what that one wrote, this many times in all.
+_MOVE_ATTEMPTS = 5
 
 
 def _existing_lease(context, name, owner_type, owner_id):
@@ -140,35 +142,59 @@ class LeaseManager:
         return views.lease(lease)
 
     def update_lease(self, context, lease_id, values):
-        """Move the end of a lease, if its hosts stay free that long."""
-        lease = leases_db.lease_get(context, lease_id)
-        if lease.status not in (states.Lease.PENDING, states.Lease.ACTIVE,
-                                states.Lease.STARTING,
-                                states.Lease.CREATING):
-            raise exception.InvalidState(
-                what='Lease %s' % lease_id, status=lease.status,
-                reason='only a pending or active lease can be changed')
+        """Move the end of a lease, if its hosts stay free that long.
+
+        A compare-and-swap on the lease's status and end: a lease being
+        deleted (a cancel) is never moved, whatever the order the two
+        requests arrive in (409); a move that lost to another move is
+        tried again on what that one wrote."""
         end = timeutils.parse(values['end_date'], 'end_date')
-        if end <= max(lease.start_date, timeutils.utcnow()):
-            raise exception.Invalid(
-                reason='the new end must be after the start and in the '
-                       'future')
-        with _SELECTION_LOCK, db_api.writer.using(context):
-            capacity_store.lock(context)
-            for reservation in lease.reservations:
-                plugins.get_plugin(reservation.resource_type)\
-                    .check_new_window(context, lease, reservation,
-                                      lease.start_date, end)
-            leases_db.lease_update(context, lease_id, {'end_date': end})
-            if end != lease.end_date:
-                schedule.move_end_events(context, lease, end)
+        for _ in range(_MOVE_ATTEMPTS):
+            lease = leases_db.lease_get(context, lease_id)
+            if lease.status not in states.Lease.CHANGEABLE:
+                raise exception.InvalidState(
+                    what='Lease %s' % lease_id, status=lease.status,
+                    reason='only a pending or active lease can be changed')
+            if end <= max(lease.start_date, timeutils.utcnow()):
+                raise exception.Invalid(
+                    reason='the new end must be after the start and in '
+                           'the future')
+            if self._move_end(context, lease, end):
+                break
+        else:
+            raise exception.InvalidState(
+                what='Lease %s' % lease_id, status='changing',
+                reason='its end kept changing while being moved; try '
+                       'again')
         self._wake()
         lease = leases_db.lease_get(context, lease_id)
         notify.emit(context, 'lease.update', lease)
         return views.lease(lease)
 
+    def _move_end(self, context, lease, end):
+        """One attempt of update_lease: False when the lease's status or
+        end changed since ``lease`` was read (nothing written)."""
+        with _SELECTION_LOCK, db_api.writer.using(context):
+            capacity_store.lock(context)
+            # The lease's row first: a deletion that got there before
+            # makes this fail; one that comes after moves the end back.
+            if not leases_db.lease_update(
+                    context, lease.id, {'end_date': end},
+                    expected_status=states.Lease.CHANGEABLE,
+                    expected_end=lease.end_date):
+                return False
+            for reservation in lease.reservations:
+                plugins.get_plugin(reservation.resource_type)\
+                    .check_new_window(context, lease, reservation,
+                                      lease.start_date, end)
+            if end != lease.end_date:
+                schedule.move_end_events(context, lease, end)
+        return True
+
     def delete_lease(self, context, lease_id):
-        """Tear a lease down now; the row goes once teardown is done."""
+        """Tear a lease down now; the row goes once teardown is done.
+        Idempotent: a lease DELETING already has its end made due now
+        again (a recast after a lost or undone one)."""
         try:
             lease = leases_db.lease_get(context, lease_id)
         except exception.LeaseNotFound:
@@ -179,20 +205,7 @@ class LeaseManager:
             leases_db.lease_destroy(context, lease_id)
             notify.emit(context, 'lease.delete', lease)
             return None
-        leases_db.lease_update(context, lease_id,
-                               {'status': states.Lease.DELETING})
-        now = timeutils.utcnow()
-        for event in lease.events:
-            if event.status == states.Event.IN_PROGRESS:
-                continue  # the end runs once it is done
-            if event.event_type == states.Event.END:
-                events_db.event_update(context, event.id, {
-                    'time': now, 'status': states.Event.UNDONE,
-                    'attempts': 0})
-            elif event.status != states.Event.DONE:
-                events_db.event_update(context, event.id, {
-                    'status': states.Event.DONE,
-                    'last_error': 'skipped: the lease was deleted'})
+        leases_db.lease_mark_deleting(context, lease_id, timeutils.utcnow())
         self._wake()
         return None
 
@@ -366,5 +379,18 @@ class LeaseManager:
                 what='Device reservation %s' % reservation_id,
                 status='over', reason='its lease has ended')
         end = timeutils.parse(end, 'end') if end else device_states.OPEN_END
-        self.update_lease(context, lease.id,
-                          {'end_date': timeutils.isoformat(end)})
+        try:
+            self.update_lease(context, lease.id,
+                              {'end_date': timeutils.isoformat(end)})
+        except exception.InvalidState:
+            # Said of the reservation, not of its lease, once it is over.
+            found = unit_reservations_db.unit_reservation_find(
+                context, reservation_id)
+            if found is None or found.status in \
+                    device_states.UnitReservation.LIVE:
+                raise
+            raise exception.InvalidState(
+                what='Device reservation %s' % reservation_id,
+                status=found.status,
+                reason='a cancelled or ended reservation\'s end cannot '
+                       'move')

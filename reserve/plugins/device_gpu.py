@@ -46,9 +46,17 @@ class DeviceGpuPlugin(base.ResourcePlugin):
             context, reservation.id)
         claims.check_window(context, found, start, end)
         # Called in the transaction that moves the lease: the device
-        # reservation's own window (what its claims use) moves with it.
-        unit_reservations_db.unit_reservation_update(context, reservation.id,
-                                                     {'start_date': start,
-                                                      'end_date': end})
+        # reservation's own window (what its claims use) moves with it,
+        # while it is live (a compare-and-swap: a cancel that got there
+        # first wins, and the whole move is refused).
+        if not unit_reservations_db.unit_reservation_update(
+                context, reservation.id,
+                {'start_date': start, 'end_date': end},
+                expected_status=states.UnitReservation.LIVE):
+            raise exception.InvalidState(
+                what='Device reservation %s' % reservation.id,
+                status=unit_reservations_db.unit_reservation_get(
+                    context, reservation.id).status,
+                reason='it was cancelled or ended; its end cannot move')
         capacity_store.claims_set_end(context, end,
                                       reservation_id=reservation.id)

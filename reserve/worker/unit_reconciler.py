@@ -5,8 +5,9 @@ hints. On every reservation the booking desk claimed:
 * live with no lease for [worker]pending_create_timeout (a lost
   create_unit_lease): the creation is cast again (the manager answers
   with the same lease if it made one);
-* cancelled while its lease still runs, or with no lease and its claim
-  not released (a lost delete_unit_lease): the deletion is cast again.
+* cancelled while its lease still runs, or is DELETING with its end
+  still ahead, or with no lease and its claim not released (a lost
+  delete_unit_lease): the deletion is cast again.
 
 What a lost lease left attached on a host is the manager's
 (reserve.devices.lifecycle.settle): only it talks to libvirt.
@@ -25,6 +26,14 @@ CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 Status = device_states.UnitReservation
+
+
+def _end_ahead(lease, now):
+    """Whether a lease's end_lease is still to come after ``now`` (a
+    deletion that did not make it due)."""
+    return any(e.event_type == states.Event.END and
+               e.status == states.Event.UNDONE and e.time > now
+               for e in lease.events)
 
 
 class UnitReconciler:
@@ -73,7 +82,9 @@ class UnitReconciler:
         stale = [r for r, lease in self._overdue(
             context, now, (Status.CANCELLED,))
             if lease is None or lease.status not in (
-                states.Lease.DELETING, states.Lease.TERMINATED)]
+                states.Lease.DELETING, states.Lease.TERMINATED)
+            or (lease.status == states.Lease.DELETING and
+                _end_ahead(lease, now))]
         for reservation in stale:
             LOG.warning('Device reservation %s is cancelled but not '
                         'released: casting its deletion again',

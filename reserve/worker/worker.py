@@ -127,7 +127,10 @@ class BookingWorker:
             # Keep the booking truthful: it ends when its lease ends.
             LOG.warning('Booking %s: end not moved: %s', booking_id,
                         exc.message)
-            lease = leases_db.lease_get(context, booking.lease_id)
+            try:
+                lease = leases_db.lease_get(context, booking.lease_id)
+            except exception.LeaseNotFound:
+                return  # cancelled and torn down meanwhile
             bookings_db.booking_update(context, booking_id,
                                        {'end_date': lease.end_date,
                                         'status_reason': 'end not moved: %s' %

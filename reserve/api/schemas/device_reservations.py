@@ -97,6 +97,7 @@ def response_schemas():
             'kind': parts.enum(('pci', 'mdev')),
             'mdev_uuid': parts.STR_OR_NULL,
             'state': parts.enum((device_states.Attachment.PLANNED,
+                                 device_states.Attachment.ATTACHING,
                                  device_states.Attachment.ATTACHED,
                                  device_states.Attachment.DETACHED)),
             'live': parts.BOOL_OR_NULL, 'config': parts.BOOL_OR_NULL,

@@ -141,8 +141,8 @@ class DeviceAttachment(Base):
     """A unit of a reservation handed to a domain of its host, as a PCI
     hostdev or as a mediated device (``mdev_uuid``, named after the
     reservation, unit and domain). ``state``: 'planned' (for the start,
-    or withheld while the reservation needs review), 'attached',
-    'detached' (after the end)."""
+    or withheld while the reservation needs review), 'attaching' (written
+    before libvirt is asked), 'attached', 'detached' (after the end)."""
     __tablename__ = 'device_attachments'
     __table_args__ = (
         sa.UniqueConstraint('reservation_id', 'device_id', 'domain',

@@ -80,7 +80,9 @@ class Allocation(Base):
     It is what the capacity model counts. A booking's claims are written
     when it is admitted (``booking_id``); the lease made for it adopts
     them (``reservation_id``), and its teardown deletes them, so every row
-    holds its host until then.
+    holds its host until then. Deleting a booking row never takes its
+    lease's claims with it (``booking_id`` becomes NULL); its claims no
+    lease took are deleted with it (reserve.db.bookings).
     """
     __tablename__ = 'allocations'
     __table_args__ = (
@@ -102,7 +104,7 @@ class Allocation(Base):
         sa.String(36),
         sa.ForeignKey('lease_reservations.id', ondelete='CASCADE'))
     booking_id = orm.mapped_column(
-        sa.String(36), sa.ForeignKey('bookings.id', ondelete='CASCADE',
+        sa.String(36), sa.ForeignKey('bookings.id', ondelete='SET NULL',
                                      name='allocations_booking_fk'))
     host_id = orm.mapped_column(
         sa.String(36), sa.ForeignKey('hosts.id'), nullable=False)

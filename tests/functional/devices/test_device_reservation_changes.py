@@ -190,8 +190,8 @@ def test_changes_to_a_reservation_that_is_over_are_409(gpu_api, a100):
                                 headers=MEMBER_A, expect_errors=True), 409,
                  'reserve.invalid_state')
     assert_error(app.post_json(url + '/detach', {'domain': 'gpu-vm-2'},
-                               headers=MEMBER_A, expect_errors=True), 400,
-                 detail_has='holds no unit')
+                               headers=MEMBER_A, expect_errors=True), 409,
+                 'reserve.invalid_state', detail_has='is cancelled')
     assert show(gpu_api, rsv['id']).json['device_reservation'][
         'status'] == 'cancelled'
 

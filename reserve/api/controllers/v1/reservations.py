@@ -22,6 +22,7 @@ from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import bookings as bookings_db
 from reserve.db import flavors as flavors_db
+from reserve.db import leases as leases_db
 
 CONF = cfg.CONF
 
@@ -116,9 +117,29 @@ class ReservationsController(rest.RestController):
             utils.cast('reservation', 'delete_lease', ctx, booking.id,
                        lease_id=updated.lease_id)
         else:
-            # Already over: deleting it removes the row. The worker gets the
-            # lease id, since it can no longer read it from the booking.
+            # Already over: deleting it removes the row, once its lease
+            # has torn down (its allocations are what the teardown
+            # releases, and what the capacity model counts till then).
+            # The worker gets the lease id, since it can no longer read
+            # it from the booking.
+            _check_torn_down(ctx, booking)
             bookings_db.booking_destroy(ctx, booking.id)
             if booking.lease_id:
                 utils.cast('reservation', 'delete_lease', ctx, booking.id,
                            lease_id=booking.lease_id)
+
+
+def _check_torn_down(ctx, booking):
+    """409 while the booking's lease is not TERMINATED (a cancel's
+    teardown still running): its row stays until then."""
+    if not booking.lease_id:
+        return
+    try:
+        lease = leases_db.lease_get(ctx, booking.lease_id)
+    except exception.LeaseNotFound:
+        return
+    if lease.status != states.Lease.TERMINATED:
+        raise exception.InvalidState(
+            what='Reservation %s' % booking.id, status=booking.status,
+            reason='its lease is still being torn down (%s); delete it '
+                   'again once that is done' % lease.status)
