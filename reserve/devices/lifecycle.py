@@ -144,7 +144,8 @@ def affirm(context, reservation_id, who):
                 (', '.join(gone), host.name))
         started = reservation.start_date <= timeutils.utcnow()
         if started:
-            attachments.mark_attaching(context, reservation.attachments)
+            ids = runs.to_attach(context, host, conn,
+                                 reservation.attachments)
         with attachments.saga() as undo, db_api.writer.using(context):
             if not unit_reservations_db.unit_reservation_update(
                     context, reservation_id, {
@@ -162,8 +163,7 @@ def affirm(context, reservation_id, who):
                     reason='only a reservation in needs-review can be '
                            'affirmed; it changed meanwhile')
             if started:
-                runs.realize(context, conn, reservation,
-                             reservation.attachments, undo)
+                runs.realize(context, conn, reservation, ids, undo)
 
 
 # domains -----------------------------------------------------------------
@@ -244,9 +244,7 @@ def _add_attachments(context, conn, reservation, rows):
                   'no unit can be attached')
             current = unit_reservations_db.unit_reservation_get(
                 context, reservation.id)
-            runs.realize(context, conn, current,
-                         [a for a in current.attachments if a.id in ids],
-                         undo)
+            runs.realize(context, conn, current, ids, undo)
     except Exception:
         # Undone on the host: the rows go too (a cancel's end that read
         # them meanwhile finds nothing attached).

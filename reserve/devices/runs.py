@@ -150,14 +150,25 @@ def _request_record(request):
 
 # start and end -----------------------------------------------------------
 
-def realize(context, conn, reservation, rows, undo):
-    """attachments.realize of the rows whose domain still has the owner
-    it had when it was named; its failure crosses the RPC API
+def to_attach(context, host, conn, rows):
+    """The ids of the rows of ``rows`` that may be attached: those whose
+    domain still has the owner it had when it was named (each other one
+    is logged once and stays as it is). The planned ones among them are
+    committed as 'attaching' before libvirt is asked (call it outside
+    any transaction: the mark must outlive a crash of what follows)."""
+    rows = owners.still_theirs(context, host, conn, list(rows), 'attached')
+    attachments.mark_attaching(context, rows)
+    return {a.id for a in rows}
+
+
+def realize(context, conn, reservation, ids, undo):
+    """attachments.realize of the reservation's rows of ``ids`` (from
+    to_attach, or rows just added); its failure crosses the RPC API
     (portable)."""
     try:
-        rows = owners.still_theirs(context, host_of(context, reservation),
-                                   conn, list(rows), 'attached')
-        return attachments.realize(context, conn, reservation, rows, undo)
+        return attachments.realize(
+            context, conn, reservation,
+            [a for a in reservation.attachments if a.id in ids], undo)
     except exception.ReserveException as exc:
         raise portable.portable(
             exc, 'attaching the units of device reservation %s failed and '
@@ -203,9 +214,9 @@ def start(context, reservation_id):
             rediscover(context, host, conn)
             return
         try:
-            attachments.mark_attaching(
-                context, unit_reservations_db.unit_reservation_get(
-                    context, reservation_id).attachments)
+            ids = to_attach(context, host, conn,
+                            unit_reservations_db.unit_reservation_get(
+                                context, reservation_id).attachments)
             with attachments.saga() as undo, db_api.writer.using(context):
                 # The compare-and-swap first: a cancel that came before
                 # wins (nothing is attached; its end closes the rows),
@@ -217,8 +228,7 @@ def start(context, reservation_id):
                     return
                 reservation = unit_reservations_db.unit_reservation_get(
                     context, reservation_id)
-                realize(context, conn, reservation,
-                        reservation.attachments, undo)
+                realize(context, conn, reservation, ids, undo)
         except exception.ReserveException as exc:
             unit_reservations_db.unit_reservation_update(
                 context, reservation_id,
@@ -325,13 +335,12 @@ def _converge(context, host, conn):
     for reservation in unit_reservations_db.unit_reservations_of_host(
             context, host.id, (Status.ACTIVE,)):
         try:
-            attachments.mark_attaching(context, reservation.attachments)
+            ids = to_attach(context, host, conn, reservation.attachments)
             with attachments.saga() as undo, db_api.writer.using(context):
                 if not unit_reservations_db.unit_reservation_hold(
                         context, reservation.id, (Status.ACTIVE,)):
                     continue    # cancelled meanwhile: its end releases
-                changed = realize(context, conn, reservation,
-                                  reservation.attachments, undo)
+                changed = realize(context, conn, reservation, ids, undo)
         except exception.ReserveException as exc:
             LOG.warning('Device reservation %s: attachments not restored: '
                         '%s', reservation.id, exc)

@@ -38,6 +38,7 @@ from reserve.common import rpc
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
+from reserve.db import domain_owners as domain_owners_db
 from reserve.db import events as events_db
 from reserve.db import flavors as flavors_db
 from reserve.db import models
@@ -131,7 +132,8 @@ class Stage:
         self._record_casts()
         self._nova_hosts(placement_server)
         self.gpu_host = self._libvirt_host()
-        self.app = webtest.TestApp(api_app.setup_app())
+        self.app = webtest.TestApp(api_app.setup_app(), extra_environ={
+            'REMOTE_ADDR': '127.0.0.1'})
 
     # setting up --------------------------------------------------------
 
@@ -169,8 +171,13 @@ class Stage:
         path = self.tmp_path / ('%s-a100-host.xml' % uuid.uuid4().hex[:8])
         shutil.copy(gpu_cloud.DEFINITIONS / 'a100-host.xml', path)
         self.uri = fake.host_uri(path)
-        return self.manager.create_host(admin(), {'name': 'gpu-box',
+        host = self.manager.create_host(admin(), {'name': 'gpu-box',
                                                   'uri': self.uri})
+        # Its domains are the acting project's (project-a, MEMBER_A).
+        for domain in self.manager.host_domains(admin(), host['id']):
+            domain_owners_db.owner_set(admin(), host['id'], domain['name'],
+                                       'project-a')
+        return host
 
     def close(self):
         self._server.stop()
