@@ -26,8 +26,6 @@ with [devices]end_action 'destroy', only while its owner is still the
 one recorded on the attachment when the domain was named
 (``still_theirs``): a domain that changed hands is left alone.
 """
-import urllib.parse
-
 from oslo_log import log as logging
 
 from reserve.common import exception
@@ -35,20 +33,14 @@ from reserve.common import policy
 from reserve.common.policies import device_reservations as policies
 from reserve.db import domain_owners as owners_db
 from reserve.db import unit_reservations as unit_reservations_db
+from reserve.virt import uris
 
 LOG = logging.getLogger(__name__)
 
 
-def _uri_host(uri):
-    try:
-        return urllib.parse.urlsplit(uri or '').hostname
-    except ValueError:
-        return None
-
-
 def run_by_nova(context, host):
     """Whether the libvirt ``host`` is run by nova (see the module)."""
-    return owners_db.nova_host_named(context, [_uri_host(host.uri),
+    return owners_db.nova_host_named(context, [uris.host_name(host.uri),
                                                host.name])
 
 

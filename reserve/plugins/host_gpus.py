@@ -5,8 +5,6 @@ last (recorded on the host row by reserve.capacity.refresh), else the
 devices libvirt discovered on the same machine, else the host's
 capabilities. The maths is in gpus.py.
 """
-import urllib.parse
-
 from oslo_config import cfg
 from oslo_log import log as logging
 
@@ -14,16 +12,10 @@ from reserve.common import exception
 from reserve.db import devices as devices_db
 from reserve.devices import states as device_states
 from reserve.plugins import gpus
+from reserve.virt import uris
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
-
-
-def _uri_host(uri):
-    try:
-        return urllib.parse.urlsplit(uri or '').hostname
-    except ValueError:
-        return None
 
 
 def libvirt_devices(context, host, libvirt_hosts=None):
@@ -33,7 +25,7 @@ def libvirt_devices(context, host, libvirt_hosts=None):
     names = {n for n in (host.name, host.service_name) if n}
     if libvirt_hosts is None:
         libvirt_hosts = devices_db.libvirt_hosts(context)
-    ids = [h.id for h in libvirt_hosts if _uri_host(h.uri) in names]
+    ids = [h.id for h in libvirt_hosts if uris.host_name(h.uri) in names]
     if not ids:
         return []
     return [d.to_dict() for d in devices_db.device_list(

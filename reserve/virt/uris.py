@@ -148,6 +148,15 @@ def check(uri):
         _check_query(split.query)
 
 
+def host_name(uri):
+    """The host part of ``uri`` (None if it has none or is unreadable):
+    what pairs a libvirt host with the nova host of the same machine."""
+    try:
+        return parse.urlsplit(uri or '').hostname
+    except ValueError:
+        return None
+
+
 def display(uri):
     """``uri`` as errors and logs show it: scheme, host and path, without
     user, port or query."""

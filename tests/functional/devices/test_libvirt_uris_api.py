@@ -10,6 +10,7 @@ from reserve.db import models
 from tests.functional.api_fixtures import ADMIN
 from tests.functional.api_fixtures import admin_context
 from tests.functional.api_fixtures import assert_error
+from tests.fixtures.programs import script  # noqa: F401
 
 CONF = cfg.CONF
 
@@ -17,15 +18,6 @@ CONF = cfg.CONF
 def _hosts():
     with db_api.get_engine().connect() as conn:
         return conn.execute(models.Host.__table__.select()).all()
-
-
-@pytest.fixture
-def script(tmp_path):
-    """A program that leaves a marker when it runs: (path, marker)."""
-    path, marker = tmp_path / 'run-me', tmp_path / 'it-ran'
-    path.write_text('#!/bin/sh\ntouch %s\n' % marker)
-    path.chmod(0o755)
-    return path, marker
 
 
 def _enroll(gpu_api, uri):

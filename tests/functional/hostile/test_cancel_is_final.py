@@ -38,31 +38,13 @@ from tests.functional.api_fixtures import future
 from tests.functional.api_fixtures import make_flavor
 from tests.functional.devices import gpu_cloud
 from tests.functional.hostile.http import assert_http_error
+from tests.functional.hostile.races import together
 
 A100 = gpu_cloud.A100_MODEL
 
 
 def _admin():
     return reserve_context.get_admin_context()
-
-
-def together(*requests):
-    """Send the requests (callables) at the same moment from threads of
-    their own; returns their answers in order."""
-    barrier = threading.Barrier(len(requests))
-    answers = [None] * len(requests)
-
-    def send(i, request):
-        barrier.wait()
-        answers[i] = request()
-
-    threads = [threading.Thread(target=send, args=(i, r))
-               for i, r in enumerate(requests)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    return answers
 
 
 # bookings ------------------------------------------------------------------

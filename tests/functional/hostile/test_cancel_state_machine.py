@@ -13,7 +13,6 @@ event loop), whatever came before:
   allocations for all its instances;
 * a cancelled or ended one, and a terminated lease, hold none.
 """
-import threading
 
 from hypothesis import HealthCheck
 from hypothesis import Phase
@@ -36,6 +35,7 @@ from tests.functional.api_fixtures import MEMBER_A
 from tests.functional.devices import gpu_cloud
 from tests.functional.hostile import cancel_stage
 from tests.functional.test_lease_lifecycle import placement_server  # noqa
+from tests.functional.hostile.races import together
 
 Unit = device_states.UnitReservation
 Attachment = device_states.Attachment
@@ -45,25 +45,6 @@ Attachment = device_states.Attachment
 SETTINGS = settings(max_examples=25, stateful_step_count=12, deadline=None,
                     database=None, phases=[Phase.explicit, Phase.generate],
                     suppress_health_check=list(HealthCheck))
-
-
-def together(*requests):
-    """Send the requests (callables) at once from threads of their own;
-    returns their answers in order."""
-    barrier = threading.Barrier(len(requests))
-    answers = [None] * len(requests)
-
-    def send(i, request):
-        barrier.wait()
-        answers[i] = request()
-
-    threads = [threading.Thread(target=send, args=(i, r))
-               for i, r in enumerate(requests)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    return answers
 
 
 def _codes(*answers):

@@ -5,15 +5,7 @@ import pytest
 
 from tests.functional.api_fixtures import CONF
 from tests.functional.hostile.http import assert_http_error
-
-
-@pytest.fixture
-def script(tmp_path):
-    """A program that leaves a marker when it runs: (path, marker)."""
-    path, marker = tmp_path / 'run-me', tmp_path / 'it-ran'
-    path.write_text('#!/bin/sh\ntouch %s\n' % marker)
-    path.chmod(0o755)
-    return path, marker
+from tests.fixtures.programs import script  # noqa: F401
 
 
 def _enroll(http, uri, who='admin'):
