@@ -56,7 +56,8 @@ def booking_writes(booking_id):
 
 @pytest.mark.usefixtures('casts')
 @pytest.mark.parametrize('who', OUTSIDERS)
-def test_nobody_else_writes_a_booking(http, who):
+def test_nobody_else_writes_a_booking(served, who):
+    http = served
     booking = make_booking(project='project-a', status='ACTIVE',
                            start_hours=-1, hours=48)
     before = snapshot()
@@ -73,7 +74,8 @@ def test_nobody_else_writes_a_booking(http, who):
 
 @pytest.mark.usefixtures('casts')
 @pytest.mark.parametrize('who', ('member_a', 'admin'))
-def test_the_owner_and_the_admin_write_a_booking(http, who):
+def test_the_owner_and_the_admin_write_a_booking(served, who):
+    http = served
     booking = make_booking(project='project-a', status='ACTIVE',
                            start_hours=-1, hours=48)
     moved = http.patch(who, '%s/%s' % (BOOKINGS, booking.id),
@@ -193,7 +195,8 @@ def _admin_only_writes():
 
 
 @pytest.mark.parametrize('who', OUTSIDERS)
-def test_nobody_but_the_admin_writes_the_admin_routes(http, who):
+def test_nobody_but_the_admin_writes_the_admin_routes(served, who):
+    http = served
     routes = _admin_only_writes()
     assert ('DELETE', '/v1/hosts/{id}') in routes
     assert ('POST', DEVICES + '/{id}/affirm') in routes
