@@ -90,7 +90,8 @@ def test_a_unit_count_is_a_small_integer(http, gpu_api, a100, count):
 
 @pytest.mark.parametrize('instance_count', [1.0, '2', False, 1001,
                                             10 ** 30])
-def test_an_instance_count_is_a_small_integer(http, instance_count):
+def test_an_instance_count_is_a_small_integer(served, instance_count):
+    http = served
     make_flavor('gpu.a100')
     body = {'flavor_id': 'gpu.a100', 'start': future(24),
             'end': future(48), 'instance_count': instance_count}
