@@ -100,15 +100,20 @@ class LeaseManager:
             with _SELECTION_LOCK, db_api.writer.using(context):
                 capacity_store.lock(context)
                 reservations = []
+                claims = False
                 for values in requests:
                     plugin = plugins.get_plugin(values.get('resource_type'))
                     rsv = plugin.reserve(context, row, values)
                     rsv['status'] = states.LeaseReservation.PENDING
                     reservations.append(rsv)
+                    claims = claims or plugin.claims_capacity
                 lease = leases_db.lease_create(
                     context, row, reservations,
                     schedule.lease_events(start, end))
-                capacity_store.note_claims(context, start, end)
+                # Only capacity claims count (an open-ended unit lease
+                # would hold longest_claim at thousands of years).
+                if claims:
+                    capacity_store.note_claims(context, start, end)
                 lease_id = lease.id
         except exception.Conflict:
             existing = _existing_lease(context, name, owner_type, owner_id)

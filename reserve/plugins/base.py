@@ -8,6 +8,10 @@ import abc
 
 class ResourcePlugin(abc.ABC):
     resource_type = None
+    # Whether its leases hold hosts through capacity claims (the
+    # allocations the capacity model reads), whose longest length the
+    # model must know.
+    claims_capacity = False
 
     def prepare(self, context, values):
         """Read what the request needs from the cloud, before the manager

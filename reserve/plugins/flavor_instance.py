@@ -54,6 +54,7 @@ def flavor_name(reservation_id):
 
 class FlavorInstancePlugin(base.ResourcePlugin):
     resource_type = RESOURCE_TYPE
+    claims_capacity = True
 
     def __init__(self, nova_client=None, placement_client=None):
         self.nova = nova_client or nova.NovaClient()

@@ -9,6 +9,7 @@ import types
 from oslo_config import cfg
 import pytest
 
+from reserve.capacity import store as capacity_store
 from reserve.common import exception
 from reserve.common import states as engine_states
 from reserve.common import timeutils
@@ -120,6 +121,10 @@ def test_open_ended_until_cancelled(cloud):
     rsv = cloud.reservation(rsv_id)
     assert states.is_open_end(rsv.end_date)
     assert cloud.lease(rsv_id).end_date == states.OPEN_END
+    # A unit lease writes no capacity claim: the capacity model's longest
+    # claim (an INTEGER of seconds, which an open end would overflow on
+    # MariaDB and PostgreSQL) is not stretched to its open end.
+    assert capacity_store.read_state(cloud.ctx).longest_claim == 0
     cloud.tick()
     assert cloud.hostdevs(host)['gpu-vm-3'] == [('pci', '0000:b1:00.0')]
     assert cloud.cancel(rsv_id) is True
