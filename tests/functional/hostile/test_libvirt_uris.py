@@ -24,8 +24,8 @@ def _no_hosts(http):
     'qemu+tls://gpu-01/system?no_tty=1;proxy={}',
     'qemu+unix:///system?socket={}',
 ])
-def test_a_uri_that_runs_or_redirects_is_refused(http, gpu_api, script,
-                                                 form):
+def test_a_uri_that_runs_or_redirects_is_refused(served, script, form):
+    http = served
     path, marker = script
     response = _enroll(http, form.format(path))
     detail = assert_http_error(response, 400, (
@@ -53,8 +53,8 @@ def test_a_local_file_is_not_shown(http, gpu_api, tmp_path):
     _no_hosts(http)
 
 
-def test_members_are_refused_before_any_uri_is_looked_at(http, gpu_api,
-                                                         script):
+def test_members_are_refused_before_any_uri_is_looked_at(served, script):
+    http = served
     path, marker = script
     for who in ('member_a', 'reader_all', 'service'):
         response = _enroll(http, 'qemu+ext:///system?command=%s' % path,
