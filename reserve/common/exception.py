@@ -157,7 +157,9 @@ class CloudNotConfigured(CloudError):
     msg_fmt = ('%(service)s is not configured here (%(reason)s): set the '
                '[%(service)s] options of reserve.conf (auth_type and its '
                'credentials, or an endpoint)')
-    safe_fmt = '%(service)s is not configured here'
+    # The reason may quote the auth plugin's own error: for the logs.
+    safe_fmt = ('%(service)s is not configured here: set the '
+                '[%(service)s] options of reserve.conf')
     code = 503
 
 

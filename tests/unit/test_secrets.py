@@ -43,7 +43,8 @@ def test_the_serialized_context_has_no_credentials():
      'a call to nova failed (the operators have the details)'),
     (exception.CloudNotConfigured(service='placement',
                                   reason='no endpoint http://x'),
-     'placement is not configured here'),
+     'placement is not configured here: set the [placement] options of '
+     'reserve.conf'),
     (virt_exception.VirtError(uri='qemu+ssh://root@10.0.0.9/system',
                               reason='open: no route'),
      'a libvirt call on a GPU host failed (the operators have the '

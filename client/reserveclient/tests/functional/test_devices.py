@@ -1,5 +1,6 @@
 """openstack reserve device ... and device reservation ... against the
 all-in-one's libvirt test:/// GPU hosts."""
+import datetime
 import os
 import shutil
 import time
@@ -94,12 +95,17 @@ def test_device_reservation_lifecycle(cli):
     assert 'could not be found' in err
 
 
+def _in_three_weeks():
+    # Within the project's default unit-hours quota ([quota] unit_hours).
+    return (datetime.date.today() + datetime.timedelta(days=21)).isoformat()
+
+
 def test_device_reservation_affirm(server, cli):
     units = cli.json('reserve', 'device', 'list', '--host', 'gpu-t4-01')
     unit = units[-1]
     created = cli.json('reserve', 'device', 'reservation', 'create',
                        '--unit', unit['PCI Address'], '--host', 'gpu-t4-01',
-                       '--end', '2031-01-01')
+                       '--end', _in_three_weeks())
     assert created['unit_ids'] == [unit['ID']]
     assert _wait(cli, created['id'], ('active',)) == 'active'
     # Only a reservation in needs-review can be affirmed.

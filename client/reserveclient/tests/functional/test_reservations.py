@@ -85,7 +85,12 @@ def test_create_show_set_delete(server, cli, flavor):
     assert cancelled['status'] == 'COMPLETE'
     assert 'Cancelled' in cancelled['status_reason']
 
-    # One that is over is removed.
+    # Not while its lease is being torn down: its allocations still
+    # hold the hosts. Once the lease is over, it is removed.
+    err = cli.fails('reserve', 'reservation', 'delete', booking_id)
+    assert 'still being torn down' in err and 'HTTP 409' in err
+    server.sql("UPDATE leases SET status = 'TERMINATED' WHERE id = ?",
+               cancelled['lease_id'])
     cli('reserve', 'reservation', 'delete', booking_id)
     err = cli.fails('reserve', 'reservation', 'show', booking_id)
     assert 'Reservation %s could not be found.' % booking_id in err
