@@ -1,4 +1,6 @@
 """oslo.messaging plumbing: transports, RPC clients and servers, notifier."""
+import datetime
+
 from oslo_config import cfg
 import oslo_messaging as messaging
 from oslo_messaging.rpc import dispatcher
@@ -7,6 +9,7 @@ from reserve.common import context as reserve_context
 from reserve.common import exception
 from reserve.common import memory_bus
 from reserve.common import secrets
+from reserve.common import timeutils
 
 CONF = cfg.CONF
 
@@ -18,9 +21,40 @@ ALLOWED_EXMODS = ['reserve.common.exception']
 _TRANSPORT = None
 _NOTIFICATION_TRANSPORT = None
 
+# A datetime crosses the bus as {DATETIME_TAG: ISO 8601 text}: naive UTC
+# to the microsecond (reserve.common.timeutils), read back as a datetime.
+DATETIME_TAG = '__datetime__'
+
+
+def encode_dates(entity):
+    """``entity`` with every datetime, at any depth of its dicts, lists
+    and tuples, replaced by its tagged text (an aware one converted to
+    naive UTC first)."""
+    if isinstance(entity, datetime.datetime):
+        return {DATETIME_TAG: timeutils.naive_utc(entity).isoformat(
+            timespec='microseconds')}
+    if isinstance(entity, dict):
+        return {key: encode_dates(value) for key, value in entity.items()}
+    if isinstance(entity, (list, tuple)):
+        return [encode_dates(value) for value in entity]
+    return entity
+
+
+def decode_dates(entity):
+    """What encode_dates sent, its datetimes datetimes again."""
+    if isinstance(entity, dict):
+        if entity.keys() == {DATETIME_TAG}:
+            return datetime.datetime.fromisoformat(entity[DATETIME_TAG])
+        return {key: decode_dates(value) for key, value in entity.items()}
+    if isinstance(entity, list):
+        return [decode_dates(value) for value in entity]
+    return entity
+
 
 class RequestContextSerializer(messaging.Serializer):
-    """Carries RequestContext over the wire; payloads are plain JSON.
+    """Carries RequestContext over the wire; payloads are JSON whose
+    datetimes travel tagged (encode_dates), so that each side of a call
+    sends and receives datetime objects.
 
     The context goes without its credentials (secrets.public_context):
     casts and notifications are read by every daemon and listener of the
@@ -30,10 +64,10 @@ class RequestContextSerializer(messaging.Serializer):
         self._base = messaging.JsonPayloadSerializer()
 
     def serialize_entity(self, ctxt, entity):
-        return self._base.serialize_entity(ctxt, entity)
+        return self._base.serialize_entity(ctxt, encode_dates(entity))
 
     def deserialize_entity(self, ctxt, entity):
-        return self._base.deserialize_entity(ctxt, entity)
+        return decode_dates(self._base.deserialize_entity(ctxt, entity))
 
     def serialize_context(self, ctxt):
         return secrets.public_context(ctxt.to_dict())

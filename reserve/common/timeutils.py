@@ -16,6 +16,14 @@ def utcnow_precise():
     return timeutils.utcnow().replace(tzinfo=None)
 
 
+def naive_utc(value):
+    """A datetime as the database stores it: naive UTC (an aware one is
+    converted; a naive one is taken to be UTC already)."""
+    if value.tzinfo is None:
+        return value
+    return value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+
+
 def parse(value, field='date'):
     """An ISO 8601 string with a timezone → naive UTC datetime."""
     if isinstance(value, datetime.datetime):
