@@ -47,9 +47,10 @@ def _units_asked(request):
 def reserve(context, values, start, end, read_domains):
     """Check, count and claim a unit reservation; returns its id.
 
-    values: what LeaseManager.create_device_reservation takes (id,
-    project_id, user_id, viewer, the request, the projects, domains,
-    contract_ref, reason); [start, end): its window, end None when
+    values: the API's request (id, project_id, user_id, viewer, the
+    request: unit_ids or count/model/host_id/numa_local, mdev_type,
+    allowed_projects, managing_projects, domains, contract_ref, reason);
+    [start, end): its window, end None when
     open-ended. read_domains(host): {name: owner} of the host's domains
     the reservation's units may go into (another project's are not).
     """
@@ -69,7 +70,7 @@ def reserve(context, values, start, end, read_domains):
     deltas = quota.new_unit_reservation(_units_asked(request), start, end)
     with admission.capacity_transaction(context):
         quota.enforce(context, values['project_id'], deltas)
-        runs.claim(context, {'start_date': start, 'end_date': end}, values)
+        runs.claim(context, values, start, end)
     LOG.info('Device reservation %s claimed on host %s for project %s',
              values['id'], request.host_id, values['project_id'])
     return values['id']

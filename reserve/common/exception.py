@@ -165,7 +165,7 @@ class CloudNotConfigured(CloudError):
 
 class RPCVersionCapped(ReserveException):
     """[upgrade_levels] keeps this node from asking something of daemons
-    that may still run the previous release."""
+    that may still run an older release."""
     msg_fmt = ('%(topic)s cannot do this until the upgrade is finished: '
                '%(method)s needs RPC %(version)s and [upgrade_levels] '
                '%(group)s caps messages at %(cap)s.')

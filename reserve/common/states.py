@@ -24,19 +24,6 @@ class Owner:
     """Who a lease is for (leases.owner_type, with owner_id its id)."""
     BOOKING = 'booking'
     DEVICE_RESERVATION = 'device-reservation'
-    # The names leases of each owner are given. A worker of the previous
-    # release sends only the name: the manager reads the owner from it.
-    NAME_PREFIXES = {DEVICE_RESERVATION: 'device-reservation-',
-                     BOOKING: Booking.LEASE_PREFIX}
-
-    @classmethod
-    def of_name(cls, name):
-        """(owner_type, owner_id) a lease name stands for, or
-        (None, None)."""
-        for owner_type, prefix in cls.NAME_PREFIXES.items():
-            if name.startswith(prefix):
-                return owner_type, name[len(prefix):]
-        return None, None
 
 
 class Lease:

@@ -8,13 +8,12 @@ upgrade_group = cfg.OptGroup(
          'the RPC version of the older release (its rpcapi module lists '
          'them), upgrade every node, then remove the caps and restart. A '
          'node never sends a message newer than the cap: what the older '
-         'daemons cannot do yet is skipped (casts that only repair) or '
-         'refused with a 503 naming the cap (calls).')
+         'daemons cannot do yet is refused with a 503 naming the cap.')
 
 upgrade_opts = [
     cfg.StrOpt('manager', regex=r'^\d+\.\d+$',
                help='Cap of the messages to reserve-manager (topic '
-                    'reserve-manager), e.g. 1.1. Unset: the newest this '
+                    'reserve-manager), e.g. 1.0. Unset: the newest this '
                     'release knows.'),
     cfg.StrOpt('worker', regex=r'^\d+\.\d+$',
                help='Cap of the messages to reserve-worker (topic '

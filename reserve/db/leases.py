@@ -75,11 +75,6 @@ def lease_get(context, lease_id, project_id=None):
         return lease
 
 
-def lease_get_by_name(context, name):
-    with db_api.reader.using(context) as session:
-        return _whole_leases(session).filter_by(name=name).first()
-
-
 def lease_get_by_owner(context, owner_type, owner_id):
     """The lease of a booking or a device reservation (states.Owner),
     or None."""

@@ -1,13 +1,7 @@
-"""The life of a device reservation, as the manager runs it (what its
-lease runs, through the device:gpu plugin, is in ``runs``).
+"""The life of a device reservation, as the manager runs it once the
+booking desk (reserve.booking.units) claimed it (what its lease runs,
+through the device:gpu plugin, is in ``runs``).
 
-* ``checked``: a creation from an API of the previous release, checked
-  as the booking desk (reserve.booking.units) checks its own: a count
-  naming ``domains`` but no host is taken from a host that has them all
-  (their names read first, outside every lock). The manager then makes
-  its lease, whose device:gpu plugin claims the units.
-* ``cancel`` and ``live_lease``: the lease's delete path (its end runs
-  now).
 * ``affirm``: a reservation in review (see ``runs.rediscover``) made
   good again against the host's topology now.
 * ``attach`` / ``detach``: domains named while a reservation lives.
@@ -22,10 +16,8 @@ back what it gave.
 from oslo_log import log as logging
 
 from reserve.common import exception
-from reserve.common import states as engine_states
 from reserve.common import timeutils
 from reserve.db import api as db_api
-from reserve.db import hosts as hosts_db
 from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import attachments
 from reserve.devices import claims
@@ -38,82 +30,6 @@ from reserve.devices import states
 LOG = logging.getLogger(__name__)
 
 Status = states.UnitReservation
-
-
-def window_of(values):
-    """(start, end) of a creation's values; an absent end is open."""
-    now = timeutils.utcnow()
-    start = (timeutils.parse(values['start'], 'start')
-             if values.get('start') else now)
-    end = (timeutils.parse(values['end'], 'end') if values.get('end')
-           else states.OPEN_END)
-    if end <= start:
-        raise exception.Invalid(reason='end must be after start')
-    return start, end
-
-
-def _read_owners(context, host):
-    """{name: owner} of a host's domains (libvirt calls, no lock of
-    reserve's held)."""
-    return owners.read(context, host, hosts.connect(host.uri))
-
-
-def _domain_reader(context, projects, unowned):
-    """read_domains(host): {name: owner} of the host's domains that
-    units of a reservation of ``projects`` may go into (no lock of
-    reserve's held); another project's domains are not among them."""
-    def read_domains(host):
-        return owners.usable(_read_owners(context, host), projects,
-                             unowned)
-    return read_domains
-
-
-# creation ----------------------------------------------------------------
-
-def checked(context, values):
-    """A creation's values as a manager's request (an API of the
-    previous release, which claims nothing itself) has them checked:
-    the host chosen (steered by the domains named, their names read
-    outside every lock) and pinned, and the domains named found on it.
-    The claim is the device:gpu plugin's, in the lease's transaction."""
-    start, end = window_of(values)
-    projects = owners.projects_of_values(values)
-    unowned = owners.unowned_ok(context)
-    request = claims.on_hosts_with_domains(
-        context, runs.request_of(values), start, end, values.get('domains'),
-        _domain_reader(context, projects, unowned),
-        viewer=values.get('viewer'))
-    chosen = claims.check(context, request, start, end,
-                          viewer=values.get('viewer'))
-    host = hosts_db.host_get(context, chosen.host_id)
-    found = {}
-    if values.get('domains'):
-        with hosts.host_lock(host.id):
-            found = owners.check(context, host, hosts.connect(host.uri),
-                                 values['domains'], projects, unowned)
-    return dict(values, host_id=host.id, domain_owners=found)
-
-
-# cancellation ------------------------------------------------------------
-
-def cancel(context, reservation_id, reason):
-    """Mark a live reservation cancelled (False when it was not live any
-    more); the caller then ends its lease (``live_lease``)."""
-    return unit_reservations_db.unit_reservation_update(
-        context, reservation_id,
-        {'status': Status.CANCELLED, 'status_reason': reason},
-        expected_status=Status.LIVE)
-
-
-def live_lease(context, reservation_id):
-    """The id of the lease a cancelled reservation still has to end, or
-    None once its units are released here (no lease, or it has ended)."""
-    lease = unit_reservations_db.unit_reservation_lease(
-        context, reservation_id)
-    if lease is not None and lease.status != engine_states.Lease.TERMINATED:
-        return lease.id
-    runs.end(context, reservation_id)
-    return None
 
 
 # review ------------------------------------------------------------------

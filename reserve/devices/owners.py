@@ -72,14 +72,6 @@ def projects_of(reservation):
                                        for p in reservation.projects}
 
 
-def projects_of_values(values):
-    """The projects of a creation's values (as reservation rows get
-    them: the maker's project when no allowed project is given)."""
-    return ({values['project_id']} |
-            set(values.get('allowed_projects') or ()) |
-            set(values.get('managing_projects') or ()))
-
-
 def acceptable(owner, projects, unowned):
     return owner in projects if owner is not None else bool(unowned)
 

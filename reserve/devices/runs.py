@@ -1,11 +1,11 @@
 """What the lease engine runs of a device reservation, through the
 device:gpu plugin (reserve.plugins.device_gpu):
 
-* ``claim`` (the booking desk, reserve.booking.units, or the plugin's
-  reserve for a manager's request): select and write the units, the
-  reservation and its attachment plan, inside the caller's transaction.
+* ``claim`` (the booking desk, reserve.booking.units): select and write
+  the units, the reservation and its attachment plan, inside the
+  caller's transaction.
 * ``lease_request`` and ``adopt``: the lease the worker asks the manager
-  for, and the plugin's reserve taking over the claim already written.
+  for, and the plugin's reserve taking over the claim the desk wrote.
 * ``start`` / ``end`` (the lease's start_lease / end_lease events):
   attach the planned units (undone on failure, the event is retried), or
   take everything back (the domain keeps running unless
@@ -63,11 +63,10 @@ def _projects(values):
             states.Role.MANAGING: values.get('managing_projects') or []}
 
 
-def claim(context, lease_values, values):
-    """The device:gpu plugin's reserve: select and write the units of
-    ``values`` (inside the caller's transaction); returns the columns of
-    the lease reservation, whose id is the device reservation's."""
-    start, end = lease_values['start_date'], lease_values['end_date']
+def claim(context, values, start, end):
+    """Select and write the units of ``values`` over [start, end) (inside
+    the caller's transaction): the reservation, pending, with no lease
+    yet."""
     request = request_of(values)
     host = hosts_db.host_get(context, request.host_id) if request.host_id \
         else None
@@ -97,37 +96,27 @@ def claim(context, lease_values, values):
         host = hosts_db.host_get(context, chosen.host_id)
         unit_reservations_db.unit_reservation_update(context, reservation.id, {
             'topology_generation': host.topology_generation or ''})
-    count = len(chosen.units)
-    return {'id': reservation.id, 'resource_type': states.RESOURCE_TYPE,
-            'amount': count,
-            # The units' host held over the window (the capacity model
-            # counts nova hosts; this one shows in /v1/allocations).
-            'allocations': [{'host_id': chosen.host_id, 'count': count,
-                             'start_date': start, 'end_date': end}]}
 
 
-def lease_request(reservation_id, project_id, user_id, start, end,
-                  device_reservation=None):
-    """The lease values of a device reservation for
-    LeaseManager.create_lease: owned by it, one device:gpu request.
-    ``device_reservation``: the creation's values, for a reservation not
-    claimed yet (the plugin's reserve claims it); else its id alone."""
+def lease_request(reservation_id, project_id, user_id, start, end):
+    """The lease values of a device reservation the booking desk claimed,
+    for LeaseManager.create_lease: owned by it, one device:gpu request
+    (the plugin's reserve adopts the claim)."""
     return {
         'name': states.lease_name(reservation_id),
         'owner_type': engine_states.Owner.DEVICE_RESERVATION,
         'owner_id': reservation_id,
         'project_id': project_id, 'user_id': user_id or '',
-        'start_date': timeutils.isoformat(start),
-        'end_date': timeutils.isoformat(end),
+        'start_date': start, 'end_date': end,
         'reservations': [{'resource_type': states.RESOURCE_TYPE,
-                          'device_reservation': device_reservation or
-                          {'id': reservation_id}}]}
+                          'device_reservation': {'id': reservation_id}}]}
 
 
 def adopt(context, reservation):
-    """The plugin's reserve for a reservation claimed already: the
-    columns of its lease reservation, as ``claim`` returns them. Refused
-    once it is no longer live (cancelled before its lease was made)."""
+    """The plugin's reserve of a reservation the desk claimed: the
+    columns of its lease reservation, whose id is the device
+    reservation's. Refused once it is no longer live (cancelled before
+    its lease was made)."""
     if reservation.status not in Status.LIVE or reservation.released_at:
         raise exception.InvalidState(
             what='Device reservation %s' % reservation.id,
@@ -136,6 +125,8 @@ def adopt(context, reservation):
     count = len(reservation.units)
     return {'id': reservation.id, 'resource_type': states.RESOURCE_TYPE,
             'amount': count,
+            # The units' host held over the window (the capacity model
+            # counts nova hosts; this one shows in /v1/allocations).
             'allocations': [{'host_id': reservation.host_id, 'count': count,
                              'start_date': reservation.start_date,
                              'end_date': reservation.end_date}]}

@@ -9,8 +9,9 @@ Device = common_states.Device
 
 # The resource type of the lease engine's reservation of GPU units.
 RESOURCE_TYPE = 'device:gpu'
-LEASE_PREFIX = common_states.Owner.NAME_PREFIXES[
-    common_states.Owner.DEVICE_RESERVATION]
+# A device reservation's lease is named this followed by its id (a name
+# for people; the lease names its owner by key, see states.Owner).
+LEASE_PREFIX = 'device-reservation-'
 
 # An open-ended reservation runs until cancelled: its lease ends here,
 # and the API shows its end as null.

@@ -42,14 +42,6 @@ _SELECTION_LOCK = capacity_store.PROCESS_LOCK
 _MOVE_ATTEMPTS = 5
 
 
-def _existing_lease(context, name, owner_type, owner_id):
-    """The lease already made for this owner (or of this name, for a
-    lease with no owner), or None."""
-    if owner_type is not None:
-        return leases_db.lease_get_by_owner(context, owner_type, owner_id)
-    return leases_db.lease_get_by_name(context, name)
-
-
 def _awaits_lease(reservation):
     """Whether a device reservation is claimed and live, its lease yet
     to be made (by the worker)."""
@@ -58,7 +50,7 @@ def _awaits_lease(reservation):
 
 
 class LeaseManager:
-    target = messaging.Target(version='1.4')
+    target = messaging.Target(version='1.0')
 
     def __init__(self, wake=None, nova_client=None, placement_client=None):
         self._wake = wake or (lambda: None)
@@ -69,18 +61,18 @@ class LeaseManager:
 
     def create_lease(self, context, lease_values):
         """Create the lease of lease_values' owner (owner_type, owner_id)
-        unless it has one already; a worker of the previous release
-        names the owner only in the lease's name."""
+        unless it has one already. Its dates are naive UTC datetimes."""
         name = lease_values['name']
         owner_type = lease_values.get('owner_type')
         owner_id = lease_values.get('owner_id')
-        if owner_type is None:
-            owner_type, owner_id = states.Owner.of_name(name)
-        existing = _existing_lease(context, name, owner_type, owner_id)
+        if not (owner_type and owner_id):
+            raise exception.Invalid(reason='a lease request names its '
+                                           'owner (owner_type, owner_id)')
+        existing = leases_db.lease_get_by_owner(context, owner_type,
+                                                owner_id)
         if existing is not None:
             return views.lease(existing)
-        start = timeutils.parse(lease_values['start_date'], 'start_date')
-        end = timeutils.parse(lease_values['end_date'], 'end_date')
+        start, end = lease_values['start_date'], lease_values['end_date']
         if end <= start:
             raise exception.Invalid(reason='end_date must be after '
                                            'start_date')
@@ -116,7 +108,8 @@ class LeaseManager:
                     capacity_store.note_claims(context, start, end)
                 lease_id = lease.id
         except exception.Conflict:
-            existing = _existing_lease(context, name, owner_type, owner_id)
+            existing = leases_db.lease_get_by_owner(context, owner_type,
+                                                    owner_id)
             if existing is None:
                 raise
             return views.lease(existing)
@@ -152,8 +145,9 @@ class LeaseManager:
         A compare-and-swap on the lease's status and end: a lease being
         deleted (a cancel) is never moved, whatever the order the two
         requests arrive in (409); a move that lost to another move is
-        tried again on what that one wrote."""
-        end = timeutils.parse(values['end_date'], 'end_date')
+        tried again on what that one wrote. values['end_date']: a naive
+        UTC datetime."""
+        end = values['end_date']
         for _ in range(_MOVE_ATTEMPTS):
             lease = leases_db.lease_get(context, lease_id)
             if lease.status not in states.Lease.CHANGEABLE:
@@ -264,7 +258,7 @@ class LeaseManager:
 
     def sync_lease(self, context, lease_id):
         """Make a started lease's cloud objects match its allocations
-        (1.2, cast after hosts were moved under it)."""
+        (cast after hosts were moved under it)."""
         try:
             lease = leases_db.lease_get(context, lease_id)
         except exception.LeaseNotFound:
@@ -294,7 +288,7 @@ class LeaseManager:
         task); returns how many changed."""
         return capacity_refresh.refresh_all(context, self._placement)
 
-    # GPU devices on libvirt hosts (1.1) --------------------------------------
+    # GPU devices on libvirt hosts -------------------------------------------
 
     @portable.portable_errors
     def refresh_host(self, context, host_id):
@@ -310,39 +304,6 @@ class LeaseManager:
     def host_domains(self, context, host_id, name=None):
         """The domains of a libvirt host, or one with its XML."""
         return device_refresh.domains(context, host_id, name)
-
-    @portable.portable_errors
-    def create_device_reservation(self, context, values):
-        """Make the lease of a device reservation (idempotent by
-        values['id']): one the booking desk claimed already (an API whose
-        worker is capped below 1.1), or, from an API of the previous
-        release, one checked here and claimed by the lease's device:gpu
-        plugin. Its start event attaches."""
-        found = unit_reservations_db.unit_reservation_find(
-            context, values['id'])
-        if found is not None:
-            request = device_runs.lease_request(
-                found.id, found.project_id, found.user_id,
-                found.start_date, found.end_date)
-        else:
-            values = device_lifecycle.checked(context, values)
-            start, end = device_lifecycle.window_of(values)
-            request = device_runs.lease_request(
-                values['id'], values['project_id'], values.get('user_id'),
-                start, end, device_reservation=values)
-        self.create_lease(context, request)
-        return {'id': values['id']}
-
-    @portable.portable_errors
-    def cancel_device_reservation(self, context, reservation_id, reason):
-        """Cancel a live device reservation: its lease ends now (for an
-        API of the previous release, or one whose worker is capped)."""
-        if not device_lifecycle.cancel(context, reservation_id, reason):
-            return False
-        lease_id = device_lifecycle.live_lease(context, reservation_id)
-        if lease_id is not None:
-            self.delete_lease(context, lease_id)
-        return True
 
     @portable.portable_errors
     def affirm_device_reservation(self, context, reservation_id, who):
@@ -369,24 +330,27 @@ class LeaseManager:
     @portable.portable_errors
     def move_device_reservation_end(self, context, reservation_id, end):
         """Move the end of a live device reservation (None: open-ended)
-        through its lease, if its units stay free that long."""
+        through its lease, if its units stay free that long (``end``: a
+        naive UTC datetime)."""
         lease = unit_reservations_db.unit_reservation_lease(
             context, reservation_id)
-        if lease is None and _awaits_lease(
-                unit_reservations_db.unit_reservation_find(
-                    context, reservation_id)):
-            # Its lease, not made yet, is made now to take the new end.
-            self.create_device_reservation(context, {'id': reservation_id})
+        found = unit_reservations_db.unit_reservation_find(
+            context, reservation_id)
+        if lease is None and _awaits_lease(found):
+            # Its lease, not made yet (the worker's cast still on its
+            # way), is made now to take the new end.
+            self.create_lease(context, device_runs.lease_request(
+                found.id, found.project_id, found.user_id,
+                found.start_date, found.end_date))
             lease = unit_reservations_db.unit_reservation_lease(
                 context, reservation_id)
         if lease is None:
             raise exception.InvalidState(
                 what='Device reservation %s' % reservation_id,
                 status='over', reason='its lease has ended')
-        end = timeutils.parse(end, 'end') if end else device_states.OPEN_END
         try:
             self.update_lease(context, lease.id,
-                              {'end_date': timeutils.isoformat(end)})
+                              {'end_date': end or device_states.OPEN_END})
         except exception.InvalidState:
             # Said of the reservation, not of its lease, once it is over.
             found = unit_reservations_db.unit_reservation_find(

@@ -1,5 +1,5 @@
-"""Leases as plain dicts, for RPC replies."""
-from reserve.common import timeutils
+"""Leases and hosts as plain dicts, for RPC replies (their dates
+datetimes: reserve.common.rpc's serializer carries them)."""
 
 
 def _reserved_flavor_id(reservation):
@@ -11,8 +11,7 @@ def lease(lease):
     return {
         'id': lease.id, 'name': lease.name,
         'project_id': lease.project_id, 'user_id': lease.user_id,
-        'start_date': timeutils.isoformat(lease.start_date),
-        'end_date': timeutils.isoformat(lease.end_date),
+        'start_date': lease.start_date, 'end_date': lease.end_date,
         'status': lease.status, 'status_reason': lease.status_reason,
         'degraded': lease.degraded,
         'reservations': [{
@@ -20,8 +19,6 @@ def lease(lease):
             'status': r.status, 'amount': r.amount,
             # Only flavor:instance reservations have a reserved flavor.
             'reserved_flavor_id': _reserved_flavor_id(r),
-            # Its name before 1.4, read by workers of the previous release.
-            'flavor_id': _reserved_flavor_id(r),
         } for r in lease.reservations],
     }
 
@@ -34,6 +31,5 @@ def host(host):
         'memory_mb': host.memory_mb, 'local_gb': host.local_gb,
         'reservable': host.reservable,
         'capabilities': {c.key: c.value for c in host.capabilities},
-        'created_at': timeutils.isoformat(host.created_at),
-        'updated_at': timeutils.isoformat(host.updated_at),
+        'created_at': host.created_at, 'updated_at': host.updated_at,
     }

@@ -1,12 +1,11 @@
 """device:gpu — GPU units of a libvirt host reserved for projects.
 
 The units are claimed by the booking desk (reserve.booking.units) before
-the lease is asked for: its reserve adopts that claim, or, for a
-manager's request that was not claimed (an API of the previous release),
-claims them in the lease's transaction. At start they are handed
-to the reservation's domains as PCI hostdevs or mediated devices, at the
-end taken back (see reserve.devices.runs). The lease reservation's
-id is the device reservation's (/v1/device-reservations/<id>).
+the lease is asked for: its reserve adopts that claim. At start they are
+handed to the reservation's domains as PCI hostdevs or mediated devices,
+at the end taken back (see reserve.devices.runs). The lease
+reservation's id is the device reservation's
+(/v1/device-reservations/<id>).
 """
 from reserve.capacity import store as capacity_store
 from reserve.common import exception
@@ -21,16 +20,14 @@ class DeviceGpuPlugin(base.ResourcePlugin):
     resource_type = states.RESOURCE_TYPE
 
     def reserve(self, context, lease_values, values):
-        request = values.get('device_reservation')
-        if not request:
+        request = values.get('device_reservation') or {}
+        found = request.get('id') and unit_reservations_db \
+            .unit_reservation_find(context, request['id'])
+        if not found:
             raise exception.Invalid(
                 reason='a device:gpu reservation is made through '
                        '/v1/device-reservations')
-        found = unit_reservations_db.unit_reservation_find(
-            context, request['id'])
-        if found is not None:
-            return runs.adopt(context, found)
-        return runs.claim(context, lease_values, request)
+        return runs.adopt(context, found)
 
     def build(self, context, lease, reservation):
         """Nothing to prepare: the units are handed over at start."""

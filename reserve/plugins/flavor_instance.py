@@ -29,7 +29,6 @@ from reserve.db import hosts as hosts_db
 from reserve.plugins import base
 from reserve.plugins import fence
 from reserve.plugins import filters
-from reserve.plugins import gpus
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -39,9 +38,6 @@ AGGREGATE_SPEC = 'aggregate_instance_extra_specs:reservation'
 # Extra specs of the source flavor that steer reserve, not nova.
 OWN_SPEC_PREFIX = sizing.OWN_SPEC_PREFIX
 HOST_FILTER_SPEC = model.HOST_FILTER_SPEC
-# A request's names before manager RPC 1.4 (a worker of the previous
-# release), and this release's: the nova flavor's id, how many instances.
-PREVIOUS_NAMES = {'flavor_id': 'nova_flavor_id', 'amount': 'instance_count'}
 
 
 def _guard():
@@ -63,10 +59,9 @@ class FlavorInstancePlugin(base.ResourcePlugin):
     # capacity --------------------------------------------------------------
 
     def prepare(self, context, values):
-        """Before any lock: the request under this release's names, with
-        the nova flavor's record, read now unless the caller (the worker,
-        from the catalogue entry) brings it."""
-        values = {PREVIOUS_NAMES.get(k, k): v for k, v in values.items()}
+        """Before any lock: the request with the nova flavor's record,
+        read now unless the caller (the worker, from the catalogue entry)
+        brings it."""
         if values.get('nova_flavor'):
             return values
         record = sizing.read(values['nova_flavor_id'], self.nova)
@@ -74,9 +69,8 @@ class FlavorInstancePlugin(base.ResourcePlugin):
 
     def reserve(self, context, lease_values, values):
         """The lease reservation's row. A booking's hosts were chosen when
-        it was admitted: its claims are adopted as they are. Otherwise
-        (no booking, or one admitted before claims existed) the hosts are
-        chosen here, by the same capacity model."""
+        it was admitted (reserve.booking.admission): the lease adopts its
+        claims as they are."""
         instance_count = int(values.get('instance_count') or 0)
         if instance_count < 1:
             raise exception.Invalid(
@@ -102,31 +96,12 @@ class FlavorInstancePlugin(base.ResourcePlugin):
             'allocations': [],
         }
         booking_id = values.get('booking_id')
-        if booking_id and store.claims_of_booking(context, booking_id):
-            row['adopt_booking'] = booking_id
-            return row
-        start, end = lease_values['start_date'], lease_values['end_date']
-        need = model.size_of(record)
-        guard = _guard()
-        board = model.Board(context, store.lock(context), start,
-                            end + guard, guard, lazy=True)
-        offer = board.offer(need, host_filter)
-        placed = offer.place(instance_count, row['affinity'])
-        if placed is None:
-            what = 'flavor %s' % record.get('name', record['id'])
-            if need['gpus']:
-                what += ' (GPUs per instance: %s)' % gpus.describe(
-                    need['gpus'])
-            raise exception.NotEnoughHostsAvailable(
-                wanted=instance_count, what=what,
-                found=offer.most_placed(instance_count, row['affinity']),
-                start=start, end=end)
-        row['allocations'] = [
-            dict(host_id=h, count=n, start_date=start, end_date=end,
-                 booking_id=booking_id, vcpus=need['vcpus'],
-                 memory_mb=need['memory_mb'], disk_gb=need['disk_gb'],
-                 gpus=need['gpus'] or None)
-            for h, n in sorted(placed.items())]
+        if not (booking_id and store.claims_of_booking(context, booking_id)):
+            raise exception.Invalid(
+                reason='a flavor:instance lease adopts the claims of an '
+                       'admitted booking; booking %s holds none' %
+                booking_id)
+        row['adopt_booking'] = booking_id
         return row
 
     def check_new_window(self, context, lease, reservation, start, end):

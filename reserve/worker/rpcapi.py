@@ -1,21 +1,23 @@
 """Client side of the worker's RPC API (topic reserve-worker).
 
-1.0 - create_lease, update_lease, delete_lease
-1.1 - create_unit_lease, delete_unit_lease: the lease of a GPU-unit
-      reservation the booking desk claimed, made and torn down
+1.0 - the first release: create_lease, update_lease, delete_lease (of a
+      booking); create_unit_lease, delete_unit_lease (of a GPU-unit
+      reservation the booking desk claimed)
+
+A method added later names its version in its cast; [upgrade_levels]
+worker caps what this node sends while older workers run
+(RPCVersionCapped).
 """
 from oslo_config import cfg
 
+from reserve.common import exception
 from reserve.common import rpc
 
 CONF = cfg.CONF
 
-# The version that brought the unit reservations' casts.
-UNITS_VERSION = '1.1'
-
 
 class WorkerAPI:
-    RPC_API_VERSION = '1.1'
+    RPC_API_VERSION = '1.0'
 
     def __init__(self):
         self._client = rpc.get_client(
@@ -23,6 +25,10 @@ class WorkerAPI:
             version_cap=CONF.upgrade_levels.worker)
 
     def _cast(self, context, method, version='1.0', **kwargs):
+        if not self._client.can_send_version(version):
+            raise exception.RPCVersionCapped(
+                topic='reserve-worker', method=method, version=version,
+                group='worker', cap=CONF.upgrade_levels.worker)
         self._client.prepare(version=version).cast(context, method,
                                                    **kwargs)
 
@@ -42,19 +48,13 @@ class WorkerAPI:
         self._cast(context, 'delete_lease', booking_id=booking_id,
                    lease_id=lease_id)
 
-    def takes_units(self):
-        """Whether [upgrade_levels] worker lets the unit reservations'
-        casts through (1.1); if not, their callers ask the manager
-        themselves, as the previous release did."""
-        return self._client.can_send_version(UNITS_VERSION)
-
     def create_unit_lease(self, context, reservation_id):
         """Make the lease of a claimed unit reservation (idempotent)."""
-        self._cast(context, 'create_unit_lease', version=UNITS_VERSION,
+        self._cast(context, 'create_unit_lease',
                    reservation_id=reservation_id)
 
     def delete_unit_lease(self, context, reservation_id):
         """Tear a cancelled unit reservation's lease down, or release
         its claim when it has none."""
-        self._cast(context, 'delete_unit_lease', version=UNITS_VERSION,
+        self._cast(context, 'delete_unit_lease',
                    reservation_id=reservation_id)

@@ -52,14 +52,12 @@ class UnitReconciler:
 
     def _overdue(self, context, now, statuses):
         """(reservation, its lease or None) of the unreleased ones of
-        ``statuses`` untouched for [worker]pending_create_timeout; none
-        while [upgrade_levels] worker predates their casts (the API asks
-        the manager itself then)."""
+        ``statuses`` untouched for [worker]pending_create_timeout."""
         cutoff = now - datetime.timedelta(
             seconds=CONF.worker.pending_create_timeout)
         found = [r for r in unit_reservations_db.unit_reservations_unreleased(
             context, statuses) if r.updated_at < cutoff]
-        if not found or not self.worker_api.takes_units():
+        if not found:
             return []
         return [(r, unit_reservations_db.unit_reservation_lease(context, r.id))
                 for r in found]

@@ -10,7 +10,6 @@ import oslo_messaging as messaging
 from reserve.capacity import store as capacity_store
 from reserve.common import exception
 from reserve.common import states
-from reserve.common import timeutils
 from reserve.db import bookings as bookings_db
 from reserve.db import flavors as flavors_db
 from reserve.db import leases as leases_db
@@ -30,15 +29,8 @@ def lease_name(booking_id):
     return states.Booking.LEASE_PREFIX + booking_id
 
 
-def _reserved_flavor_id(lease):
-    """The id of the lease's reserved flavor, in a manager's answer (its
-    name before manager RPC 1.4: flavor_id)."""
-    reservation = lease['reservations'][0]
-    return reservation.get('reserved_flavor_id', reservation['flavor_id'])
-
-
 class BookingWorker:
-    target = messaging.Target(version='1.1')
+    target = messaging.Target(version='1.0')
 
     def __init__(self, manager_api=None):
         self._manager_api = manager_api
@@ -64,8 +56,8 @@ class BookingWorker:
             'owner_id': booking.id,
             'project_id': booking.project_id,
             'user_id': booking.user_id,
-            'start_date': timeutils.isoformat(booking.start_date),
-            'end_date': timeutils.isoformat(booking.end_date),
+            'start_date': booking.start_date,
+            'end_date': booking.end_date,
             # The hosts were chosen at admission: the lease adopts the
             # booking's claims, sized from the catalogue's record.
             'reservations': [{'resource_type': RESOURCE_TYPE,
@@ -97,7 +89,8 @@ class BookingWorker:
         updated = bookings_db.booking_update(
             context, booking_id,
             {'status': states.Booking.ALLOCATED, 'lease_id': lease['id'],
-             'reserved_flavor_id': _reserved_flavor_id(lease),
+             'reserved_flavor_id':
+                 lease['reservations'][0]['reserved_flavor_id'],
              'status_reason': None},
             expected_status=states.Booking.PENDING_CREATE)
         if updated is None:
@@ -122,7 +115,7 @@ class BookingWorker:
         try:
             self.manager_api.update_lease(
                 context, booking.lease_id,
-                {'end_date': timeutils.isoformat(booking.end_date)})
+                {'end_date': booking.end_date})
         except exception.ReserveException as exc:
             # Keep the booking truthful: it ends when its lease ends.
             LOG.warning('Booking %s: end not moved: %s', booking_id,
@@ -146,7 +139,7 @@ class BookingWorker:
         if lease_id:
             self.manager_api.delete_lease(context, lease_id)
 
-    # GPU-unit reservations (1.1) -----------------------------------------
+    # GPU-unit reservations ----------------------------------------------
 
     def create_unit_lease(self, context, reservation_id):
         """Have the manager make the lease of a claimed unit reservation

@@ -221,11 +221,13 @@ def test_worker_dies_between_the_lease_and_its_record(  # noqa
     start = timeutils.utcnow() + HOUR
     booking = admission.book(_user(), desk_flavor, start, start + HOUR, 1)
     lease = cloud.lease_manager.create_lease(_admin(), {
-        'name': 'reservation-%s' % booking.id, 'project_id': PROJECT,
-        'user_id': 'alice', 'start_date': timeutils.isoformat(start),
-        'end_date': timeutils.isoformat(start + HOUR),
+        'name': 'reservation-%s' % booking.id,
+        'owner_type': states.Owner.BOOKING, 'owner_id': booking.id,
+        'project_id': PROJECT, 'user_id': 'alice', 'start_date': start,
+        'end_date': start + HOUR,
         'reservations': [{'resource_type': 'flavor:instance',
-                          'flavor_id': 'src-flavor', 'amount': 1}]})
+                          'nova_flavor_id': 'src-flavor',
+                          'instance_count': 1, 'booking_id': booking.id}]})
     _cancel(booking)
     _age(leases_db.lease_get(_admin(), lease['id']))
     assert reconcile()['orphans'] == 1

@@ -375,7 +375,7 @@ class ManagerAPI:
 
     def create_lease(self, context, values):
         return {'id': self.lease.id,
-                'reservations': [{'flavor_id': 'rsv-flavor-9'}]}
+                'reservations': [{'reserved_flavor_id': 'rsv-flavor-9'}]}
 
     def delete_lease(self, context, lease_id):
         pass

@@ -49,7 +49,7 @@ def _ctx():
 def _move_end(lease, end):
     lease_manager.LeaseManager(nova_client=object(),
                                placement_client=object()).update_lease(
-        _ctx(), lease.id, {'end_date': timeutils.isoformat(end)})
+        _ctx(), lease.id, {'end_date': end})
 
 
 def _events(lease):

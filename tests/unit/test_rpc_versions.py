@@ -1,8 +1,10 @@
 """Rolling upgrades: N and N-1 daemons side by side over the RPC APIs.
 
-A server of version N answers every 1.x message up to N, so an N-1
-client keeps working against it; an N client capped by
-[upgrade_levels] never sends an older server what it cannot take."""
+The first release is the baseline: every method is 1.0. A server of
+version N answers every 1.x message up to N, so an N-1 client keeps
+working against it; an N client capped by [upgrade_levels] refuses,
+clearly, a method newer than its cap instead of sending it. Releases to
+come are stood for here by a method of a made-up 1.1."""
 import threading
 import time
 
@@ -17,17 +19,17 @@ from reserve.common import rpc
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
 from reserve.manager import manager
 from reserve.manager import rpcapi as manager_rpcapi
-from reserve.plugins import flavor_instance
 from reserve.worker import rpcapi as worker_rpcapi
 from reserve.worker import worker
 
 CONF = cfg.CONF
+# The version of a method the next release might add.
+NEXT = '1.1'
 
 
-class OldManager:
-    """A reserve-manager of the previous release (RPC 1.1): it has
-    host_domains (1.1) but not sync_lease (1.2)."""
-    target = messaging.Target(version='1.1')
+class BaselineManager:
+    """A reserve-manager of the first release (RPC 1.0)."""
+    target = messaging.Target(version='1.0')
 
     def __init__(self):
         self.calls = []
@@ -35,20 +37,41 @@ class OldManager:
 
     def create_lease(self, context, lease_values):
         self.calls.append('create_lease')
-        self.got.set()
         return {'id': 'lease-1', 'name': lease_values['name']}
 
     def host_domains(self, context, host_id, name=None):
         self.calls.append('host_domains')
         return []
 
-
-class NewManager(OldManager):
-    target = messaging.Target(version='1.2')
-
     def sync_lease(self, context, lease_id):
         self.calls.append('sync_lease')
         self.got.set()
+
+
+class NextManager(BaselineManager):
+    """A reserve-manager of the next release: 1.1 adds forecast."""
+    target = messaging.Target(version=NEXT)
+
+    def forecast(self, context, host_id):
+        self.calls.append('forecast')
+        self.got.set()
+        return {'host_id': host_id}
+
+
+class NextManagerAPI(manager_rpcapi.ManagerAPI):
+    """The next release's client: its new method needs 1.1."""
+    RPC_API_VERSION = NEXT
+
+    def forecast(self, context, host_id):
+        return self._call(context, 'forecast', version=NEXT,
+                          host_id=host_id)
+
+
+class NextWorkerAPI(worker_rpcapi.WorkerAPI):
+    RPC_API_VERSION = NEXT
+
+    def recount(self, context, booking_id):
+        self._cast(context, 'recount', version=NEXT, booking_id=booking_id)
 
 
 @pytest.fixture
@@ -58,9 +81,8 @@ def serve(override):
     rpc.cleanup()
     servers = []
 
-    def start(endpoint):
-        server = rpc.get_server(rpc.MANAGER_TOPIC, endpoint.target.version,
-                                [endpoint])
+    def start(endpoint, topic=rpc.MANAGER_TOPIC):
+        server = rpc.get_server(topic, endpoint.target.version, [endpoint])
         server.start()
         servers.append(server)
         return endpoint
@@ -77,69 +99,72 @@ def ctx():
     return reserve_context.get_admin_context()
 
 
-def test_the_servers_speak_the_version_their_clients_send():
-    assert manager.LeaseManager.target.version == \
-        manager_rpcapi.ManagerAPI.RPC_API_VERSION
-    assert worker.BookingWorker.target.version == \
-        worker_rpcapi.WorkerAPI.RPC_API_VERSION
+def _public(cls):
+    return {name for name in vars(cls)
+            if not name.startswith('_') and callable(getattr(cls, name))}
 
 
-def test_a_client_of_the_previous_release_talks_to_a_new_server(serve):
-    new = serve(NewManager())
-    old_client = rpc.get_client(rpc.MANAGER_TOPIC, '1.1', timeout=10)
-    assert old_client.prepare(version='1.0').call(
-        ctx(), 'create_lease', lease_values={'name': 'x'})['id'] == 'lease-1'
-    assert old_client.prepare(version='1.1').call(
-        ctx(), 'host_domains', host_id='h') == []
-    assert new.calls == ['create_lease', 'host_domains']
+def test_the_baseline_is_1_0_on_both_sides():
+    for client, server in ((manager_rpcapi.ManagerAPI,
+                            manager.LeaseManager),
+                           (worker_rpcapi.WorkerAPI, worker.BookingWorker)):
+        assert client.RPC_API_VERSION == server.target.version == '1.0'
+
+
+def test_every_method_a_client_sends_its_server_has():
+    assert _public(manager_rpcapi.ManagerAPI) <= _public(manager.LeaseManager)
+    assert _public(worker_rpcapi.WorkerAPI) <= _public(worker.BookingWorker)
+
+
+def test_a_baseline_client_talks_to_a_next_server(serve):
+    server = serve(NextManager())
+    api = manager_rpcapi.ManagerAPI(timeout=10)
+    assert api.create_lease(ctx(), {'name': 'x'})['id'] == 'lease-1'
+    assert api.host_domains(ctx(), 'h') == []
+    assert server.calls == ['create_lease', 'host_domains']
 
 
 def test_a_server_refuses_a_version_newer_than_its_own(serve):
-    serve(OldManager())
-    client = rpc.get_client(rpc.MANAGER_TOPIC, '1.2', timeout=10)
+    serve(BaselineManager())
     with pytest.raises((messaging.UnsupportedVersion,
                         messaging.RemoteError)):
-        client.prepare(version='1.2').call(ctx(), 'host_domains',
-                                           host_id='h')
+        NextManagerAPI(timeout=10).forecast(ctx(), 'h')
 
 
-def test_a_capped_client_sends_an_old_server_only_what_it_takes(serve,
-                                                                override):
-    override('manager', '1.1', group='upgrade_levels')
-    # Whichever manager answers (here one that would take it), the cap
-    # holds: 1.2 repairs are left to the managers' periodic task ...
-    server = serve(NewManager())
-    api = manager_rpcapi.ManagerAPI(timeout=10)
-    api.sync_lease(ctx(), 'lease-1')
-    # ... while what 1.1 has keeps working.
-    assert api.host_domains(ctx(), 'h') == []
-    assert api.create_lease(ctx(), {'name': 'x'})['id'] == 'lease-1'
-    time.sleep(0.5)  # a cast sent anyway would have arrived by now
-    assert server.calls == ['host_domains', 'create_lease']
-
-
-def test_a_call_the_cap_forbids_is_a_503_naming_the_cap(serve, override):
+def test_a_client_capped_at_the_baseline_refuses_a_newer_call(serve,
+                                                              override):
     override('manager', '1.0', group='upgrade_levels')
-    old = serve(OldManager())
-    api = manager_rpcapi.ManagerAPI(timeout=10)
+    old = serve(BaselineManager())
+    api = NextManagerAPI(timeout=10)
     with pytest.raises(exception.RPCVersionCapped) as raised:
-        api.host_domains(ctx(), 'h')
+        api.forecast(ctx(), 'h')
     assert raised.value.code == 503
-    assert '[upgrade_levels] manager caps messages at 1.0' in str(
+    assert ('forecast needs RPC 1.1 and [upgrade_levels] manager caps '
+            'messages at 1.0' in str(raised.value))
+    # What the baseline has keeps working, casts included.
+    assert api.host_domains(ctx(), 'h') == []
+    api.sync_lease(ctx(), 'lease-1')
+    assert old.got.wait(10)
+    assert old.calls == ['host_domains', 'sync_lease']
+
+
+def test_a_capped_worker_client_refuses_a_newer_cast(serve, override):
+    override('worker', '1.0', group='upgrade_levels')
+    with pytest.raises(exception.RPCVersionCapped) as raised:
+        NextWorkerAPI().recount(ctx(), 'b-1')
+    assert '[upgrade_levels] worker caps messages at 1.0' in str(
         raised.value)
-    assert old.calls == []
 
 
-def test_without_a_cap_the_new_casts_reach_a_new_server(serve):
-    new = serve(NewManager())
-    manager_rpcapi.ManagerAPI(timeout=10).sync_lease(ctx(), 'lease-1')
-    assert new.got.wait(10)
-    assert new.calls == ['sync_lease']
+def test_without_a_cap_the_newer_call_reaches_a_next_server(serve):
+    server = serve(NextManager())
+    assert NextManagerAPI(timeout=10).forecast(ctx(), 'h') == {
+        'host_id': 'h'}
+    assert server.calls == ['forecast']
 
 
-class NewWorker:
-    """A reserve-worker of this release (1.1: the unit casts)."""
-    target = messaging.Target(version='1.1')
+class BaselineWorker:
+    target = messaging.Target(version='1.0')
 
     def __init__(self):
         self.calls = []
@@ -150,82 +175,10 @@ class NewWorker:
         self.got.set()
 
 
-def test_unit_casts_reach_a_new_worker(serve):
-    server = rpc.get_server(rpc.WORKER_TOPIC, '1.1', [NewWorker()])
-    endpoint = server.dispatcher.endpoints[0]
-    server.start()
-    try:
-        api = worker_rpcapi.WorkerAPI()
-        assert api.takes_units()
-        api.create_unit_lease(ctx(), 'rsv-1')
-        assert endpoint.got.wait(10)
-    finally:
-        server.stop()
-        server.wait()
-    assert endpoint.calls == [('create_unit_lease', 'rsv-1')]
-
-
-def test_a_worker_capped_at_1_0_takes_no_unit_casts(serve, override):
-    # The API and the reconciler then ask the manager themselves, as
-    # the previous release did.
+def test_unit_casts_reach_a_worker_capped_at_the_baseline(serve, override):
     override('worker', '1.0', group='upgrade_levels')
-    assert not worker_rpcapi.WorkerAPI().takes_units()
-
-
-def test_managers_capped_at_1_2_are_not_handed_the_desks_claims(serve,
-                                                                override):
-    # The API then sends the whole request to the manager, as before.
-    assert manager_rpcapi.ManagerAPI(timeout=10).adopts_unit_claims()
-    override('manager', '1.2', group='upgrade_levels')
-    assert not manager_rpcapi.ManagerAPI(timeout=10).adopts_unit_claims()
-
-
-class RecordingManager(NewManager):
-    """A manager that keeps the lease requests it is sent."""
-    target = messaging.Target(version='1.4')
-
-    def create_lease(self, context, lease_values):
-        self.calls.append(lease_values['reservations'])
-        return {'id': 'lease-1', 'name': lease_values['name']}
-
-
-_GLOSSARY_REQUEST = {'name': 'x', 'reservations': [{
-    'resource_type': 'flavor:instance', 'nova_flavor_id': 'g1.vgpu',
-    'instance_count': 2, 'booking_id': 'b-1'}]}
-
-
-def test_a_new_manager_is_sent_the_glossary_names(serve):
-    server = serve(RecordingManager())
-    manager_rpcapi.ManagerAPI(timeout=10).create_lease(ctx(),
-                                                       _GLOSSARY_REQUEST)
-    assert server.calls == [_GLOSSARY_REQUEST['reservations']]
-
-
-def test_a_manager_capped_at_1_3_is_sent_the_names_it_knows(serve,
-                                                            override):
-    override('manager', '1.3', group='upgrade_levels')
-    server = serve(RecordingManager())
-    manager_rpcapi.ManagerAPI(timeout=10).create_lease(ctx(),
-                                                       _GLOSSARY_REQUEST)
-    assert server.calls == [[{
-        'resource_type': 'flavor:instance', 'flavor_id': 'g1.vgpu',
-        'amount': 2, 'booking_id': 'b-1'}]]
-
-
-def test_the_flavor_plugin_takes_a_previous_workers_names():
-    plugin = flavor_instance.FlavorInstancePlugin(nova_client=object(),
-                                                  placement_client=object())
-    record = {'id': 'g1.vgpu', 'vcpus': 1}
-    assert plugin.prepare(ctx(), {
-        'resource_type': 'flavor:instance', 'flavor_id': 'g1.vgpu',
-        'amount': 2, 'nova_flavor': record}) == {
-        'resource_type': 'flavor:instance', 'nova_flavor_id': 'g1.vgpu',
-        'instance_count': 2, 'nova_flavor': record}
-
-
-def test_a_worker_reads_the_reserved_flavor_of_either_answer():
-    assert worker._reserved_flavor_id({'reservations': [
-        {'reserved_flavor_id': 'r-1', 'flavor_id': 'r-1'}]}) == 'r-1'
-    # A manager of the previous release answers with flavor_id only.
-    assert worker._reserved_flavor_id({'reservations': [
-        {'flavor_id': 'r-2'}]}) == 'r-2'
+    server = serve(BaselineWorker(), topic=rpc.WORKER_TOPIC)
+    worker_rpcapi.WorkerAPI().create_unit_lease(ctx(), 'rsv-1')
+    assert server.got.wait(10)
+    time.sleep(0.1)
+    assert server.calls == [('create_unit_lease', 'rsv-1')]

@@ -33,6 +33,6 @@ class Booking(Base):
     status_reason = orm.mapped_column(sa.Text)
     lease_id = orm.mapped_column(sa.String(36))
     # The id of the reserved flavor built for it (its lease reservation's
-    # id), once ALLOCATED. The column keeps its first name, which daemons
-    # of the previous release read during a rolling upgrade.
+    # id), once ALLOCATED. The column's name is still its first one
+    # (compute_flavor).
     reserved_flavor_id = orm.mapped_column('compute_flavor', sa.String(255))

@@ -2,9 +2,9 @@
 
 ``GpuCloud`` runs the lease manager, the event loop and a worker
 in-process on a fresh SQLite database; its ``reserve`` and ``cancel``
-are the manager's requests (as an API of the previous release, or one
-whose worker is capped, sends them; the booking desk's road is the API
-tests'); each host it enrolls is a private copy of a
+take the road of the API's (the booking desk claims or cancels, then
+the worker's cast runs at once, without the API's own checks of the
+request); each host it enrolls is a private copy of a
 definition of etc/reserve/gpu-hosts (its own URI, hence its own libvirt
 state), completed by reserve.virt.fake (mdev creation, hot-plug).
 ``topology_change`` rewrites a host's definition and reopens it, as if
@@ -17,6 +17,7 @@ import uuid
 
 from oslo_config import cfg
 
+from reserve.booking import units
 from reserve.common import context as reserve_context
 from reserve.common import timeutils
 from reserve.db import api as db_api
@@ -25,6 +26,7 @@ from reserve.db import hosts as hosts_db
 from reserve.db import models
 from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import hosts as device_hosts
+from reserve.devices import owners
 from reserve.manager import events
 from reserve.manager import manager
 from reserve.manager import notify
@@ -68,9 +70,6 @@ class LocalWorkerAPI:
 
     def __init__(self, booking_worker):
         self.worker = booking_worker
-
-    def takes_units(self):
-        return True
 
     def create_unit_lease(self, context, reservation_id):
         self.worker.create_unit_lease(context, reservation_id)
@@ -130,12 +129,36 @@ class GpuCloud:
 
     # reservations ------------------------------------------------------
 
-    def reserve(self, project='project-a', **values):
+    def reserve(self, project='project-a', start=None, end=None,
+                **values):
+        """Claim through the booking desk (start, end: ISO 8601; no end:
+        open-ended), then make its lease as the worker's cast would."""
         values.setdefault('id', str(uuid.uuid4()))
         values.setdefault('project_id', project)
         values.setdefault('user_id', 'alice')
-        return self.manager.create_device_reservation(self.ctx,
-                                                      values)['id']
+        start = timeutils.parse(start) if start else timeutils.utcnow()
+        end = timeutils.parse(end) if end else None
+        units.reserve(self.ctx, values, start, end,
+                      self.domain_reader(values))
+        self.worker.create_unit_lease(self.ctx, values['id'])
+        return values['id']
+
+    def domain_reader(self, values):
+        """read_domains(host) of the desk, as the API's: the domains of a
+        host the reservation's projects may use, asked of the manager
+        once per host."""
+        projects = ({values['project_id']} |
+                    set(values.get('allowed_projects') or ()) |
+                    set(values.get('managing_projects') or ()))
+        names = {}
+
+        def read_domains(host):
+            if host.id not in names:
+                names[host.id] = owners.usable(
+                    self.manager.host_domains(self.ctx, host.id), projects,
+                    owners.unowned_ok(self.ctx))
+            return names[host.id]
+        return read_domains
 
     def reservation(self, reservation_id):
         return unit_reservations_db.unit_reservation_get(
@@ -152,8 +175,12 @@ class GpuCloud:
         return ran
 
     def cancel(self, reservation_id):
-        return self.manager.cancel_device_reservation(
-            self.ctx, reservation_id, 'cancelled by a test')
+        """The desk's cancel, then the worker's cast at once; False when
+        the reservation was not live any more."""
+        if not units.cancel(self.ctx, reservation_id, 'cancelled by a test'):
+            return False
+        self.worker.delete_unit_lease(self.ctx, reservation_id)
+        return True
 
     def reconcile(self):
         """One run of the worker's reconciler, every device reservation
@@ -204,6 +231,10 @@ def start_cloud(tmp_path, migrate=True, loop=None):
     CONF.set_override('fake_test_driver', True, group='devices')
     CONF.set_override('minutes_before_end_lease', 0, group='manager')
     CONF.set_override('event_retry_interval', 1, group='manager')
+    # The tests' windows last seconds; their quota is the API tests'.
+    CONF.set_override('min_duration_seconds', 1, group='devices')
+    for name in ('unit_hours', 'unit_reservations'):
+        CONF.set_override(name, -1, group='quota')
     url = 'sqlite:///%s' % (tmp_path / 'gpu.sqlite')
     if migrate:
         database.use_database(url)
@@ -224,5 +255,8 @@ def stop_cloud(cloud):
                         ('fake_test_driver', 'devices'),
                         ('minutes_before_end_lease', 'manager'),
                         ('event_retry_interval', 'manager'),
+                        ('min_duration_seconds', 'devices'),
+                        ('unit_hours', 'quota'),
+                        ('unit_reservations', 'quota'),
                         ('connection', 'database')):
         CONF.clear_override(name, group=group)

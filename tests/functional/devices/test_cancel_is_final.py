@@ -6,6 +6,7 @@ import datetime
 
 import pytest
 
+from reserve.booking import units
 from reserve.common import context
 from reserve.common import exception
 from reserve.common import states as engine_states
@@ -46,7 +47,7 @@ def test_a_move_that_read_the_lease_before_the_cancel_is_refused(cloud):
     assert cloud.manager._move_end(cloud.ctx, read_before, later) is False
     with pytest.raises(exception.InvalidState) as caught:
         cloud.manager.move_device_reservation_end(
-            cloud.ctx, rsv_id, timeutils.isoformat(later))
+            cloud.ctx, rsv_id, later)
     assert 'is cancelled' in caught.value.message
     assert _end_event(lease.id).time <= timeutils.utcnow()
     cloud.tick()
@@ -118,7 +119,7 @@ def test_a_deletion_whose_end_is_still_ahead_is_cast_again(cloud):
     lease = cloud.lease(rsv_id)
     # A cancel whose deletion marked the lease, its end left ahead (as
     # a release without the one transaction could leave it).
-    assert lifecycle.cancel(cloud.ctx, rsv_id, 'cancelled by a test')
+    assert units.cancel(cloud.ctx, rsv_id, 'cancelled by a test')
     leases_db.lease_update(cloud.ctx, lease.id,
                            {'status': engine_states.Lease.DELETING})
     assert _end_event(lease.id).time > timeutils.utcnow()

@@ -215,10 +215,10 @@ def test_moving_the_end_checks_the_units(cloud):
     base = ahead(hours=1).replace(microsecond=0)
 
     def at(hours, seconds=0):
-        return iso(base + datetime.timedelta(hours=hours, seconds=seconds))
+        return base + datetime.timedelta(hours=hours, seconds=seconds)
 
-    first = cloud.reserve(unit_ids=[unit], start=at(0), end=at(1))
-    cloud.reserve(unit_ids=[unit], start=at(2), end=at(3))
+    first = cloud.reserve(unit_ids=[unit], start=iso(at(0)), end=iso(at(1)))
+    cloud.reserve(unit_ids=[unit], start=iso(at(2)), end=iso(at(3)))
     with pytest.raises(exception.Conflict):
         cloud.manager.move_device_reservation_end(cloud.ctx, first,
                                                   at(2, seconds=1))

@@ -11,10 +11,10 @@ import pytest
 from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import api as db_api
+from reserve.db import hosts as hosts_db
 from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import claims
 from reserve.devices import hosts as device_hosts
-from reserve.devices import lifecycle
 from reserve.devices import selection
 from reserve.manager import manager
 from tests.functional.devices import gpu_cloud
@@ -60,14 +60,15 @@ def test_domains_are_read_outside_every_lock_and_steer_the_claim(
         cloud, monkeypatch):
     a100 = cloud.enroll('a100-host.xml', name='gpu-a100-01')
     cloud.enroll('t4-host.xml', name='gpu-t4-01')
-    read, real = [], lifecycle._read_owners
+    read, real = [], cloud.manager.host_domains
 
-    def spy(context, host):
+    def spy(context, host_id, name=None):
+        host = hosts_db.host_get(context, host_id)
         read.append((host.name, device_hosts.host_lock(host.id)._is_owned(),
                      manager._SELECTION_LOCK.locked()))
-        return real(context, host)
+        return real(context, host_id, name)
 
-    monkeypatch.setattr(lifecycle, '_read_owners', spy)
+    monkeypatch.setattr(cloud.manager, 'host_domains', spy)
     rsv = cloud.reservation(cloud.reserve(count=1, domains=['gpu-vm-2']))
     assert rsv.host_id == a100.id
     cloud.tick()
@@ -78,9 +79,10 @@ def test_domains_are_read_outside_every_lock_and_steer_the_claim(
     assert sorted(read) == [('gpu-a100-01', False, False),
                             ('gpu-t4-01', False, False)]
     read.clear()
-    # A request naming its units or its host is not steered.
+    # A request naming its units or its host is not steered: only its
+    # host's domains are read, to check the one named.
     cloud.reserve(count=1, host_id=a100.id, domains=['gpu-vm-3'])
-    assert read == []
+    assert read == [('gpu-a100-01', False, False)]
 
 
 def test_a_host_whose_domains_cannot_be_read_is_not_chosen(cloud):

@@ -1,8 +1,7 @@
 """The road of a unit reservation: the booking desk claims it at POST
 (quota of unit-hours, overlap refused), the worker has the manager build
-its lease, a lost cast is the reconciler's, a cancel before the lease
-frees the units at once, and a worker capped below 1.1 leaves it all to
-the manager, as in the previous release."""
+its lease, a lost cast is the reconciler's, and a cancel before the
+lease frees the units at once."""
 import threading
 
 import pytest
@@ -167,41 +166,3 @@ def test_a_cancel_before_the_lease_releases_the_units(gpu_api, a100):
     gpu_api.tick()
     assert _show(gpu_api, again['id'], headers=MEMBER_B)['status'] == \
         'active'
-
-
-def test_a_worker_capped_below_1_1_leaves_it_to_the_manager(gpu_api, a100,
-                                                            override):
-    override('worker', '1.0', 'upgrade_levels')
-    rsv = _create(gpu_api, {'count': 1, 'domains': ['gpu-vm-2']}).json[
-        'device_reservation']
-    # Claimed here, its lease made by the manager before the 201.
-    assert rsv['lease_id'] and rsv['status'] == 'pending'
-    assert gpu_api.casts == []
-    gpu_api.tick()
-    assert _show(gpu_api, rsv['id'])['status'] == 'active'
-    assert gpu_api.app.delete('%s/%s' % (URL, rsv['id']),
-                              headers=MEMBER_A).status_int == 204
-    assert gpu_api.casts == []
-    gpu_api.tick()
-    shown = _show(gpu_api, rsv['id'])
-    assert shown['status'] == 'cancelled' and shown['released_at']
-    assert gpu_api.domain(a100, 'gpu-vm-2')['hostdevs'] == []
-
-
-def test_managers_capped_below_1_3_claim_the_units_themselves(
-        gpu_api, override):
-    # A manager of the previous release would not adopt the desk's
-    # claim: the whole request is its own, as then. (The cap is read
-    # when the API's client is made, at its first call: the enrolment.)
-    override('manager', '1.2', 'upgrade_levels')
-    gpu_api.enroll('a100-host.xml', name='gpu-box-1')
-    rsv = _create(gpu_api, {'count': 1, 'domains': ['gpu-vm-2']}).json[
-        'device_reservation']
-    assert rsv['lease_id'] and gpu_api.casts == []
-    gpu_api.tick()
-    assert _show(gpu_api, rsv['id'])['status'] == 'active'
-    assert gpu_api.app.delete('%s/%s' % (URL, rsv['id']),
-                              headers=MEMBER_A).status_int == 204
-    gpu_api.tick()
-    assert gpu_api.casts == []
-    assert _show(gpu_api, rsv['id'])['released_at']

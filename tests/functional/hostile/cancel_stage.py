@@ -84,9 +84,6 @@ class _Worker:
     def __init__(self, booking_worker):
         self.worker = booking_worker
 
-    def takes_units(self):
-        return True
-
     def __getattr__(self, name):
         return lambda context, *args, **kwargs: getattr(
             self.worker, name)(admin(), *args, **kwargs)

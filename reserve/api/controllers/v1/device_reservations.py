@@ -7,10 +7,11 @@ with ``numa_local``), for ``allowed_projects`` (the audience, the
 caller's project by default) and optional ``managing_projects``, from
 ``start`` (default now) to ``end`` (absent or null: open-ended until
 cancelled). ``?dry_run=true`` answers whether and which units would fit
-and claims nothing. The booking desk (reserve.booking.units, on the road
-of unit_road) claims atomically: overlap with another reservation of the
-same units is refused (409); the 201 is pending, with no lease until the
-worker has the manager build it (its start event attaches).
+and claims nothing. The booking desk (reserve.booking.units) claims
+atomically: overlap with another reservation of the same units is
+refused (409); the 201 is pending, with no lease until the worker has
+the manager build it (its start event attaches). A cancel is the desk's
+too; the worker then deletes the lease (its end takes the units back).
 
 Only the projects of a reservation (its maker, audience, managers) see
 it: for the others it does not exist (404). ``domains`` get its units at
@@ -27,7 +28,6 @@ from pecan import rest
 
 from reserve.api.controllers.v1 import devices as devices_api
 from reserve.api.controllers.v1 import method
-from reserve.api.controllers.v1 import unit_road
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import device_reservations as schema
 from reserve.api.views import device_reservations as views
@@ -311,14 +311,16 @@ class DeviceReservationsController(rest.RestController):
             'numa_local': request.numa_local,
             'mdev_type': request.mdev_type,
             'allowed_projects': allowed, 'managing_projects': managing,
-            'start': utils.format_date(start),
-            'end': utils.format_date(end) if end else None,
             'domains': body.get('domains') or [],
             'contract_ref': body.get('contract_ref'),
             'reason': body.get('reason'),
         }
-        reservation_id = unit_road.create(ctx, values, start, end,
-                                          _domain_reader(ctx, projects))
+        # Claimed here (pending, no lease yet); the worker has the
+        # manager build its lease, whose start event attaches.
+        reservation_id = units.reserve(ctx, values, start, end,
+                                       _domain_reader(ctx, projects))
+        utils.cast('device reservation', 'create_unit_lease', ctx,
+                   reservation_id)
         utils.set_created('%s/%s' % (PATH, reservation_id))
         return _show(ctx, reservation_id)
 
@@ -365,8 +367,7 @@ class DeviceReservationsController(rest.RestController):
             utils.rpc_call('move the end of device reservation %s' %
                            reservation.id,
                            _manager().move_device_reservation_end, ctx,
-                           reservation.id,
-                           utils.format_date(end) if end else None)
+                           reservation.id, end)
         for role, field in ((states.Role.ALLOWED, 'allowed_projects'),
                             (states.Role.MANAGING, 'managing_projects')):
             if field in body:
@@ -389,11 +390,13 @@ class DeviceReservationsController(rest.RestController):
         if reservation.status in Status.LIVE:
             reason = 'cancelled by %s at %s' % (
                 ctx.user_id, utils.format_date(timeutils.utcnow()))
-            if not unit_road.cancel(ctx, reservation.id, reason):
+            if not units.cancel(ctx, reservation.id, reason):
                 raise exception.InvalidState(
                     what='Device reservation %s' % reservation.id,
                     status='changing', reason='it changed while being '
                                               'cancelled; try again')
+            utils.cast('device reservation', 'delete_unit_lease', ctx,
+                       reservation.id)
         elif reservation.released_at is None:
             raise exception.InvalidState(
                 what='Device reservation %s' % reservation.id,
