@@ -23,7 +23,7 @@ import reserve
 LOWER = {'common', 'conf', 'db', 'virt',
          '__init__', 'version'}  # the two modules directly under reserve/
 UPPER = {'api', 'booking', 'capacity', 'cmd', 'devices', 'manager',
-         'notification', 'plugins', 'worker', 'wsgi'}
+         'fence', 'notification', 'plugins', 'worker', 'wsgi'}
 # The manager owns its lock and its events, the worker its casts: what
 # they run is handed nothing of theirs and never calls back into them.
 _ENDPOINTS = ('reserve.manager', 'reserve.worker')
