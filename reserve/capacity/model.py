@@ -19,10 +19,10 @@ import threading
 
 from oslo_config import cfg
 
+from reserve.capacity import gpus as gpu_maths
+from reserve.capacity import host_filters
 from reserve.capacity import maths
 from reserve.capacity import store
-from reserve.plugins import filters
-from reserve.plugins import gpus as gpu_maths
 
 CONF = cfg.CONF
 
@@ -40,8 +40,8 @@ def size_of(nova_flavor):
 
 
 def host_filter_of(nova_flavor):
-    return filters.parse((nova_flavor.get('extra_specs') or {})
-                         .get(HOST_FILTER_SPEC))
+    return host_filters.parse((nova_flavor.get('extra_specs') or {})
+                              .get(HOST_FILTER_SPEC))
 
 
 class Ranked:
@@ -79,7 +79,7 @@ def _rank(hosts, need, host_filter):
     if found is not None and found[0] is hosts:
         return found[1]
     ranked = Ranked([h for h in hosts if h.reservable and
-                     filters.matches(host_filter, h.capabilities)], need)
+                     host_filters.matches(host_filter, h.capabilities)], need)
     with _ranked_lock:
         if len(_ranked) >= _RANKED_KEPT:
             _ranked.clear()
@@ -275,7 +275,8 @@ class Board:
         else:
             ranked = Ranked([h for h in self.hosts
                              if h.reservable and h.id in host_ids and
-                             filters.matches(host_filter, h.capabilities)],
+                             host_filters.matches(host_filter,
+                                                  h.capabilities)],
                             need)
         return Offer(self, ranked, need)
 
@@ -286,8 +287,8 @@ def total(context, need, host_filter=None):
     state = store.read_state(context)
     return sum(maths.empty_fit(h.capacity, need)
                for h in store.hosts(context, state)
-               if h.reservable and filters.matches(host_filter,
-                                                   h.capabilities))
+               if h.reservable and host_filters.matches(host_filter,
+                                                        h.capabilities))
 
 
 def fits_anywhere(context, need, host_filter=None):
@@ -295,4 +296,4 @@ def fits_anywhere(context, need, host_filter=None):
     state = store.read_state(context)
     return any(maths.empty_fit(h.capacity, need) >= 1
                for h in store.hosts(context, state)
-               if filters.matches(host_filter, h.capabilities))
+               if host_filters.matches(host_filter, h.capabilities))

@@ -19,10 +19,10 @@ The record is read at enrollment, by the manager every
 from oslo_config import cfg
 from oslo_log import log as logging
 
+from reserve.capacity import gpus
 from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import hosts as hosts_db
-from reserve.plugins import gpus
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)

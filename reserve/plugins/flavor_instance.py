@@ -20,16 +20,16 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.booking import sizing
+from reserve.capacity import gpus
+from reserve.capacity import host_filters
 from reserve.capacity import model
 from reserve.capacity import store
 from reserve.common import exception
 from reserve.common import nova
 from reserve.common import placement
 from reserve.db import hosts as hosts_db
+from reserve.fence import fence
 from reserve.plugins import base
-from reserve.plugins import fence
-from reserve.plugins import filters
-from reserve.plugins import gpus
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -84,8 +84,9 @@ class FlavorInstancePlugin(base.ResourcePlugin):
         record = values.get('nova_flavor') or sizing.read(
             values['nova_flavor_id'], self.nova)
         extra_specs = record.get('extra_specs') or {}
-        host_filter = filters.parse(values.get('resource_properties') or
-                                    extra_specs.get(HOST_FILTER_SPEC))
+        host_filter = host_filters.parse(
+            values.get('resource_properties') or
+            extra_specs.get(HOST_FILTER_SPEC))
         row = {
             'resource_type': RESOURCE_TYPE,
             'amount': instance_count,

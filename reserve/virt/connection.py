@@ -125,7 +125,7 @@ class HostConnection:
     """The one libvirt connection to a GPU host.
 
     ``opener(uri)`` returns the libvirt connection (``libvirt.open`` by
-    default; tests pass reserve.virt.fake.opener()). The connection is
+    default; tests pass reserve_fakes.libvirt_host.opener()). The connection is
     opened at once (HostUnreachable when it cannot be), or with ``lazy``
     at the first use.
     """

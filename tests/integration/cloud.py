@@ -215,7 +215,7 @@ def wait_for_deleted(client, server_ids, timeout=60):
 # Direct admin calls to nova, and what reserve leaves in the cloud --------
 
 # reserve's fence of the reservable hosts ([fence] aggregate and trait,
-# their defaults; reserve/plugins/fence.py).
+# their defaults; reserve/fence/fence.py).
 FENCE_AGGREGATE = 'reserve-fenced-hosts'
 FENCE_TRAIT = 'CUSTOM_RESERVE_FENCED'
 # What reserve names after a lease reservation RSV

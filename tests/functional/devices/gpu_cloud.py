@@ -6,7 +6,7 @@ are the manager's requests (as an API of the previous release, or one
 whose worker is capped, sends them; the booking desk's road is the API
 tests'); each host it enrolls is a private copy of a
 definition of etc/reserve/gpu-hosts (its own URI, hence its own libvirt
-state), completed by reserve.virt.fake (mdev creation, hot-plug).
+state), completed by reserve_fakes.libvirt_host (mdev creation, hot-plug).
 ``topology_change`` rewrites a host's definition and reopens it, as if
 its GPUs had been moved.
 """
@@ -30,7 +30,7 @@ from reserve.manager import manager
 from reserve.manager import notify
 from reserve import plugins
 from reserve.virt import connection
-from reserve.virt import fake
+from reserve.virt import host_definitions
 from reserve.worker import unit_reconciler
 from reserve.worker import worker
 from tests.fixtures import database
@@ -106,7 +106,7 @@ class GpuCloud:
 
     def enroll(self, definition='a100-host.xml', name=None, **values):
         path = self.definition(definition)
-        uri = fake.host_uri(path)
+        uri = host_definitions.host_uri(path)
         self.uris.append(uri)
         host = self.manager.create_host(self.ctx, dict(
             values, name=name or path.stem, uri=uri))

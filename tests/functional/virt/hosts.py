@@ -4,15 +4,15 @@ import pathlib
 import libvirt
 
 from reserve.virt import connection
-from reserve.virt import fake
+from reserve.virt import host_definitions
 
 HOSTS = pathlib.Path(__file__).parents[3] / 'etc' / 'reserve' / 'gpu-hosts'
 
 
 def open_host(name, opener=None, path=None):
     """A HostConnection on a host definition (by file name, or path)."""
-    return connection.HostConnection(fake.host_uri(path or HOSTS / name),
-                                     opener=opener)
+    return connection.HostConnection(
+        host_definitions.host_uri(path or HOSTS / name), opener=opener)
 
 
 def libvirt_conn(host):
