@@ -87,10 +87,6 @@ class PlacementClient:
         return {provider['name']: self.get_inventories(provider['uuid'])
                 for provider in body['resource_providers']}
 
-    def get_usages(self, uuid):
-        body = self._request('GET', '/resource_providers/%s/usages' % uuid)
-        return body['usages']
-
     def get_tree(self, root_uuid):
         """The providers in the tree of ``root_uuid`` (root first)."""
         body = self._request('GET', '/resource_providers?' +

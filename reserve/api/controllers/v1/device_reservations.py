@@ -50,7 +50,6 @@ PATH = '/v1/device-reservations'
 
 LIST_PARAMS = ('all_projects', 'project_id', 'status', 'host', 'limit',
                'marker')
-COUNT_ONLY = ('model', 'numa_local')
 
 Status = states.UnitReservation
 
