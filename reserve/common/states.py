@@ -44,13 +44,12 @@ class Lease:
     PENDING = 'PENDING'
     STARTING = 'STARTING'
     ACTIVE = 'ACTIVE'
-    UPDATING = 'UPDATING'
     TERMINATING = 'TERMINATING'
     TERMINATED = 'TERMINATED'
     DELETING = 'DELETING'
     ERROR = 'ERROR'
-    ALL = (CREATING, PENDING, STARTING, ACTIVE, UPDATING, TERMINATING,
-           TERMINATED, DELETING, ERROR)
+    ALL = (CREATING, PENDING, STARTING, ACTIVE, TERMINATING, TERMINATED,
+           DELETING, ERROR)
     # A lease whose end may still move: neither cancelled nor ending.
     CHANGEABLE = (CREATING, PENDING, STARTING, ACTIVE)
 
@@ -59,7 +58,6 @@ class LeaseReservation:
     PENDING = 'pending'
     ACTIVE = 'active'
     DELETED = 'deleted'
-    ERROR = 'error'
 
 
 class Event:
