@@ -78,15 +78,6 @@ class PlacementClient:
                              '/resource_providers/%s/inventories' % uuid)
         return body['inventories']
 
-    def get_tree_inventories(self, root_uuid):
-        """{provider name: inventories} of every provider in the tree of
-        ``root_uuid``: a compute node reports its devices (PCI, vGPU) on
-        child providers."""
-        body = self._request('GET', '/resource_providers?' +
-                             urllib.parse.urlencode({'in_tree': root_uuid}))
-        return {provider['name']: self.get_inventories(provider['uuid'])
-                for provider in body['resource_providers']}
-
     def get_tree(self, root_uuid):
         """The providers in the tree of ``root_uuid`` (root first)."""
         body = self._request('GET', '/resource_providers?' +
@@ -111,11 +102,6 @@ class PlacementClient:
     def delete_resource_class(self, name):
         self._request('DELETE', '/resource_classes/%s' % name,
                       expected=(204,), tolerated=(404,))
-
-    def resource_class_exists(self, name):
-        resp = self.adapter.get('/resource_classes/%s' % name,
-                                microversion=MICROVERSION, raise_exc=False)
-        return resp.status_code == 200
 
     # traits ------------------------------------------------------------------
 

@@ -6,11 +6,11 @@ calendar reads).
 
 Every function of those modules takes a RequestContext first and joins
 the transaction the caller may have open on it (``writer.using`` and
-``reader.using`` of this module, looked up at each call: reset_engine
-replaces them). Functions that take ``project_id`` return only that
-project's rows when it is set; the API passes None only for callers
-allowed to see all projects, so a project never learns that another
-project's row exists (404).
+``reader.using`` of this module, looked up at each call: the tests'
+switch of database replaces them). Functions that take ``project_id``
+return only that project's rows when it is set; the API passes None
+only for callers allowed to see all projects, so a project never learns
+that another project's row exists (404).
 """
 import contextlib
 import contextvars
@@ -171,17 +171,6 @@ writer = _Writer(context_manager.writer)
 
 def get_engine():
     return context_manager.writer.get_engine()
-
-
-def reset_engine():
-    """Forget the engine, so the next call connects to [database]connection
-    anew (tests and tools that switch databases)."""
-    global context_manager, reader, writer
-    if context_manager._factory._started:
-        context_manager.writer.get_engine().dispose()
-    context_manager = _make_context_manager()
-    reader = context_manager.reader
-    writer = _Writer(context_manager.writer)
 
 
 def _paginate(query, model, limit, marker, sort_key='created_at',

@@ -54,6 +54,7 @@ from reserve.db import flavors as flavors_db  # noqa: E402
 from reserve.db import migration  # noqa: E402
 from reserve.db import models  # noqa: E402
 from tests.fixtures import backends  # noqa: E402
+from tests.fixtures import database  # noqa: E402
 
 CONF = cfg.CONF
 HOUR = datetime.timedelta(hours=1)
@@ -86,11 +87,11 @@ class Database:
                 url = url.update_query_dict({'charset': 'utf8mb4'})
             self.url = url.render_as_string(hide_password=False)
         CONF.set_override('connection', self.url, group='database')
-        db_api.reset_engine()
+        database.reset_engine()
         migration.upgrade()
 
     def drop(self):
-        db_api.reset_engine()
+        database.reset_engine()
         if self.backend != 'sqlite':
             admin = sa.create_engine(backends.SERVERS[self.backend],
                                      isolation_level='AUTOCOMMIT')

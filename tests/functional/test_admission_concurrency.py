@@ -21,7 +21,6 @@ from reserve.common import context as reserve_context
 from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
-from reserve.db import api as db_api
 from reserve.db import bookings as bookings_db
 from reserve.db import flavors as flavors_db
 from tests.fixtures import backends
@@ -171,7 +170,7 @@ def test_a_maintenance_window_and_a_booking_race(backend):
 def _book_in_a_process(url, flavor_id, start, end, go_at, i):
     """A separate process (own engine, own process lock) books once."""
     CONF.set_override('connection', url, group='database')
-    db_api.reset_engine()
+    database.reset_engine()
     flavor = flavors_db.flavor_get(reserve_context.get_admin_context(),
                                    flavor_id)
     time.sleep(max(0.0, go_at - time.time()))
@@ -197,5 +196,5 @@ def test_processes_on_one_sqlite_file_accept_exactly_one(tmp_path):
         assert [b.id for b in _live(flavor.id)] == [
             r for r in results if r != 'full']
     finally:
-        db_api.reset_engine()
+        database.reset_engine()
         CONF.clear_override('connection', group='database')

@@ -45,7 +45,7 @@ def calendar_db(tmp_path_factory):
                         ('reservations', 'quota'),
                         ('instance_hours', 'quota')):
         CONF.clear_override(name, group=group)
-    db_api.reset_engine()
+    database.reset_engine()
     CONF.clear_override('connection', group='database')
 
 

@@ -19,11 +19,11 @@ from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import bookings as bookings_db
-from reserve.db import events as events_db
 from reserve.db import flavors as flavors_db
 from reserve.db import leases as leases_db
 from reserve.db import models
 from reserve.worker import reconciler
+from tests.fixtures import database
 from tests.functional.test_lease_lifecycle import cloud  # noqa: F401
 from tests.functional.test_lease_lifecycle import placement_server  # noqa
 
@@ -95,7 +95,7 @@ def _allocated(cloud, flavor, start, end, count=1):  # noqa: F811
 
 def _end_events(lease_id):
     return {e.event_type: e.time
-            for e in events_db.event_list_for_lease(_admin(), lease_id)}
+            for e in database.lease_events(_admin(), lease_id)}
 
 
 def _tick_until_gone(cloud, lease_id, timeout=10):  # noqa: F811
