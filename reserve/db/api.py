@@ -67,7 +67,7 @@ def log_failure(log, what, exc):
 
 
 @sa.event.listens_for(sa.engine.Engine, 'connect')
-def _sqlite_pragmas(dbapi_connection, connection_record):
+def _sqlite_pragmas(dbapi_connection, _connection_record):
     if isinstance(dbapi_connection, sqlite3.Connection):
         dbapi_connection.execute('PRAGMA busy_timeout = %d' %
                                  SQLITE_BUSY_TIMEOUT_MS)
@@ -98,7 +98,8 @@ _PYMYSQL_CONVERSIONS = {
 
 
 @sa.event.listens_for(sa.engine.Engine, 'do_connect')
-def _mysql_connect_parameters(dialect, connection_record, cargs, cparams):
+def _mysql_connect_parameters(dialect, _connection_record, _cargs,
+                              cparams):
     if dialect.name == 'mysql':
         cparams.setdefault('init_command', 'SET SESSION group_concat_max_len'
                            ' = %d' % GROUP_CONCAT_MAX_LEN)
