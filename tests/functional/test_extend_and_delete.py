@@ -13,6 +13,7 @@ from oslo_config import cfg
 import pytest
 
 from reserve.booking import admission
+from reserve.capacity import model
 from reserve.common import context as reserve_context
 from reserve.common import exception
 from reserve.common import states
@@ -156,7 +157,7 @@ def test_an_extension_the_hosts_cannot_carry_is_refused(  # noqa
     start = timeutils.utcnow() + HOUR
     first = _allocated(cloud, desk_flavor, start, start + HOUR, count=4)
     # All 8 vCPUs of the two hosts are taken by the next booking.
-    _allocated(cloud, desk_flavor, start + HOUR + admission.guard(),
+    _allocated(cloud, desk_flavor, start + HOUR + model.guard(),
                start + 3 * HOUR, count=4)
     flavors_db.flavor_update(_admin(), desk_flavor.id, {'slots': 16})
     with pytest.raises(exception.NoCapacity):
@@ -171,7 +172,7 @@ def test_a_refused_lease_update_keeps_the_booking_truthful(  # noqa
     one, and the booking goes back to its lease's end, with the reason."""
     start = timeutils.utcnow() + HOUR
     first = _allocated(cloud, desk_flavor, start, start + HOUR, count=4)
-    _allocated(cloud, desk_flavor, start + HOUR + admission.guard(),
+    _allocated(cloud, desk_flavor, start + HOUR + model.guard(),
                start + 3 * HOUR, count=4)
     bookings_db.booking_update(_admin(), first.id,
                                {'end_date': start + 2 * HOUR})
