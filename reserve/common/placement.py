@@ -16,11 +16,14 @@ LOG = logging.getLogger(__name__)
 # 1.14: nested providers (parent_provider_uuid); 1.7: PUT resource class.
 MICROVERSION = '1.14'
 CHILD_PREFIX = 'reserve_'
+# The resource classes of reservations: this, then the reservation's id.
+RESERVATION_CLASS_PREFIX = 'CUSTOM_RESERVATION_'
 
 
 def reservation_resource_class(reservation_id):
     """CUSTOM_RESERVATION_<ID>: the UUID upper-cased, dashes as '_'."""
-    return 'CUSTOM_RESERVATION_' + reservation_id.upper().replace('-', '_')
+    return (RESERVATION_CLASS_PREFIX +
+            reservation_id.upper().replace('-', '_'))
 
 
 @exception.translate_cloud_errors('placement', ks_exc.ClientException)

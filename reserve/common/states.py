@@ -5,6 +5,11 @@ reserve.devices.states)."""
 # Hosts enrolled with a libvirt URI.
 LIBVIRT = 'libvirt'
 
+# The resource types of the lease engine (its plugins: setup.cfg,
+# reserve.resource.plugins).
+FLAVOR_INSTANCE = 'flavor:instance'
+DEVICE_GPU = 'device:gpu'
+
 
 class Booking:
     PENDING_CREATE = 'PENDING_CREATE'
@@ -37,6 +42,12 @@ class Owner:
             if name.startswith(prefix):
                 return owner_type, name[len(prefix):]
         return None, None
+
+
+def lease_name(owner_type, owner_id):
+    """The name a lease is given after its owner (for people: the lease
+    names its owner by key)."""
+    return Owner.NAME_PREFIXES[owner_type] + owner_id
 
 
 class Lease:

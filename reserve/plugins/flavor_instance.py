@@ -23,6 +23,7 @@ from reserve.capacity import store
 from reserve.common import exception
 from reserve.common import nova
 from reserve.common import placement
+from reserve.common import states
 from reserve.db import hosts as hosts_db
 from reserve.plugins import base
 from reserve.plugins import fence
@@ -32,7 +33,7 @@ from reserve.plugins import gpus
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
-RESOURCE_TYPE = 'flavor:instance'
+RESOURCE_TYPE = states.FLAVOR_INSTANCE
 AGGREGATE_SPEC = 'aggregate_instance_extra_specs:reservation'
 # Extra specs of the source flavor that steer reserve, not nova.
 OWN_SPEC_PREFIX = sizing.OWN_SPEC_PREFIX
