@@ -26,6 +26,7 @@ from pymysql import converters as pymysql_converters
 import sqlalchemy as sa
 
 from reserve.common import exception
+from reserve.db.models import base as models_base
 
 
 # SQLite, the embedded default, is shared by the all-in-one's threads and
@@ -172,6 +173,23 @@ writer = _Writer(context_manager.writer)
 
 def get_engine():
     return context_manager.writer.get_engine()
+
+
+def compare_and_swap(session, model, row_id, values, expected_status=None,
+                     expected_end=None):
+    """Update the row ``row_id`` of ``model`` with ``values`` only while
+    it still has ``expected_status`` (one or several) and, when given,
+    ``expected_end``: of two writers who read the same row, the second
+    loses. Returns whether the row changed."""
+    query = session.query(model).filter_by(id=row_id)
+    if expected_status is not None:
+        if isinstance(expected_status, str):
+            expected_status = (expected_status,)
+        query = query.filter(model.status.in_(expected_status))
+    if expected_end is not None:
+        query = query.filter(model.end_date == expected_end)
+    values = dict(values, updated_at=models_base._now())
+    return bool(query.update(values, synchronize_session=False))
 
 
 def _paginate(query, model, limit, marker, sort_key='created_at',
