@@ -85,9 +85,8 @@ _.numOfCaps
 _.running
 _.libvirt_code
 # Driving the lease engine one step at a time (the tests' clock): the
-# event loop's synchronous tick, and a plugin installed directly.
+# event loop's synchronous tick.
 _.tick
-register
 # The inverse of fence_host (giving a host back to on-demand boots):
 # sync undoes the fence through the same step; the tests give their
 # hosts back with it.
