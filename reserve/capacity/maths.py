@@ -93,11 +93,6 @@ def steps(capacity, claims, need, start, end):
     return result
 
 
-def least(step_list):
-    """The smallest value of a step function."""
-    return min(value for _, value in step_list)
-
-
 def _sweep_key(event):
     return event[0], event[1]
 

@@ -29,6 +29,12 @@ CONF = cfg.CONF
 HOST_FILTER_SPEC = 'reserve:resource_properties'
 
 
+def guard():
+    """The time kept free after each claim ([booking]guard_seconds) for
+    the host to be turned around before the next."""
+    return datetime.timedelta(seconds=CONF.booking.guard_seconds)
+
+
 def size_of(nova_flavor):
     """The size one instance of a recorded nova flavor takes on a host."""
     return {'vcpus': nova_flavor.get('vcpus', 0),
@@ -279,6 +285,24 @@ class Board:
                                                   h.capabilities)],
                             need)
         return Offer(self, ranked, need)
+
+
+def short_on_own_hosts(context, state, claims, start, end,
+                       exclude_booking=None, exclude_reservation=None):
+    """How many of the instances of ``claims`` (allocation rows of one
+    size) their own hosts cannot hold over [start, end), beside every
+    other claim: instances cannot move, so a later end must fit where
+    they are. 0 without claims."""
+    if not claims:
+        return 0
+    first = claims[0]
+    need = {'vcpus': first.vcpus, 'memory_mb': first.memory_mb,
+            'disk_gb': first.disk_gb, 'gpus': first.gpus or {}}
+    board = Board(context, state, start, end + guard(), guard(),
+                  exclude_booking=exclude_booking,
+                  exclude_reservation=exclude_reservation)
+    fits = board.offer(need, host_ids={c.host_id for c in claims}).fits
+    return sum(max(0, c.count - fits.get(c.host_id, 0)) for c in claims)
 
 
 def total(context, need, host_filter=None):

@@ -343,16 +343,6 @@ def claims_set_end(context, end, booking_id=None, reservation_id=None):
             stretch(session, longest)
 
 
-def claims_adopt(context, booking_id, reservation_id):
-    """Hand a booking's claims to the lease reservation made for it;
-    returns how many there were."""
-    with _session(context) as session:
-        return (session.query(A)
-                .filter(A.booking_id == booking_id)
-                .update({'reservation_id': reservation_id},
-                        synchronize_session=False))
-
-
 def claims_release_stale(context):
     """Drop the claims no lease took of bookings that are over (a
     cancellation or a failure whose own release was lost); returns how

@@ -5,6 +5,11 @@ reserve.devices.states)."""
 # Hosts enrolled with a libvirt URI.
 LIBVIRT = 'libvirt'
 
+# The resource types of the lease engine (its plugins: setup.cfg,
+# reserve.resource.plugins).
+FLAVOR_INSTANCE = 'flavor:instance'
+DEVICE_GPU = 'device:gpu'
+
 
 class Booking:
     PENDING_CREATE = 'PENDING_CREATE'
@@ -39,18 +44,23 @@ class Owner:
         return None, None
 
 
+def lease_name(owner_type, owner_id):
+    """The name a lease is given after its owner (for people: the lease
+    names its owner by key)."""
+    return Owner.NAME_PREFIXES[owner_type] + owner_id
+
+
 class Lease:
     CREATING = 'CREATING'
     PENDING = 'PENDING'
     STARTING = 'STARTING'
     ACTIVE = 'ACTIVE'
-    UPDATING = 'UPDATING'
     TERMINATING = 'TERMINATING'
     TERMINATED = 'TERMINATED'
     DELETING = 'DELETING'
     ERROR = 'ERROR'
-    ALL = (CREATING, PENDING, STARTING, ACTIVE, UPDATING, TERMINATING,
-           TERMINATED, DELETING, ERROR)
+    ALL = (CREATING, PENDING, STARTING, ACTIVE, TERMINATING, TERMINATED,
+           DELETING, ERROR)
     # A lease whose end may still move: neither cancelled nor ending.
     CHANGEABLE = (CREATING, PENDING, STARTING, ACTIVE)
 
@@ -59,7 +69,6 @@ class LeaseReservation:
     PENDING = 'pending'
     ACTIVE = 'active'
     DELETED = 'deleted'
-    ERROR = 'error'
 
 
 class Event:

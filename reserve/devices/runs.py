@@ -113,7 +113,8 @@ def lease_request(reservation_id, project_id, user_id, start, end,
     ``device_reservation``: the creation's values, for a reservation not
     claimed yet (the plugin's reserve claims it); else its id alone."""
     return {
-        'name': states.lease_name(reservation_id),
+        'name': engine_states.lease_name(
+            engine_states.Owner.DEVICE_RESERVATION, reservation_id),
         'owner_type': engine_states.Owner.DEVICE_RESERVATION,
         'owner_id': reservation_id,
         'project_id': project_id, 'user_id': user_id or '',

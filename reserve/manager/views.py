@@ -1,10 +1,11 @@
 """Leases as plain dicts, for RPC replies."""
+from reserve.common import states
 from reserve.common import timeutils
 
 
 def _reserved_flavor_id(reservation):
-    return reservation.id if reservation.resource_type == 'flavor:instance' \
-        else None
+    return reservation.id \
+        if reservation.resource_type == states.FLAVOR_INSTANCE else None
 
 
 def lease(lease):

@@ -112,15 +112,6 @@ def get_host(uri, opener=None):
     return host
 
 
-def close_hosts():
-    """Close and forget every connection get_host opened."""
-    with _HOSTS_LOCK:
-        found = list(_HOSTS.values())
-        _HOSTS.clear()
-    for host in found:     # outside the global lock: a host may be busy
-        host.close()
-
-
 class HostConnection:
     """The one libvirt connection to a GPU host.
 

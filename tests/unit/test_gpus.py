@@ -154,8 +154,8 @@ def _at(minute):
 
 
 def _slots(capacity, claims, need, start, end):
-    return maths.least(maths.steps(capacity, claims, need, _at(start),
-                                   _at(end)))
+    return min(fit for _, fit in maths.steps(capacity, claims, need,
+                                             _at(start), _at(end)))
 
 
 def test_host_slots_stop_at_the_gpus_when_cpus_are_plenty():

@@ -209,7 +209,7 @@ def start_cloud(tmp_path, migrate=True, loop=None):
         database.use_database(url)
     else:
         CONF.set_override('connection', url, group='database')
-        db_api.reset_engine()
+        database.reset_engine()
         models.Base.metadata.create_all(db_api.get_engine())
     notify.reset()
     plugins._PLUGINS.clear()
@@ -219,7 +219,7 @@ def start_cloud(tmp_path, migrate=True, loop=None):
 def stop_cloud(cloud):
     cloud.close()
     plugins._PLUGINS.clear()
-    db_api.reset_engine()
+    database.reset_engine()
     for name, group in (('transport_url', None),
                         ('fake_test_driver', 'devices'),
                         ('minutes_before_end_lease', 'manager'),

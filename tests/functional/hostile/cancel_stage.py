@@ -114,10 +114,9 @@ class Stage:
         self.cloud = fake_nova.FakeCloud()
         nova_client = nova.NovaClient(client=self.cloud.nova)
         placement_client = placement.PlacementClient()
-        plugins.register('flavor:instance',
-                         flavor_instance.FlavorInstancePlugin(
-                             nova_client=nova_client,
-                             placement_client=placement_client))
+        plugins._PLUGINS['flavor:instance'] = \
+            flavor_instance.FlavorInstancePlugin(
+                nova_client=nova_client, placement_client=placement_client)
         self.manager = manager.LeaseManager(
             nova_client=nova_client, placement_client=placement_client)
         self.worker = worker.BookingWorker(

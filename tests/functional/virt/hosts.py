@@ -15,6 +15,15 @@ def open_host(name, opener=None, path=None):
         host_definitions.host_uri(path or HOSTS / name), opener=opener)
 
 
+def close_hosts():
+    """Close and forget every connection get_host opened."""
+    with connection._HOSTS_LOCK:
+        found = list(connection._HOSTS.values())
+        connection._HOSTS.clear()
+    for host in found:     # outside the global lock: a host may be busy
+        host.close()
+
+
 def libvirt_conn(host):
     """The libvirt connection a HostConnection owns (to look behind it)."""
     return host._libvirt

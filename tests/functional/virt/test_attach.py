@@ -302,6 +302,6 @@ def test_get_host_shares_one_connection_per_uri(override):
         with hosts.open_host('a100-host.xml') as other:
             assert other.attached('gpu-vm-3') == []
     finally:
-        connection.close_hosts()
+        hosts.close_hosts()
     assert connection.get_host(uri) is not host
-    connection.close_hosts()
+    hosts.close_hosts()

@@ -19,7 +19,7 @@ from tests.functional.virt import hosts
 @pytest.fixture(autouse=True)
 def _forget_hosts():
     yield
-    connection.close_hosts()
+    hosts.close_hosts()
 
 
 class SilentServer:
