@@ -13,7 +13,8 @@ export RESERVE_TEST_REQUIRE_BACKENDS=1
 if [ $# -gt 0 ]; then
     exec .venv/bin/python -m pytest -p no:cacheprovider -q "$@"
 fi
-# The service, then the CLI plugin (its own distribution and settings),
+# The check for dead and duplicated code (tools/check-code.sh), the
+# service, then the CLI plugin (its own distribution and settings),
 # then the cloud's hygiene (tools/cloud/check_clean.py: no reservation
 # flavor, aggregate, reservation class or inventory, or fence left; it
 # passes when the cloud is not running). The first failure sets the
@@ -29,10 +30,11 @@ before=$(mktemp)
 trap 'rm -f "$before"' EXIT
 .venv/bin/python tools/cloud/check_clean.py --save "$before" >/dev/null || true
 status=0
+tools/check-code.sh || status=$?
 # Unit and functional tests on both cores (each has its own databases);
 # the integration tests one after the other (they share the cloud).
 .venv/bin/python -m pytest -p no:cacheprovider -q -n 2 tests/unit \
-    tests/functional || status=$?
+    tests/functional || { rc=$?; [ $status != 0 ] || status=$rc; }
 .venv/bin/python -m pytest -p no:cacheprovider -q tests/integration || {
     rc=$?; [ $status != 0 ] || status=$rc; }
 (cd client && exec ../.venv/bin/python -m pytest -p no:cacheprovider -q \

@@ -1,8 +1,8 @@
 """API microversions: ``OpenStack-API-Version: reserve <major>.<minor>``.
 
 A new microversion is one more entry in ``VERSIONS`` (with a line saying
-what it changed); controllers compare ``request_version(request)`` with a
-``Version``.
+what it changed); views ask ``serves(version)`` whether the request asks
+for that ``Version`` or later.
 
 Request without the header → the minimum version; ``latest`` → the
 maximum; a malformed value → 400; a version outside the range → 406.
@@ -90,11 +90,6 @@ def from_header(header_value):
                    'supports %s to %s' % (version, SERVICE_TYPE,
                                           MIN_VERSION, MAX_VERSION))
     return version
-
-
-def request_version(request):
-    """The Version the request is served at (set by the middleware)."""
-    return request.environ.get(ENV_KEY, MIN_VERSION)
 
 
 def serves(version):

@@ -97,7 +97,7 @@ def _wrapped(schema, body):
     return None
 
 
-def _is_integer(checker, instance):
+def _is_integer(_checker, instance):
     return isinstance(instance, int) and not isinstance(instance, bool)
 
 

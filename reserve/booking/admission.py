@@ -41,10 +41,6 @@ CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 
-def guard():
-    return datetime.timedelta(seconds=CONF.booking.guard_seconds)
-
-
 Locked = collections.namedtuple('Locked', 'state flavors')
 
 
@@ -69,7 +65,7 @@ def _maintenance(context, flavor, start, end):
     """Maintenance windows of ``flavor`` in the way of a booking of
     [start, end), its guard included."""
     return [window for window, _ in desk.maintenance_in_window(
-        context, [flavor.id], start, end + guard(), guard())]
+        context, [flavor.id], start, end + model.guard(), model.guard())]
 
 
 def occupants(context, flavor, start, end, maintenance=(),
@@ -77,7 +73,7 @@ def occupants(context, flavor, start, end, maintenance=(),
     """What holds slots of ``flavor`` for a booking of [start, end): its
     live bookings, and ``maintenance`` windows taking every slot."""
     held = list(desk.bookings_in_window(
-        context, [flavor], start, end + guard(), guard(),
+        context, [flavor], start, end + model.guard(), model.guard(),
         exclude_booking=exclude_booking)[flavor.id])
     held.extend((w.start_date, w.end_date, flavor.slots)
                 for w in maintenance)
@@ -105,8 +101,8 @@ def slots_free(context, flavor, start, end, maintenance=(),
     """occupants() and calendar.max_count, in whole seconds from
     ``start``: the most instances of ``flavor`` its slots hold over
     [start, end)."""
-    held = desk.slot_holders(context, flavor, start, end + guard(),
-                             guard(), exclude_booking=exclude_booking)
+    held = desk.slot_holders(context, flavor, start, end + model.guard(),
+                             model.guard(), exclude_booking=exclude_booking)
     held.extend((store.seconds(w.start_date, start),
                  store.seconds(w.end_date, start), flavor.slots)
                 for w in maintenance)
@@ -120,8 +116,9 @@ def _slots_hold(context, flavor, start, end, count, maintenance):
     At once when every booking meeting the window, all together, leaves
     room (one summed row: a catalogue entry with more slots than its
     hosts hold); by the calendar otherwise."""
+    guard = model.guard()
     if not maintenance and flavor.slots - desk.slots_held_at_most(
-            context, flavor, start, end + guard(), guard()) >= count:
+            context, flavor, start, end + guard, guard) >= count:
         return True
     return count <= slots_free(context, flavor, start, end, maintenance)
 
@@ -130,8 +127,8 @@ def _place(context, state, flavor, start, end, count, maintenance):
     """The hosts for ``count`` instances of ``flavor`` over [start, end):
     {host_id: count}, or NoCapacity naming what does fit."""
     need, host_filter = sizing(flavor)
-    board = model.Board(context, state, start, end + guard(), guard(),
-                        lazy=True)
+    guard = model.guard()
+    board = model.Board(context, state, start, end + guard, guard, lazy=True)
     offer = board.offer(need, host_filter)
     placed = None
     if _slots_hold(context, flavor, start, end, count, maintenance):
@@ -164,7 +161,8 @@ def bookable_window(flavor, start, end, now):
 def _slot_steps(flavor, held, start, end):
     """The flavor's free slots over [start, end) as a step function."""
     return [(t, flavor.slots - load)
-            for t, load in calendar.load_steps(held, guard(), start, end)]
+            for t, load in calendar.load_steps(held, model.guard(), start,
+                                               end)]
 
 
 def free_slots(context, flavor, start, end, count, bypass_maintenance):
@@ -177,18 +175,18 @@ def free_slots(context, flavor, start, end, count, bypass_maintenance):
     if window is None or not flavor.nova_flavor:
         return []
     start, end = window
-    horizon = end + guard()
+    horizon = end + model.guard()
     need, host_filter = sizing(flavor)
     with db_api.reader.using(context):
         maintenance = ([] if bypass_maintenance else
                        _maintenance(context, flavor, start, end))
         held = occupants(context, flavor, start, end, maintenance)
         board = model.Board(context, store.read_state(context), start,
-                            horizon, guard())
+                            horizon, model.guard())
         offer = board.offer(need, host_filter)
     return maths.free_windows(offer.busy, offer.idle,
                               _slot_steps(flavor, held, start, horizon),
-                              count, start, end, guard())
+                              count, start, end, model.guard())
 
 
 def offered(context, flavors):
@@ -229,16 +227,16 @@ def availability(context, flavors, start=None, end=None, offers=None):
     ids = [f.id for f in flavors]
     hosts_hold, by_key = {}, {}
     with db_api.reader.using(context):
-        peaks = desk.peak_loads(context, flavors, start, end, guard())
+        peaks = desk.peak_loads(context, flavors, start, end, model.guard())
         closed = desk.maintenance_in_window(context, ids, start, end,
-                                            guard()) if ids else []
+                                            model.guard()) if ids else []
         board = None
         for flavor in flavors:
             if not flavor.nova_flavor:
                 continue
             if board is None:
                 board = model.Board(context, store.read_state(context),
-                                    start, end, guard())
+                                    start, end, model.guard())
             need, host_filter = sizing(flavor)
             key = _same_hosts_key(need, host_filter)
             if key not in by_key:
@@ -327,17 +325,9 @@ def _check_longer(context, state, flavor, booking, old_end, end,
     move)."""
     free = slots_free(context, flavor, old_end, end, maintenance,
                       exclude_booking=booking.id)
-    claims = store.claims_of_booking(context, booking.id)
-    hosts_free = booking.instance_count
-    if claims:
-        need = {'vcpus': claims[0].vcpus, 'memory_mb': claims[0].memory_mb,
-                'disk_gb': claims[0].disk_gb, 'gpus': claims[0].gpus or {}}
-        board = model.Board(context, state, old_end, end + guard(),
-                            guard(), exclude_booking=booking.id)
-        fits = board.offer(need, host_ids={c.host_id for c in claims}).fits
-        short = sum(max(0, c.count - fits.get(c.host_id, 0))
-                    for c in claims)
-        hosts_free = booking.instance_count - short
+    hosts_free = booking.instance_count - model.short_on_own_hosts(
+        context, state, store.claims_of_booking(context, booking.id),
+        old_end, end, exclude_booking=booking.id)
     if booking.instance_count > min(free, hosts_free):
         raise exception.NoCapacity(
             count=booking.instance_count, name=flavor.name, id=flavor.id,

@@ -83,7 +83,7 @@ def _evict(context, host, claims, reason):
     after the change that takes the host away."""
     state = store.lock(context)  # read again: the host just changed
     now = timeutils.utcnow()
-    guard = admission.guard()
+    guard = model.guard()
     moved, cancelled = [], []
     for claim in claims:
         booking = _holder(context, claim)
@@ -136,7 +136,7 @@ def _refuse_or_log(context, host, claims, force, what):
 
 def create_window(context, host, start, end, note, force):
     """A maintenance window on ``host``; returns (window, Outcome)."""
-    guard = admission.guard()
+    guard = model.guard()
     with admission.capacity_transaction(context):
         claims = store.claims_on_host(context, host.id, start, end, guard)
         _refuse_or_log(context, host, claims, force, 'Maintenance')
@@ -156,7 +156,7 @@ def create_window(context, host, start, end, note, force):
 
 def withdraw(context, host, force):
     """Make ``host`` non-reservable; returns the Outcome."""
-    guard = admission.guard()
+    guard = model.guard()
     with admission.capacity_transaction(context):
         claims = store.claims_on_host(context, host.id, timeutils.utcnow(),
                                       FOREVER, guard)

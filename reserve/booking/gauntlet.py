@@ -60,18 +60,29 @@ def check_flavor_window(flavor, start, end):
             start=_iso(start), end=_iso(end))
 
 
-def check_dates(start, end, now):
-    """end after start; start not in the past beyond [api]past_tolerance."""
+def check_order(start, end):
+    """A window ends after it starts (bookings, maintenance windows,
+    flavors' own windows)."""
     if end <= start:
         raise exception.Invalid(reason='end %s must be after start %s' %
                                 (_iso(end), _iso(start)))
+
+
+def check_end_ahead(end, now):
+    if end <= now:
+        raise exception.Invalid(reason='end %s is in the past (now is %s)' %
+                                (_iso(end), _iso(now)))
+
+
+def check_dates(start, end, now):
+    """end after start; start not in the past beyond [api]past_tolerance;
+    end in the future."""
+    check_order(start, end)
     tolerance = datetime.timedelta(seconds=CONF.api.past_tolerance)
     if start < now - tolerance:
         raise exception.Invalid(reason='start %s is in the past (now is %s)'
                                 % (_iso(start), _iso(now)))
-    if end <= now:
-        raise exception.Invalid(reason='end %s is in the past (now is %s)' %
-                                (_iso(end), _iso(now)))
+    check_end_ahead(end, now)
 
 
 def check_new_end(start, end, now):
@@ -79,9 +90,7 @@ def check_new_end(start, end, now):
     if end <= start:
         raise exception.Invalid(reason='end %s must be after the start %s' %
                                 (_iso(end), _iso(start)))
-    if end <= now:
-        raise exception.Invalid(reason='end %s is in the past (now is %s)' %
-                                (_iso(end), _iso(now)))
+    check_end_ahead(end, now)
 
 
 def check_maintenance(flavor, windows):

@@ -9,6 +9,7 @@ so a booking admitted meanwhile cannot slip through.
 from oslo_log import log as logging
 
 from reserve.booking import admission
+from reserve.capacity import model
 from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import desk
@@ -32,8 +33,8 @@ def _conflicts_text(bookings):
 
 def _check_no_conflict(context, flavor_ids, start, end, force, window_id):
     conflicts = desk.live_bookings_in_window(
-        context, flavor_ids, start, end + admission.guard(),
-        admission.guard())
+        context, flavor_ids, start, end + model.guard(),
+        model.guard())
     if not conflicts:
         return
     if not force:

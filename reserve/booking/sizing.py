@@ -8,10 +8,10 @@ enrolled host, is refused: nothing booked on it could ever be placed.
 """
 from oslo_config import cfg
 
+from reserve.capacity import gpus
 from reserve.capacity import model
 from reserve.common import exception
 from reserve.common import nova
-from reserve.plugins import gpus
 
 CONF = cfg.CONF
 

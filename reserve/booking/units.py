@@ -3,8 +3,9 @@
 bookings: a 201 is a claim, and the worker then has the manager build
 its lease (reserve.worker.worker.BookingWorker.create_unit_lease).
 
-* ``reserve``: the dates (check_length: [devices]min_duration_seconds
-  and [booking]max_query_days; gauntlet.check_dates), the domains named
+* ``reserve``: the dates (check_window: not in the past, and
+  check_length: [devices]min_duration_seconds and
+  [booking]max_query_days), the domains named
   (read from the manager before any lock: ``read_domains``), then in one
   writer transaction under the capacity lock the quota
   (unit_reservations and unit_hours, quota.py) and the claim of the
@@ -22,7 +23,6 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.booking import admission
-from reserve.booking import gauntlet
 from reserve.booking import quota
 from reserve.common import exception
 from reserve.common import timeutils
@@ -54,10 +54,8 @@ def reserve(context, values, start, end, read_domains):
     open-ended. read_domains(host): {name: owner} of the host's domains
     the reservation's units may go into (another project's are not).
     """
-    now = timeutils.utcnow()
-    check_length(start, end, now)
+    check_window(start, end, timeutils.utcnow())
     end = end or states.OPEN_END
-    gauntlet.check_dates(start, end, now)
     viewer = values.get('viewer')
     domains = values.get('domains') or []
     request, _ = claims.choose(context, runs.request_of(values), start,
@@ -74,6 +72,20 @@ def reserve(context, values, start, end, read_domains):
     LOG.info('Device reservation %s claimed on host %s for project %s',
              values['id'], request.host_id, values['project_id'])
     return values['id']
+
+
+def check_window(start, end, now):
+    """A unit reservation's window (end None: open-ended) starts at most
+    [api]past_tolerance ago, ends after its start and in the future, and
+    keeps to check_length."""
+    if (now - start).total_seconds() > CONF.api.past_tolerance:
+        raise exception.Invalid(
+            reason='start %s is in the past' % timeutils.isoformat(start))
+    if end is not None and end <= max(start, now):
+        raise exception.Invalid(
+            reason='end %s must be after the start and in the future' %
+            timeutils.isoformat(end))
+    check_length(start, end, now)
 
 
 def check_length(start, end, now):

@@ -27,7 +27,7 @@ Times may be datetimes or numbers (the tests); intervals are half-open.
 """
 import collections
 
-from reserve.plugins import gpus as gpu_maths
+from reserve.capacity import gpus as gpu_maths
 
 RESOURCES = ('vcpus', 'memory_mb', 'disk_gb')
 # What "fits" means when a need asks for nothing at all.
@@ -93,11 +93,6 @@ def steps(capacity, claims, need, start, end):
     return result
 
 
-def least(step_list):
-    """The smallest value of a step function."""
-    return min(value for _, value in step_list)
-
-
 def _sweep_key(event):
     return event[0], event[1]
 
@@ -138,7 +133,7 @@ def least_fit(capacity, claims, need, start, end):
     window is what fits beside each resource's peak use: the peaks are
     found in one sweep, one use vector per claim. A GPU key of the need
     is a resource of its own, whose use is what the claims take from the
-    capacity serving it (reserve.plugins.gpus).
+    capacity serving it (reserve.capacity.gpus).
     """
     gpu_need = sorted((key, per) for key, per in
                       (need.get('gpus') or {}).items() if per)

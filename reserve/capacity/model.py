@@ -19,14 +19,20 @@ import threading
 
 from oslo_config import cfg
 
+from reserve.capacity import gpus as gpu_maths
+from reserve.capacity import host_filters
 from reserve.capacity import maths
 from reserve.capacity import store
-from reserve.plugins import filters
-from reserve.plugins import gpus as gpu_maths
 
 CONF = cfg.CONF
 
 HOST_FILTER_SPEC = 'reserve:resource_properties'
+
+
+def guard():
+    """The time kept free after each claim ([booking]guard_seconds) for
+    the host to be turned around before the next."""
+    return datetime.timedelta(seconds=CONF.booking.guard_seconds)
 
 
 def size_of(nova_flavor):
@@ -40,8 +46,8 @@ def size_of(nova_flavor):
 
 
 def host_filter_of(nova_flavor):
-    return filters.parse((nova_flavor.get('extra_specs') or {})
-                         .get(HOST_FILTER_SPEC))
+    return host_filters.parse((nova_flavor.get('extra_specs') or {})
+                              .get(HOST_FILTER_SPEC))
 
 
 class Ranked:
@@ -79,7 +85,7 @@ def _rank(hosts, need, host_filter):
     if found is not None and found[0] is hosts:
         return found[1]
     ranked = Ranked([h for h in hosts if h.reservable and
-                     filters.matches(host_filter, h.capabilities)], need)
+                     host_filters.matches(host_filter, h.capabilities)], need)
     with _ranked_lock:
         if len(_ranked) >= _RANKED_KEPT:
             _ranked.clear()
@@ -275,9 +281,28 @@ class Board:
         else:
             ranked = Ranked([h for h in self.hosts
                              if h.reservable and h.id in host_ids and
-                             filters.matches(host_filter, h.capabilities)],
+                             host_filters.matches(host_filter,
+                                                  h.capabilities)],
                             need)
         return Offer(self, ranked, need)
+
+
+def short_on_own_hosts(context, state, claims, start, end,
+                       exclude_booking=None, exclude_reservation=None):
+    """How many of the instances of ``claims`` (allocation rows of one
+    size) their own hosts cannot hold over [start, end), beside every
+    other claim: instances cannot move, so a later end must fit where
+    they are. 0 without claims."""
+    if not claims:
+        return 0
+    first = claims[0]
+    need = {'vcpus': first.vcpus, 'memory_mb': first.memory_mb,
+            'disk_gb': first.disk_gb, 'gpus': first.gpus or {}}
+    board = Board(context, state, start, end + guard(), guard(),
+                  exclude_booking=exclude_booking,
+                  exclude_reservation=exclude_reservation)
+    fits = board.offer(need, host_ids={c.host_id for c in claims}).fits
+    return sum(max(0, c.count - fits.get(c.host_id, 0)) for c in claims)
 
 
 def total(context, need, host_filter=None):
@@ -286,8 +311,8 @@ def total(context, need, host_filter=None):
     state = store.read_state(context)
     return sum(maths.empty_fit(h.capacity, need)
                for h in store.hosts(context, state)
-               if h.reservable and filters.matches(host_filter,
-                                                   h.capabilities))
+               if h.reservable and host_filters.matches(host_filter,
+                                                        h.capabilities))
 
 
 def fits_anywhere(context, need, host_filter=None):
@@ -295,4 +320,4 @@ def fits_anywhere(context, need, host_filter=None):
     state = store.read_state(context)
     return any(maths.empty_fit(h.capacity, need) >= 1
                for h in store.hosts(context, state)
-               if filters.matches(host_filter, h.capabilities))
+               if host_filters.matches(host_filter, h.capabilities))

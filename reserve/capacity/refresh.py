@@ -19,15 +19,15 @@ The record is read at enrollment, by the manager every
 from oslo_config import cfg
 from oslo_log import log as logging
 
+from reserve.capacity import gpus
 from reserve.common import exception
+from reserve.common import placement as placement_api
 from reserve.common import timeutils
 from reserve.db import hosts as hosts_db
-from reserve.plugins import gpus
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
-RESERVATION_CLASS_PREFIX = 'CUSTOM_RESERVATION_'
 _ROOT_CLASSES = {'VCPU': 'vcpus', 'MEMORY_MB': 'memory_mb',
                  'DISK_GB': 'disk_gb'}
 
@@ -56,7 +56,7 @@ def read(placement, provider_uuid):
     # Who is reserve's: a consumer holding a reservation class anywhere.
     reserved = {consumer for found in allocations.values()
                 for consumer, resources in found.items()
-                if any(rc.startswith(RESERVATION_CLASS_PREFIX)
+                if any(rc.startswith(placement_api.RESERVATION_CLASS_PREFIX)
                        for rc in resources)}
     foreign = {'vcpus': 0, 'memory_mb': 0, 'disk_gb': 0, 'gpus': {}}
     for uuid, found in allocations.items():

@@ -18,9 +18,11 @@ import threading
 
 import sqlalchemy as sa
 
+from reserve.capacity import host_gpus
 from reserve.capacity import maths
 from reserve.common import states
 from reserve.db import api as db_api
+from reserve.db import devices as devices_db
 from reserve.db import functions
 from reserve.db import hosts as hosts_db
 from reserve.db import models
@@ -123,10 +125,6 @@ def _usable(host, gpus):
 
 
 def _load_hosts(context):
-    # Imported here: host_gpus reads the devices of libvirt hosts, which
-    # only hosts without placement GPUs need.
-    from reserve.db import devices as devices_db
-    from reserve.plugins import host_gpus
     with db_api.reader.using(context):
         hosts = [h for h in hosts_db.host_list(context) if h.kind == 'nova']
         libvirt_hosts = None
@@ -343,16 +341,6 @@ def claims_set_end(context, end, booking_id=None, reservation_id=None):
         session.flush()
         if longest:
             stretch(session, longest)
-
-
-def claims_adopt(context, booking_id, reservation_id):
-    """Hand a booking's claims to the lease reservation made for it;
-    returns how many there were."""
-    with _session(context) as session:
-        return (session.query(A)
-                .filter(A.booking_id == booking_id)
-                .update({'reservation_id': reservation_id},
-                        synchronize_session=False))
 
 
 def claims_release_stale(context):

@@ -5,6 +5,7 @@ from oslo_config import cfg
 from oslo_upgradecheck import common_checks
 from oslo_upgradecheck import upgradecheck
 
+from reserve.capacity import gpus
 from reserve.common import context as reserve_context
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
 from reserve.common import exception
@@ -13,8 +14,7 @@ from reserve.common import placement
 from reserve.db import flavors as flavors_db
 from reserve.db import hosts as hosts_db
 from reserve.db import migration
-from reserve.plugins import fence
-from reserve.plugins import gpus
+from reserve.fence import fence
 
 CONF = cfg.CONF
 

@@ -21,13 +21,6 @@ class RequestContext(context.RequestContext):
         kwargs.setdefault('all_projects', values.get('all_projects', False))
         return super().from_dict(values, **kwargs)
 
-    def elevated(self):
-        ctx = self.__class__.from_dict(self.to_dict())
-        ctx.is_admin = True
-        if 'admin' not in ctx.roles:
-            ctx.roles = list(ctx.roles) + ['admin']
-        return ctx
-
 
 def get_admin_context():
     """The context of one run of reserve's own background jobs, with a

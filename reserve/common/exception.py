@@ -86,10 +86,6 @@ class HostNotFound(NotFound):
     msg_fmt = 'Host %(id)s could not be found.'
 
 
-class EventNotFound(NotFound):
-    msg_fmt = 'Event %(id)s could not be found.'
-
-
 class AllocationNotFound(NotFound):
     msg_fmt = 'Allocation %(id)s could not be found.'
 

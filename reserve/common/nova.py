@@ -14,11 +14,6 @@ CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 
-def _cloud_error(action, exc):
-    return exception.CloudError(service='nova',
-                                reason='%s: %s' % (action, exc))
-
-
 @exception.translate_cloud_errors('nova', nova_exc.ClientException,
                                   ks_exc.ClientException)
 class NovaClient:

@@ -16,11 +16,14 @@ LOG = logging.getLogger(__name__)
 # 1.14: nested providers (parent_provider_uuid); 1.7: PUT resource class.
 MICROVERSION = '1.14'
 CHILD_PREFIX = 'reserve_'
+# The resource classes of reservations: this, then the reservation's id.
+RESERVATION_CLASS_PREFIX = 'CUSTOM_RESERVATION_'
 
 
 def reservation_resource_class(reservation_id):
     """CUSTOM_RESERVATION_<ID>: the UUID upper-cased, dashes as '_'."""
-    return 'CUSTOM_RESERVATION_' + reservation_id.upper().replace('-', '_')
+    return (RESERVATION_CLASS_PREFIX +
+            reservation_id.upper().replace('-', '_'))
 
 
 @exception.translate_cloud_errors('placement', ks_exc.ClientException)
@@ -78,19 +81,6 @@ class PlacementClient:
                              '/resource_providers/%s/inventories' % uuid)
         return body['inventories']
 
-    def get_tree_inventories(self, root_uuid):
-        """{provider name: inventories} of every provider in the tree of
-        ``root_uuid``: a compute node reports its devices (PCI, vGPU) on
-        child providers."""
-        body = self._request('GET', '/resource_providers?' +
-                             urllib.parse.urlencode({'in_tree': root_uuid}))
-        return {provider['name']: self.get_inventories(provider['uuid'])
-                for provider in body['resource_providers']}
-
-    def get_usages(self, uuid):
-        body = self._request('GET', '/resource_providers/%s/usages' % uuid)
-        return body['usages']
-
     def get_tree(self, root_uuid):
         """The providers in the tree of ``root_uuid`` (root first)."""
         body = self._request('GET', '/resource_providers?' +
@@ -115,11 +105,6 @@ class PlacementClient:
     def delete_resource_class(self, name):
         self._request('DELETE', '/resource_classes/%s' % name,
                       expected=(204,), tolerated=(404,))
-
-    def resource_class_exists(self, name):
-        resp = self.adapter.get('/resource_classes/%s' % name,
-                                microversion=MICROVERSION, raise_exc=False)
-        return resp.status_code == 200
 
     # traits ------------------------------------------------------------------
 

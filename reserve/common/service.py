@@ -66,7 +66,7 @@ def run_in_threads(services, on_started=None):
     """Run several service objects in this process until a signal."""
     stop = threading.Event()
 
-    def _stop(signum, frame):
+    def _stop(signum, _frame):
         LOG.info('Signal %d received, stopping', signum)
         stop.set()
 

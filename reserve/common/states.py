@@ -5,6 +5,11 @@ reserve.devices.states)."""
 # Hosts enrolled with a libvirt URI.
 LIBVIRT = 'libvirt'
 
+# The resource types of the lease engine (its plugins: setup.cfg,
+# reserve.resource.plugins).
+FLAVOR_INSTANCE = 'flavor:instance'
+DEVICE_GPU = 'device:gpu'
+
 
 class Booking:
     PENDING_CREATE = 'PENDING_CREATE'
@@ -24,6 +29,15 @@ class Owner:
     """Who a lease is for (leases.owner_type, with owner_id its id)."""
     BOOKING = 'booking'
     DEVICE_RESERVATION = 'device-reservation'
+    # The names leases of each owner are given (for people).
+    NAME_PREFIXES = {DEVICE_RESERVATION: 'device-reservation-',
+                     BOOKING: Booking.LEASE_PREFIX}
+
+
+def lease_name(owner_type, owner_id):
+    """The name a lease is given after its owner (for people: the lease
+    names its owner by key)."""
+    return Owner.NAME_PREFIXES[owner_type] + owner_id
 
 
 class Lease:
@@ -31,13 +45,12 @@ class Lease:
     PENDING = 'PENDING'
     STARTING = 'STARTING'
     ACTIVE = 'ACTIVE'
-    UPDATING = 'UPDATING'
     TERMINATING = 'TERMINATING'
     TERMINATED = 'TERMINATED'
     DELETING = 'DELETING'
     ERROR = 'ERROR'
-    ALL = (CREATING, PENDING, STARTING, ACTIVE, UPDATING, TERMINATING,
-           TERMINATED, DELETING, ERROR)
+    ALL = (CREATING, PENDING, STARTING, ACTIVE, TERMINATING, TERMINATED,
+           DELETING, ERROR)
     # A lease whose end may still move: neither cancelled nor ending.
     CHANGEABLE = (CREATING, PENDING, STARTING, ACTIVE)
 
@@ -46,7 +59,6 @@ class LeaseReservation:
     PENDING = 'pending'
     ACTIVE = 'active'
     DELETED = 'deleted'
-    ERROR = 'error'
 
 
 class Event:

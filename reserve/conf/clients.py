@@ -51,18 +51,22 @@ def register_opts(conf):
     _register_ks(conf, placement_group, 'placement')
 
 
-def _ks_opts(service_type):
-    opts = (ks_loading.get_session_conf_options() +
-            ks_loading.get_auth_common_conf_options() +
-            ks_loading.get_auth_plugin_conf_options('password') +
-            _adapter_opts(service_type))
-    # Keep one option per name: the auth plugin and the adapter share some.
+def one_per_name(opts):
+    """``opts`` without the later ones of a name already given (keystone
+    auth plugins and adapters share some, for the sample)."""
     seen, unique = set(), []
     for opt in opts:
         if opt.dest not in seen:
             seen.add(opt.dest)
             unique.append(opt)
     return unique
+
+
+def _ks_opts(service_type):
+    return one_per_name(ks_loading.get_session_conf_options() +
+                        ks_loading.get_auth_common_conf_options() +
+                        ks_loading.get_auth_plugin_conf_options('password') +
+                        _adapter_opts(service_type))
 
 
 def list_opts():

@@ -47,14 +47,14 @@ devices_opts = [
     cfg.BoolOpt('fake_test_driver', default=False,
                 help='Complete hosts enrolled with a test:/// URI '
                      '(libvirt\'s test driver) with mdev creation and '
-                     'hot-plug, as reserve.virt.fake does, and accept '
-                     'test:///default and test:///<path>.xml URIs '
+                     'hot-plug, as reserve_fakes.libvirt_host does, and '
+                     'accept test:///default and test:///<path>.xml URIs '
                      '(refused otherwise). For tests and the quick start '
                      'only.'),
     cfg.StrOpt('fake_test_driver_socket',
                help='With fake_test_driver: reach test:/// hosts through '
                     'the shared test-host server listening on this UNIX '
-                    'socket (python -m reserve.virt.fake_shared), so that '
+                    'socket (python -m reserve_fakes.shared_host), so that '
                     'several managers see one state of each host, as they '
                     'would a real one. Unset, each manager holds its own. '
                     'For tests only.'),

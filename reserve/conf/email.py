@@ -11,6 +11,8 @@ policy for the users of the cloud (a system or domain reader, or admin).
 from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 
+from reserve.conf import clients
+
 EVENTS = (
     ('allocated', 'The booking is accepted: its window and the flavor to '
                   'boot with.'),
@@ -137,18 +139,11 @@ def register_opts(conf):
 
 
 def _keystone_sample_opts():
-    opts = (keystone_opts +
-            _session_opts() +
-            ks_loading.get_auth_common_conf_options() +
-            ks_loading.get_auth_plugin_conf_options('password') +
-            _adapter_opts())
-    # One option per name: the auth plugin and the adapter share some.
-    seen, unique = set(), []
-    for opt in opts:
-        if opt.dest not in seen:
-            seen.add(opt.dest)
-            unique.append(opt)
-    return unique
+    return clients.one_per_name(
+        keystone_opts + _session_opts() +
+        ks_loading.get_auth_common_conf_options() +
+        ks_loading.get_auth_plugin_conf_options('password') +
+        _adapter_opts())
 
 
 def list_opts():

@@ -1,5 +1,5 @@
 """The fence that keeps other projects' on-demand boots off reservable
-hosts (reserve.plugins.fence), with nova's isolated aggregates."""
+hosts (reserve.fence.fence), with nova's isolated aggregates."""
 from oslo_config import cfg
 
 fence_group = cfg.OptGroup(

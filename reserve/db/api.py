@@ -6,11 +6,11 @@ calendar reads).
 
 Every function of those modules takes a RequestContext first and joins
 the transaction the caller may have open on it (``writer.using`` and
-``reader.using`` of this module, looked up at each call: reset_engine
-replaces them). Functions that take ``project_id`` return only that
-project's rows when it is set; the API passes None only for callers
-allowed to see all projects, so a project never learns that another
-project's row exists (404).
+``reader.using`` of this module, looked up at each call: the tests'
+switch of database replaces them). Functions that take ``project_id``
+return only that project's rows when it is set; the API passes None
+only for callers allowed to see all projects, so a project never learns
+that another project's row exists (404).
 """
 import contextlib
 import contextvars
@@ -26,6 +26,7 @@ from pymysql import converters as pymysql_converters
 import sqlalchemy as sa
 
 from reserve.common import exception
+from reserve.db.models import base as models_base
 
 
 # SQLite, the embedded default, is shared by the all-in-one's threads and
@@ -67,7 +68,7 @@ def log_failure(log, what, exc):
 
 
 @sa.event.listens_for(sa.engine.Engine, 'connect')
-def _sqlite_pragmas(dbapi_connection, connection_record):
+def _sqlite_pragmas(dbapi_connection, _connection_record):
     if isinstance(dbapi_connection, sqlite3.Connection):
         dbapi_connection.execute('PRAGMA busy_timeout = %d' %
                                  SQLITE_BUSY_TIMEOUT_MS)
@@ -98,7 +99,8 @@ _PYMYSQL_CONVERSIONS = {
 
 
 @sa.event.listens_for(sa.engine.Engine, 'do_connect')
-def _mysql_connect_parameters(dialect, connection_record, cargs, cparams):
+def _mysql_connect_parameters(dialect, _connection_record, _cargs,
+                              cparams):
     if dialect.name == 'mysql':
         cparams.setdefault('init_command', 'SET SESSION group_concat_max_len'
                            ' = %d' % GROUP_CONCAT_MAX_LEN)
@@ -173,15 +175,21 @@ def get_engine():
     return context_manager.writer.get_engine()
 
 
-def reset_engine():
-    """Forget the engine, so the next call connects to [database]connection
-    anew (tests and tools that switch databases)."""
-    global context_manager, reader, writer
-    if context_manager._factory._started:
-        context_manager.writer.get_engine().dispose()
-    context_manager = _make_context_manager()
-    reader = context_manager.reader
-    writer = _Writer(context_manager.writer)
+def compare_and_swap(session, model, row_id, values, expected_status=None,
+                     expected_end=None):
+    """Update the row ``row_id`` of ``model`` with ``values`` only while
+    it still has ``expected_status`` (one or several) and, when given,
+    ``expected_end``: of two writers who read the same row, the second
+    loses. Returns whether the row changed."""
+    query = session.query(model).filter_by(id=row_id)
+    if expected_status is not None:
+        if isinstance(expected_status, str):
+            expected_status = (expected_status,)
+        query = query.filter(model.status.in_(expected_status))
+    if expected_end is not None:
+        query = query.filter(model.end_date == expected_end)
+    values = dict(values, updated_at=models_base._now())
+    return bool(query.update(values, synchronize_session=False))
 
 
 def _paginate(query, model, limit, marker, sort_key='created_at',

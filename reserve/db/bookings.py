@@ -82,16 +82,9 @@ def booking_update(context, booking_id, values, expected_status=None,
     Returns the updated booking, or None when the compare-and-swap lost.
     """
     with db_api.writer.using(context) as session:
-        query = session.query(models.Booking).filter_by(id=booking_id)
-        if expected_status is not None:
-            if isinstance(expected_status, str):
-                expected_status = (expected_status,)
-            query = query.filter(
-                models.Booking.status.in_(expected_status))
-        if expected_end is not None:
-            query = query.filter(models.Booking.end_date == expected_end)
-        values = dict(values, updated_at=models._now())
-        if not query.update(values, synchronize_session=False):
+        if not db_api.compare_and_swap(session, models.Booking, booking_id,
+                                       values, expected_status,
+                                       expected_end):
             if session.get(models.Booking, booking_id) is None:
                 raise exception.BookingNotFound(id=booking_id)
             return None

@@ -22,7 +22,8 @@ MF = models.MaintenanceWindowFlavor
 
 
 def _reader(context):
-    # Looked up at each call: reset_engine() replaces the context manager.
+    # Looked up at each call: a switch of database (the tests') replaces
+    # the context manager.
     return db_api.reader.using(context)
 
 

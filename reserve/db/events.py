@@ -161,12 +161,6 @@ def events_end_now(context, lease_id, now):
                  synchronize_session=False))
 
 
-def event_list_for_lease(context, lease_id):
-    with db_api.reader.using(context) as session:
-        return (session.query(models.Event).filter_by(lease_id=lease_id)
-                .order_by(models.Event.time).all())
-
-
 def event_next_time(context, after):
     """When the earliest UNDONE event after ``after`` is due, or None."""
     with db_api.reader.using(context) as session:

@@ -102,15 +102,9 @@ def lease_update(context, lease_id, values, expected_status=None,
     expected_end, only while it still has them (a compare-and-swap).
     Returns whether a row changed."""
     with db_api.writer.using(context) as session:
-        query = session.query(models.Lease).filter_by(id=lease_id)
-        if expected_status is not None:
-            if isinstance(expected_status, str):
-                expected_status = (expected_status,)
-            query = query.filter(models.Lease.status.in_(expected_status))
-        if expected_end is not None:
-            query = query.filter(models.Lease.end_date == expected_end)
-        values = dict(values, updated_at=models._now())
-        return bool(query.update(values, synchronize_session=False))
+        return db_api.compare_and_swap(session, models.Lease, lease_id,
+                                       values, expected_status,
+                                       expected_end)
 
 
 @db_api.retry_on_deadlock

@@ -239,13 +239,8 @@ def unit_reservation_update(context, reservation_id, values,
     """Update a reservation; with expected_status (one or several), only
     while it still has it. Returns whether a row changed."""
     with db_api.writer.using(context) as session:
-        query = session.query(_DR).filter_by(id=reservation_id)
-        if expected_status is not None:
-            if isinstance(expected_status, str):
-                expected_status = (expected_status,)
-            query = query.filter(_DR.status.in_(expected_status))
-        values = dict(values, updated_at=models._now())
-        return bool(query.update(values, synchronize_session=False))
+        return db_api.compare_and_swap(session, _DR, reservation_id, values,
+                                       expected_status)
 
 
 def unit_reservation_hold(context, reservation_id, statuses):

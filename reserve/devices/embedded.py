@@ -21,7 +21,7 @@ from reserve.db import domain_owners as owners_db
 from reserve.db import hosts as hosts_db
 from reserve.devices import hosts as device_hosts
 from reserve.devices import refresh
-from reserve.virt import fake
+from reserve.virt import host_definitions
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -49,7 +49,8 @@ def enroll_hosts(context):
     done = []
     for name, definition in sorted(CONF.devices.embedded_gpu_hosts.items()):
         try:
-            uri = fake.host_uri(fake.host_definition(definition))
+            uri = host_definitions.host_uri(
+                host_definitions.host_definition(definition))
             host = _existing(context, name, uri)
             if host is None:
                 refresh.enroll(context, {'name': name, 'uri': uri})

@@ -6,15 +6,18 @@ the connection of a URI is the process's. Work on one host (discovery, a
 claim, attachments) holds that host's lock, so that a discovery never
 interleaves with an attach on the same host.
 """
+import functools
 import threading
 
 from oslo_config import cfg
+from stevedore import driver
 
 from reserve.virt import connection
-from reserve.virt import fake
-from reserve.virt import fake_shared
 
 CONF = cfg.CONF
+# The openers of the fake libvirt (reserve_fakes), by name: tests and the
+# quick start install it, production code never imports it.
+OPENERS = 'reserve.virt.openers'
 
 _LOCKS = {}
 _LOCKS_LOCK = threading.Lock()
@@ -35,11 +38,21 @@ def is_test_uri(uri):
 
 def connect(uri):
     """The HostConnection of ``uri``; test:/// hosts are completed by
-    reserve.virt.fake when [devices]fake_test_driver is set (reached
-    through the shared server of [devices]fake_test_driver_socket when it
-    is set)."""
+    the fake libvirt when [devices]fake_test_driver is set (its opener
+    ``local``, or ``shared`` through the server of
+    [devices]fake_test_driver_socket when it is set)."""
     opener = None
     if is_test_uri(uri) and CONF.devices.fake_test_driver:
         socket = CONF.devices.fake_test_driver_socket
-        opener = fake_shared.opener(socket) if socket else fake.opener()
+        if socket:
+            opener = _fake_opener('shared')(socket)
+        else:
+            opener = _fake_opener('local')()
     return connection.get_host(uri, opener=opener)
+
+
+@functools.lru_cache()
+def _fake_opener(name):
+    """The function of entry point ``name`` of OPENERS that makes an
+    opener."""
+    return driver.DriverManager(OPENERS, name).driver

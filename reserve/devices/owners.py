@@ -8,7 +8,7 @@ projects). A domain's owner is read in one of two places:
   the same machine: the nova host's ``service_name`` (nova's service
   host) or ``name`` (its hypervisor hostname) is the host part of the
   libvirt host's URI (``qemu+ssh://<host>/system``, the pairing
-  reserve.plugins.host_gpus counts a nova host's GPUs by), or its
+  reserve.capacity.host_gpus counts a nova host's GPUs by), or its
   ``service_name`` is the libvirt host's name. There only nova defines
   domains, and it writes each instance's project into the domain's
   metadata (``<nova:owner><nova:project uuid=...>``): that is the owner,

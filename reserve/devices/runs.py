@@ -103,7 +103,8 @@ def lease_request(reservation_id, project_id, user_id, start, end):
     for LeaseManager.create_lease: owned by it, one device:gpu request
     (the plugin's reserve adopts the claim)."""
     return {
-        'name': states.lease_name(reservation_id),
+        'name': engine_states.lease_name(
+            engine_states.Owner.DEVICE_RESERVATION, reservation_id),
         'owner_type': engine_states.Owner.DEVICE_RESERVATION,
         'owner_id': reservation_id,
         'project_id': project_id, 'user_id': user_id or '',

@@ -8,18 +8,11 @@ LIBVIRT = common_states.LIBVIRT
 Device = common_states.Device
 
 # The resource type of the lease engine's reservation of GPU units.
-RESOURCE_TYPE = 'device:gpu'
-# A device reservation's lease is named this followed by its id (a name
-# for people; the lease names its owner by key, see states.Owner).
-LEASE_PREFIX = 'device-reservation-'
+RESOURCE_TYPE = common_states.DEVICE_GPU
 
 # An open-ended reservation runs until cancelled: its lease ends here,
 # and the API shows its end as null.
 OPEN_END = datetime.datetime(9999, 1, 1)
-
-
-def lease_name(reservation_id):
-    return LEASE_PREFIX + reservation_id
 
 
 def is_open_end(end_date):

@@ -26,11 +26,11 @@ from reserve.devices import portable
 from reserve.devices import runs as device_runs
 from reserve.devices import refresh as device_refresh
 from reserve.devices import states as device_states
+from reserve.fence import fence
 from reserve.manager import notify
 from reserve.manager import schedule
 from reserve.manager import views
 from reserve import plugins
-from reserve.plugins import fence
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)

@@ -5,7 +5,7 @@ Every [manager]capacity_refresh_interval seconds (and once at start):
 * each nova host's capacity record is read again from placement
   (capacity.refresh), so that instances other projects had on a host
   when it was enrolled stop counting once they are gone;
-* the fence is repaired (plugins.fence.sync): a reservable host taken
+* the fence is repaired (reserve.fence.fence.sync): a reservable host taken
   out of the fence aggregate, or stripped of its trait, by hand is put
   back;
 * every active lease's cloud objects are made to match its allocations

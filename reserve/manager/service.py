@@ -2,9 +2,9 @@
 loop and the periodic rediscovery of libvirt GPU hosts, in one process."""
 from oslo_log import log as logging
 
-from reserve.common import heartbeat
 from reserve.common import rpc
 from reserve.db import events as events_db
+from reserve.db import heartbeat
 from reserve.devices import refresh as device_refresh
 from reserve.manager import events
 from reserve.manager import manager

@@ -1,10 +1,11 @@
 """Leases and hosts as plain dicts, for RPC replies (their dates
 datetimes: reserve.common.rpc's serializer carries them)."""
+from reserve.common import states
 
 
 def _reserved_flavor_id(reservation):
-    return reservation.id if reservation.resource_type == 'flavor:instance' \
-        else None
+    return reservation.id \
+        if reservation.resource_type == states.FLAVOR_INSTANCE else None
 
 
 def lease(lease):

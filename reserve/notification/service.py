@@ -1,8 +1,8 @@
 """reserve-notification: the lease notification listener."""
 from oslo_log import log as logging
 
-from reserve.common import heartbeat
 from reserve.common import rpc
+from reserve.db import heartbeat
 from reserve.notification import listener
 
 LOG = logging.getLogger(__name__)

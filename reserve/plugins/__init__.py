@@ -17,8 +17,3 @@ def get_plugin(resource_type):
                 reason='unknown resource_type %r' % resource_type)
         _PLUGINS[resource_type] = mgr.driver
     return _PLUGINS[resource_type]
-
-
-def register(resource_type, plugin):
-    """Install a plugin instance directly (tests, in-tree defaults)."""
-    _PLUGINS[resource_type] = plugin

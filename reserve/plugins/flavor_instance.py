@@ -14,34 +14,29 @@ the lease reservation's id (RSV):
   ``reserve_<host>`` under each reserved compute node while the lease is
   active.
 """
-import datetime
-
 from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.booking import sizing
+from reserve.capacity import host_filters
 from reserve.capacity import model
 from reserve.capacity import store
 from reserve.common import exception
 from reserve.common import nova
 from reserve.common import placement
+from reserve.common import states
 from reserve.db import hosts as hosts_db
+from reserve.fence import fence
 from reserve.plugins import base
-from reserve.plugins import fence
-from reserve.plugins import filters
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
-RESOURCE_TYPE = 'flavor:instance'
+RESOURCE_TYPE = states.FLAVOR_INSTANCE
 AGGREGATE_SPEC = 'aggregate_instance_extra_specs:reservation'
 # Extra specs of the source flavor that steer reserve, not nova.
 OWN_SPEC_PREFIX = sizing.OWN_SPEC_PREFIX
 HOST_FILTER_SPEC = model.HOST_FILTER_SPEC
-
-
-def _guard():
-    return datetime.timedelta(seconds=CONF.booking.guard_seconds)
 
 
 def flavor_name(reservation_id):
@@ -78,8 +73,9 @@ class FlavorInstancePlugin(base.ResourcePlugin):
         record = values.get('nova_flavor') or sizing.read(
             values['nova_flavor_id'], self.nova)
         extra_specs = record.get('extra_specs') or {}
-        host_filter = filters.parse(values.get('resource_properties') or
-                                    extra_specs.get(HOST_FILTER_SPEC))
+        host_filter = host_filters.parse(
+            values.get('resource_properties') or
+            extra_specs.get(HOST_FILTER_SPEC))
         row = {
             'resource_type': RESOURCE_TYPE,
             'amount': instance_count,
@@ -108,17 +104,9 @@ class FlavorInstancePlugin(base.ResourcePlugin):
         """Each host of the reservation must hold its instances until the
         new end (they cannot move); the claims then end there."""
         if end > lease.end_date and reservation.allocations:
-            first = reservation.allocations[0]
-            need = {'vcpus': first.vcpus, 'memory_mb': first.memory_mb,
-                    'disk_gb': first.disk_gb, 'gpus': first.gpus or {}}
-            guard = _guard()
-            board = model.Board(context, store.lock(context),
-                                lease.end_date, end + guard, guard,
-                                exclude_reservation=reservation.id)
-            fits = board.offer(need, host_ids={
-                a.host_id for a in reservation.allocations}).fits
-            short = sum(max(0, a.count - fits.get(a.host_id, 0))
-                        for a in reservation.allocations)
+            short = model.short_on_own_hosts(
+                context, store.lock(context), reservation.allocations,
+                lease.end_date, end, exclude_reservation=reservation.id)
             if short:
                 raise exception.NotEnoughHostsAvailable(
                     wanted=reservation.amount,

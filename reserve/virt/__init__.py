@@ -9,9 +9,9 @@
 * ``topology``: the host's topology generation (what counts, what not).
 * ``hostdev``: PCI addresses, ``<hostdev>`` XML, domain XML edits.
 * ``mdev``: node device XML for creating mdevs.
-* ``fake``: libvirt's test driver completed with mdev creation and
-  hot-plug, for tests and the quick start; its node devices in
-  ``fake_node_devices``, its errors in ``fake_errors``.
+* ``host_definitions``: the GPU host definitions of etc/reserve/gpu-hosts
+  and their ``test:///`` URIs (the fake libvirt that completes them is
+  reserve_fakes, outside this package).
 * ``exception``: the errors, as reserve.common.exception subclasses.
 """
 from reserve.virt.connection import HostConnection  # noqa: F401

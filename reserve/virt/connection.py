@@ -112,20 +112,11 @@ def get_host(uri, opener=None):
     return host
 
 
-def close_hosts():
-    """Close and forget every connection get_host opened."""
-    with _HOSTS_LOCK:
-        found = list(_HOSTS.values())
-        _HOSTS.clear()
-    for host in found:     # outside the global lock: a host may be busy
-        host.close()
-
-
 class HostConnection:
     """The one libvirt connection to a GPU host.
 
     ``opener(uri)`` returns the libvirt connection (``libvirt.open`` by
-    default; tests pass reserve.virt.fake.opener()). The connection is
+    default; tests pass reserve_fakes.libvirt_host.opener()). The connection is
     opened at once (HostUnreachable when it cannot be), or with ``lazy``
     at the first use.
     """

@@ -6,9 +6,9 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.common import context as reserve_context
-from reserve.common import heartbeat
 from reserve.common import rpc
 from reserve.db import api as db_api
+from reserve.db import heartbeat
 from reserve.worker import reconciler
 from reserve.worker import rpcapi
 from reserve.worker import unit_reconciler

@@ -22,12 +22,6 @@ from reserve.notification import sync
 
 LOG = logging.getLogger(__name__)
 
-RESOURCE_TYPE = 'flavor:instance'
-
-
-def lease_name(booking_id):
-    return states.Booking.LEASE_PREFIX + booking_id
-
 
 class BookingWorker:
     target = messaging.Target(version='1.0')
@@ -51,7 +45,7 @@ class BookingWorker:
         # The booking names a catalogue flavor; the lease, a nova one.
         flavor = flavors_db.flavor_get(context, booking.flavor_id)
         values = {
-            'name': lease_name(booking.id),
+            'name': states.lease_name(states.Owner.BOOKING, booking.id),
             'owner_type': states.Owner.BOOKING,
             'owner_id': booking.id,
             'project_id': booking.project_id,
@@ -60,7 +54,7 @@ class BookingWorker:
             'end_date': booking.end_date,
             # The hosts were chosen at admission: the lease adopts the
             # booking's claims, sized from the catalogue's record.
-            'reservations': [{'resource_type': RESOURCE_TYPE,
+            'reservations': [{'resource_type': states.FLAVOR_INSTANCE,
                               'nova_flavor_id': flavor.nova_flavor_id,
                               'nova_flavor': flavor.nova_flavor,
                               'booking_id': booking.id,

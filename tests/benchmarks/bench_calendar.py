@@ -44,6 +44,7 @@ import sqlalchemy as sa  # noqa: E402
 
 from reserve.booking import admission  # noqa: E402
 from reserve.booking import catalogue  # noqa: E402
+from reserve.capacity import model  # noqa: E402
 from reserve.common import context as reserve_context  # noqa: E402
 from reserve.common import states  # noqa: E402
 from reserve.common import timeutils  # noqa: E402
@@ -54,6 +55,7 @@ from reserve.db import flavors as flavors_db  # noqa: E402
 from reserve.db import migration  # noqa: E402
 from reserve.db import models  # noqa: E402
 from tests.fixtures import backends  # noqa: E402
+from tests.fixtures import database  # noqa: E402
 
 CONF = cfg.CONF
 HOUR = datetime.timedelta(hours=1)
@@ -86,11 +88,11 @@ class Database:
                 url = url.update_query_dict({'charset': 'utf8mb4'})
             self.url = url.render_as_string(hide_password=False)
         CONF.set_override('connection', self.url, group='database')
-        db_api.reset_engine()
+        database.reset_engine()
         migration.upgrade()
 
     def drop(self):
-        db_api.reset_engine()
+        database.reset_engine()
         if self.backend != 'sqlite':
             admin = sa.create_engine(backends.SERVERS[self.backend],
                                      isolation_level='AUTOCOMMIT')
@@ -201,8 +203,8 @@ def overlap_of(flavor, span, hours, rnd, samples=20):
     for _ in range(samples):
         start, end = _window(rnd, span, hours)
         seen.append(len(desk.bookings_in_window(
-            ctx, [flavor], start, end + admission.guard(),
-            admission.guard())[flavor.id]))
+            ctx, [flavor], start, end + model.guard(),
+            model.guard())[flavor.id]))
     return sum(seen) / len(seen)
 
 
@@ -213,7 +215,7 @@ def handler_reads(flavor, span, hours, rnd):
     if engine.dialect.name != 'mysql':
         return None
     start, end = _window(rnd, span, hours)
-    guard = admission.guard()
+    guard = model.guard()
     b = models.Booking
     query = (sa.select(b.flavor_id, b.start_date, b.end_date,
                        b.instance_count)
@@ -359,7 +361,7 @@ def run_shape(backend, flavors, per_flavor, span_hours, window_hours,
             start, end = _window(rnd, span, ALL)
             met = desk.bookings_in_window(
                 reserve_context.get_admin_context(), rows, start, end,
-                admission.guard())
+                model.guard())
             print('  the all-bookings window meets %d live bookings' %
                   sum(len(found) for found in met.values()))
         results, accepted = measure_core(rows, span, window_hours,

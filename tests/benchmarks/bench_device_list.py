@@ -58,6 +58,7 @@ from reserve import conf as reserve_conf  # noqa: E402,F401
 from reserve.db import api as db_api  # noqa: E402
 from reserve.db import models  # noqa: E402
 from tests.fixtures import backends  # noqa: E402
+from tests.fixtures import database  # noqa: E402
 
 CONF = cfg.CONF
 ADMIN = {'X-User-Id': 'root', 'X-Project-Id': 'admin-project',
@@ -165,11 +166,11 @@ def percentile(samples, pct):
 def measure(args, backend, tmp):
     with backends.throwaway_database(backend, tmp) as url:
         CONF.set_override('connection', url, group='database')
-        db_api.reset_engine()
+        database.reset_engine()
         try:
             return _measure(args, backend)
         finally:
-            db_api.reset_engine()
+            database.reset_engine()
             CONF.clear_override('connection', group='database')
 
 

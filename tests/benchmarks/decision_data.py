@@ -12,9 +12,9 @@ from oslo_config import cfg
 import sqlalchemy as sa
 
 from reserve.common import states
-from reserve.db import api as db_api
 from reserve.db import models
 from tests.fixtures import backends
+from tests.fixtures import database
 
 CONF = cfg.CONF
 BATCH = 10000                       # rows per executemany
@@ -42,10 +42,10 @@ def throwaway(backend):
                 made = made.update_query_dict({'charset': 'utf8mb4'})
             url = made.render_as_string(hide_password=False)
         CONF.set_override('connection', url, group='database')
-        db_api.reset_engine()
+        database.reset_engine()
         yield url
     finally:
-        db_api.reset_engine()
+        database.reset_engine()
         CONF.clear_override('connection', group='database')
         if directory is not None:
             shutil.rmtree(directory, ignore_errors=True)

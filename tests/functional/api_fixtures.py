@@ -35,6 +35,7 @@ from reserve.db import leases as leases_db
 from reserve.db import models
 from reserve.worker import rpcapi as worker_rpcapi
 from tests.fakes import nova as fake_nova
+from tests.fixtures import database
 
 CONF = cfg.CONF
 
@@ -110,7 +111,7 @@ def api(tmp_path, monkeypatch):
     ]
     for name, value, group in overrides:
         CONF.set_override(name, value, group=group)
-    db_api.reset_engine()
+    database.reset_engine()
     models.Base.metadata.create_all(db_api.get_engine())
     rpc.cleanup()
     policy.reset()
@@ -127,7 +128,7 @@ def api(tmp_path, monkeypatch):
     yield client
     rpc.cleanup()
     policy.reset()
-    db_api.reset_engine()
+    database.reset_engine()
     for name, _value, group in overrides:
         CONF.clear_override(name, group=group)
 

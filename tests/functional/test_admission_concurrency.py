@@ -17,11 +17,11 @@ from oslo_config import cfg
 import pytest
 
 from reserve.booking import admission
+from reserve.capacity import model
 from reserve.common import context as reserve_context
 from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
-from reserve.db import api as db_api
 from reserve.db import bookings as bookings_db
 from reserve.db import flavors as flavors_db
 from tests.fixtures import backends
@@ -102,7 +102,7 @@ def test_twenty_requests_for_the_last_slot_accept_exactly_one(backend):
     assert sorted(b.id for b in _live(flavor.id)) == sorted(
         [won[0].id] + [b.id for b in _live(flavor.id)
                        if b.instance_count == 2])
-    assert _peak(_live(flavor.id), admission.guard()) == 3
+    assert _peak(_live(flavor.id), model.guard()) == 3
 
 
 def test_random_concurrent_bookings_never_overbook(backend):
@@ -125,7 +125,7 @@ def test_random_concurrent_bookings_never_overbook(backend):
     assert accepted and 'full' in results
     live = _live(flavor.id)
     assert len(live) == len(accepted)
-    assert _peak(live, admission.guard()) <= 4
+    assert _peak(live, model.guard()) <= 4
 
 
 def test_an_extension_and_a_booking_race_for_one_slot(backend):
@@ -140,7 +140,7 @@ def test_an_extension_and_a_booking_race_for_one_slot(backend):
                                start + HOUR + HOUR / 2, later, 1)])
 
     assert results.count('full') == 1, results
-    assert _peak(_live(flavor.id), admission.guard()) == 1
+    assert _peak(_live(flavor.id), model.guard()) == 1
 
 
 def test_a_maintenance_window_and_a_booking_race(backend):
@@ -171,7 +171,7 @@ def test_a_maintenance_window_and_a_booking_race(backend):
 def _book_in_a_process(url, flavor_id, start, end, go_at, i):
     """A separate process (own engine, own process lock) books once."""
     CONF.set_override('connection', url, group='database')
-    db_api.reset_engine()
+    database.reset_engine()
     flavor = flavors_db.flavor_get(reserve_context.get_admin_context(),
                                    flavor_id)
     time.sleep(max(0.0, go_at - time.time()))
@@ -197,5 +197,5 @@ def test_processes_on_one_sqlite_file_accept_exactly_one(tmp_path):
         assert [b.id for b in _live(flavor.id)] == [
             r for r in results if r != 'full']
     finally:
-        db_api.reset_engine()
+        database.reset_engine()
         CONF.clear_override('connection', group='database')

@@ -6,7 +6,7 @@ import pytest
 import webtest
 
 from reserve.api import app as api_app
-from reserve.db import api as db_api
+from tests.fixtures import database
 from tests.fixtures import placement
 from tests.functional.api_fixtures import api  # noqa: F401
 from tests.functional.api_fixtures import assert_error
@@ -213,12 +213,12 @@ def test_a_postgresql_that_refuses_connections_is_a_503(api, caplog):
     used = CONF.database.connection
     CONF.set_override('connection', 'postgresql+psycopg2://reserve@'
                       '127.0.0.1:%d/reserve' % port, group='database')
-    db_api.reset_engine()
+    database.reset_engine()
     try:
         resp = api.get('/v1/flavors', headers=MEMBER_A, status=503)
     finally:
         CONF.set_override('connection', used, group='database')
-        db_api.reset_engine()
+        database.reset_engine()
     assert resp.headers['Retry-After'] == '5'
     assert resp.json['errors'][0]['code'] == 'reserve.service_unavailable'
     assert 'Traceback' not in caplog.text

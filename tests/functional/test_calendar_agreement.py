@@ -15,6 +15,7 @@ from oslo_config import cfg
 import pytest
 
 from reserve.booking import admission
+from reserve.capacity import model
 from reserve.common import context as reserve_context
 from reserve.common import exception
 from reserve.common import states
@@ -45,7 +46,7 @@ def calendar_db(tmp_path_factory):
                         ('reservations', 'quota'),
                         ('instance_hours', 'quota')):
         CONF.clear_override(name, group=group)
-    db_api.reset_engine()
+    database.reset_engine()
     CONF.clear_override('connection', group='database')
 
 
@@ -141,7 +142,7 @@ def _reset_hosts(capacities):
 def _overbooked(hosts, base):
     """Some host holding more instances than it has vCPUs at a minute."""
     admin = reserve_context.get_admin_context()
-    guard = admission.guard()
+    guard = model.guard()
     claims = []
     with db_api.reader.using(admin) as session:
         claims = session.query(models.Allocation).all()

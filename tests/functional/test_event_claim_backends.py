@@ -105,7 +105,7 @@ def _take_over():
     assert _claim(ctx, 'dies', now) == set(leases.values())
     # Hand two of them to the others, as if each had claimed its own.
     for owner in ('lives', 'old'):
-        events_db.event_update(ctx, events_db.event_list_for_lease(
+        events_db.event_update(ctx, database.lease_events(
             ctx, leases[owner])[0].id, {'claimed_by': owner})
 
     later = now + 10 * second
@@ -115,7 +115,7 @@ def _take_over():
     later = now + 16 * second
     services_db.beat(ctx, 'reserve-manager', 'lives', later)
     assert _claim(ctx, 'taker', later) == {leases['dies']}
-    taken = events_db.event_list_for_lease(ctx, leases['dies'])[0]
+    taken = database.lease_events(ctx, leases['dies'])[0]
     assert (taken.claimed_by, taken.attempts) == ('taker', 2)
     # A minute on: 'lives' still beats, and the 'old' one (no row) and
     # the taker keep theirs until event_timeout.

@@ -13,17 +13,18 @@ from oslo_config import cfg
 import pytest
 
 from reserve.booking import admission
+from reserve.capacity import model
 from reserve.common import context as reserve_context
 from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import bookings as bookings_db
-from reserve.db import events as events_db
 from reserve.db import flavors as flavors_db
 from reserve.db import leases as leases_db
 from reserve.db import models
 from reserve.worker import reconciler
+from tests.fixtures import database
 from tests.functional.test_lease_lifecycle import cloud  # noqa: F401
 from tests.functional.test_lease_lifecycle import placement_server  # noqa
 
@@ -95,7 +96,7 @@ def _allocated(cloud, flavor, start, end, count=1):  # noqa: F811
 
 def _end_events(lease_id):
     return {e.event_type: e.time
-            for e in events_db.event_list_for_lease(_admin(), lease_id)}
+            for e in database.lease_events(_admin(), lease_id)}
 
 
 def _tick_until_gone(cloud, lease_id, timeout=10):  # noqa: F811
@@ -156,7 +157,7 @@ def test_an_extension_the_hosts_cannot_carry_is_refused(  # noqa
     start = timeutils.utcnow() + HOUR
     first = _allocated(cloud, desk_flavor, start, start + HOUR, count=4)
     # All 8 vCPUs of the two hosts are taken by the next booking.
-    _allocated(cloud, desk_flavor, start + HOUR + admission.guard(),
+    _allocated(cloud, desk_flavor, start + HOUR + model.guard(),
                start + 3 * HOUR, count=4)
     flavors_db.flavor_update(_admin(), desk_flavor.id, {'slots': 16})
     with pytest.raises(exception.NoCapacity):
@@ -171,7 +172,7 @@ def test_a_refused_lease_update_keeps_the_booking_truthful(  # noqa
     one, and the booking goes back to its lease's end, with the reason."""
     start = timeutils.utcnow() + HOUR
     first = _allocated(cloud, desk_flavor, start, start + HOUR, count=4)
-    _allocated(cloud, desk_flavor, start + HOUR + admission.guard(),
+    _allocated(cloud, desk_flavor, start + HOUR + model.guard(),
                start + 3 * HOUR, count=4)
     bookings_db.booking_update(_admin(), first.id,
                                {'end_date': start + 2 * HOUR})

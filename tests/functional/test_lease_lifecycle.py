@@ -81,8 +81,9 @@ def cloud(tmp_path, placement_server):
     fake = fake_nova.FakeCloud()
     nova_client = nova.NovaClient(client=fake.nova)
     placement_client = placement.PlacementClient()
-    plugins.register('flavor:instance', flavor_instance.FlavorInstancePlugin(
-        nova_client=nova_client, placement_client=placement_client))
+    plugins._PLUGINS['flavor:instance'] = \
+        flavor_instance.FlavorInstancePlugin(
+            nova_client=nova_client, placement_client=placement_client)
     fake.lease_manager = manager.LeaseManager(
         nova_client=nova_client, placement_client=placement_client)
     fake.worker = worker.BookingWorker(

@@ -11,6 +11,7 @@ from reserve import conf as reserve_conf  # noqa: F401 (registers options)
 from reserve.db import api as db_api
 from reserve.db import migration
 from tests.fixtures import backends
+from tests.fixtures import database
 
 CONF = cfg.CONF
 T0 = datetime.datetime(2031, 3, 1, 8)
@@ -32,7 +33,7 @@ def test_bookings_of_nova_flavors_get_catalogue_entries(backend,
                                                         tmp_path):
     with backends.throwaway_database(backend, tmp_path) as url:
         CONF.set_override('connection', url, group='database')
-        db_api.reset_engine()
+        database.reset_engine()
         try:
             engine = db_api.get_engine()
             with engine.begin() as conn:
@@ -66,5 +67,5 @@ def test_bookings_of_nova_flavors_get_catalogue_entries(backend,
                 with engine.begin() as conn:
                     _booking(conn, 'b4', 'not-in-the-catalogue', 1)
         finally:
-            db_api.reset_engine()
+            database.reset_engine()
             CONF.clear_override('connection', group='database')

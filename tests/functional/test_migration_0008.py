@@ -11,6 +11,7 @@ from reserve import conf as reserve_conf  # noqa: F401 (registers options)
 from reserve.db import api as db_api
 from reserve.db import migration
 from tests.fixtures import backends
+from tests.fixtures import database
 
 CONF = cfg.CONF
 BOOKING = '7b1f2c4e-0000-4000-8000-000000000001'
@@ -30,7 +31,7 @@ def _lease(conn, lease_id, name):
 def test_leases_name_their_owner_by_key(backend, tmp_path):
     with backends.throwaway_database(backend, tmp_path) as url:
         CONF.set_override('connection', url, group='database')
-        db_api.reset_engine()
+        database.reset_engine()
         try:
             engine = db_api.get_engine()
             with engine.begin() as conn:
@@ -58,5 +59,5 @@ def test_leases_name_their_owner_by_key(backend, tmp_path):
             with engine.begin() as conn:
                 command.downgrade(migration._config(conn), '0007')
         finally:
-            db_api.reset_engine()
+            database.reset_engine()
             CONF.clear_override('connection', group='database')

@@ -11,6 +11,7 @@ from reserve import conf as reserve_conf  # noqa: F401 (registers options)
 from reserve.db import api as db_api
 from reserve.db import migration
 from tests.fixtures import backends
+from tests.fixtures import database
 
 CONF = cfg.CONF
 NOW = datetime.datetime(2031, 1, 1)
@@ -61,7 +62,7 @@ def test_a_booking_row_deleted_leaves_its_lease_allocations(backend,
                                                             tmp_path):
     with backends.throwaway_database(backend, tmp_path) as url:
         CONF.set_override('connection', url, group='database')
-        db_api.reset_engine()
+        database.reset_engine()
         try:
             engine = db_api.get_engine()
             with engine.begin() as conn:
@@ -88,5 +89,5 @@ def test_a_booking_row_deleted_leaves_its_lease_allocations(backend,
                 conn.execute(sa.text("DELETE FROM bookings WHERE id = 'b2'"))
             assert _allocations(engine) == []
         finally:
-            db_api.reset_engine()
+            database.reset_engine()
             CONF.clear_override('connection', group='database')

@@ -17,7 +17,7 @@ from tests.fixtures import database
 def sqlite_db(tmp_path):
     database.use_database('sqlite:///%s' % (tmp_path / 'writers.sqlite'))
     yield reserve_context.get_admin_context()
-    db_api.reset_engine()
+    database.reset_engine()
 
 
 def _set_name(session, host_id, name):

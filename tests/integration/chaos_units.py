@@ -3,7 +3,7 @@
 libvirt test:/// GPU hosts of etc/reserve/gpu-hosts (a100 and t4, as
 many of each as the profile's ``unit_hosts``) are enrolled; both
 managers reach them through one shared test-host server
-(reserve.virt.fake_shared), so that what one manager attaches the other
+(reserve_fakes.shared_host), so that what one manager attaches the other
 sees, as on a real host. Reservations of one or two whole GPUs (with a
 domain to attach them to) and of one vGPU (an mdev created at start)
 come in while the daemons are killed. The hosts are small (two or three
@@ -35,7 +35,7 @@ import libvirt
 import requests
 import sqlalchemy as sa
 
-from reserve.virt import fake_shared
+from reserve_fakes import shared_host
 
 
 def gpu_hosts(per_kind):
@@ -99,7 +99,7 @@ class UnitLoad:
 
     # the hosts, as libvirt has them
     def _host_state(self, name):
-        conn = fake_shared.RemoteConnect(self.daemons.gpu_socket,
+        conn = shared_host.RemoteConnect(self.daemons.gpu_socket,
                                          self.uris[name])
         try:
             holders = conn.holders()

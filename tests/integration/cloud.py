@@ -146,6 +146,40 @@ def provider_uuid(name):
     return rps['resource_providers'][0]['uuid']
 
 
+def kept_child_provider(host, suffix):
+    """The child provider ``<host>_<suffix>`` of a compute node: found by
+    its name, or made. Tests keep such children between runs and empty
+    only their inventory (clear_inventory): a nova-compute that cached a
+    child of its node fails every build on that node while the child is
+    missing from placement, until its cache is refreshed minutes later."""
+    name = '%s_%s' % (host, suffix)
+    found = placement_get(
+        '/resource_providers?name=%s' % name)['resource_providers']
+    if found:
+        return found[0]
+    resp = placement_request('POST', '/resource_providers', {
+        'name': name, 'parent_provider_uuid': provider_uuid(host)})
+    if resp.status_code != 200:
+        raise CloudError('placement POST provider %s: %d %s' % (
+            name, resp.status_code, resp.text))
+    return resp.json()
+
+
+def clear_inventory(rp_uuid, timeout=20):
+    """Empty a provider's inventory once the servers' allocations on it
+    are gone (placement refuses with 409 until then)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        resp = placement_request(
+            'DELETE', '/resource_providers/%s/inventories' % rp_uuid)
+        if resp.status_code in (204, 404):
+            return
+        if time.monotonic() > deadline:
+            raise CloudError('inventory of %s not emptied: %s' % (
+                rp_uuid, resp.text))
+        time.sleep(0.2)
+
+
 def wait_for_server(client, server_id, statuses=('ACTIVE', 'ERROR'),
                     timeout=60):
     """Poll until the server's status is one of ``statuses``; return it."""
@@ -181,7 +215,7 @@ def wait_for_deleted(client, server_ids, timeout=60):
 # Direct admin calls to nova, and what reserve leaves in the cloud --------
 
 # reserve's fence of the reservable hosts ([fence] aggregate and trait,
-# their defaults; reserve/plugins/fence.py).
+# their defaults; reserve/fence/fence.py).
 FENCE_AGGREGATE = 'reserve-fenced-hosts'
 FENCE_TRAIT = 'CUSTOM_RESERVE_FENCED'
 # What reserve names after a lease reservation RSV

@@ -11,7 +11,7 @@ leftovers away (with a warning) and unfences the hosts, so that what runs
 next (on-demand boots, the quick start) finds the cloud as it was.
 
 With ``gpu_hosts``, the managers reach libvirt test:/// GPU hosts through
-one shared test-host server (reserve.virt.fake_shared), started first
+one shared test-host server (reserve_fakes.shared_host), started first
 and stopped last, so that both see one state of each host.
 """
 import os
@@ -28,7 +28,7 @@ import warnings
 import requests
 import sqlalchemy as sa
 
-from reserve.virt import fake
+from reserve.virt import host_definitions
 from tests.integration import cloud
 
 DAEMONS = ('manager', 'worker', 'notification', 'api')
@@ -138,13 +138,13 @@ class ReserveDaemons:
         definition (etc/reserve/gpu-hosts) in this run's directory."""
         path = os.path.join(self.workdir, '%s-%s' % (name, definition))
         if not os.path.exists(path):
-            shutil.copy(fake.host_definition(definition), path)
-        return fake.host_uri(path)
+            shutil.copy(host_definitions.host_definition(definition), path)
+        return host_definitions.host_uri(path)
 
     def _start_gpu_hosts(self):
         with open(os.path.join(self.workdir, 'gpu-hosts.out'), 'a') as log:
             self.gpu_hosts = subprocess.Popen(
-                [sys.executable, '-m', 'reserve.virt.fake_shared',
+                [sys.executable, '-m', 'reserve_fakes.shared_host',
                  '--socket', self.gpu_socket], stdout=log,
                 stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 30

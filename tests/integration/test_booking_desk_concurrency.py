@@ -17,7 +17,6 @@ import pytest
 import requests
 
 from reserve.common import context as reserve_context
-from reserve.db import api as db_api
 from reserve.db import flavors as flavors_db
 from reserve.db import hosts as hosts_db
 from tests.fixtures import backends
@@ -43,7 +42,7 @@ def api(request, tmp_path):
             yield service
         finally:
             service.stop()
-            db_api.reset_engine()
+            database.reset_engine()
             CONF.clear_override('connection', group='database')
 
 

@@ -8,7 +8,6 @@ valid host.
 """
 import os
 import sys
-import time
 import uuid
 
 import pytest
@@ -51,15 +50,14 @@ def test_reserved_flavor_fenced_to_host2(openstack_cloud, cleanup):
     assert resp.status_code in (201, 204), resp.text
     cleanup(lambda: cloud.placement_request('DELETE',
                                             '/resource_classes/' + rc))
-    child = str(uuid.uuid4())
-    resp = cloud.placement_request('POST', '/resource_providers', {
-        'name': 'reservation-%s-host2' % tag, 'uuid': child,
-        'parent_provider_uuid': host2})
-    assert resp.status_code == 200, resp.text
-    cleanup(lambda: _delete_provider(child))
+    # The child is kept between runs, its inventory is not (see
+    # cloud.kept_child_provider); the cleanups run last in, first out.
+    provider = cloud.kept_child_provider('host2', 'smoke_reservation')
+    child = provider['uuid']
+    cleanup(lambda: cloud.clear_inventory(child))
     resp = cloud.placement_request(
         'PUT', '/resource_providers/%s/inventories' % child, {
-            'resource_provider_generation': resp.json()['generation'],
+            'resource_provider_generation': provider['generation'],
             'inventories': {rc: {'total': 2, 'max_unit': 1}}})
     assert resp.status_code == 200, resp.text
 
@@ -145,14 +143,3 @@ def _delete_servers(admin, server_ids):
     for sid in server_ids:
         admin.servers.delete(sid)
     cloud.wait_for_deleted(admin, server_ids)
-
-
-def _delete_provider(rp_uuid):
-    # allocations go away shortly after the servers are deleted
-    for _ in range(100):
-        resp = cloud.placement_request('DELETE',
-                                       '/resource_providers/' + rp_uuid)
-        if resp.status_code in (204, 404):
-            return
-        time.sleep(0.2)
-    raise AssertionError('provider %s not deleted: %s' % (rp_uuid, resp.text))

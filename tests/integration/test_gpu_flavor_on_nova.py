@@ -50,23 +50,6 @@ def _active_or_error(daemons, booking_id, wanted):
     return booking if booking['status'] == wanted else None
 
 
-def _gpu_child(host):
-    """The test's GPU provider under ``host``: found by its name, or made.
-    It is kept between runs (only its inventory goes): a nova-compute
-    that cached a child provider of its node fails every build on that
-    node while the child is missing from placement, until its cache is
-    refreshed minutes later."""
-    name = '%s_pgpu_0000_3b_00_0_itest' % host
-    found = cloud_mod.placement_get(
-        '/resource_providers?name=%s' % name)['resource_providers']
-    if found:
-        return found[0]
-    resp = cloud_mod.placement_request('POST', '/resource_providers', {
-        'name': name, 'parent_provider_uuid': cloud_mod.provider_uuid(host)})
-    assert resp.status_code == 200, resp.text
-    return resp.json()
-
-
 @pytest.fixture
 def vgpus(openstack_cloud):
     """One GPU_CLASS device on a child provider of each compute node."""
@@ -76,7 +59,8 @@ def vgpus(openstack_cloud):
     children = {}
     try:
         for host in cloud_mod.COMPUTE_HOSTS:
-            child = _gpu_child(host)
+            child = cloud_mod.kept_child_provider(
+                host, 'pgpu_0000_3b_00_0_itest')
             children[host] = child['uuid']
             resp = cloud_mod.placement_request(
                 'PUT', '/resource_providers/%s/inventories' % child['uuid'],
@@ -86,8 +70,7 @@ def vgpus(openstack_cloud):
         yield children
     finally:
         for uuid_ in children.values():
-            cloud_mod.placement_request(
-                'DELETE', '/resource_providers/%s/inventories' % uuid_)
+            cloud_mod.clear_inventory(uuid_)
         cloud_mod.placement_request('DELETE',
                                     '/resource_classes/%s' % GPU_CLASS)
 

@@ -11,7 +11,6 @@ import pytest
 from reserve.common import context as reserve_context
 from reserve.common import rpc
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
-from reserve.db import api as db_api
 from reserve.notification import sync
 from tests.fixtures import config
 from tests.fixtures import database
@@ -31,7 +30,7 @@ def db(tmp_path):
     path = tmp_path / 'reserve.sqlite'
     database.use_database('sqlite:///%s' % path)
     yield path
-    db_api.reset_engine()
+    database.reset_engine()
     CONF.clear_override('connection', group='database')
 
 

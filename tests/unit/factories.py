@@ -7,9 +7,9 @@ from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import bookings as bookings_db
-from reserve.db import events as events_db
 from reserve.db import flavors as flavors_db
 from reserve.db import leases as leases_db
+from tests.fixtures import database
 
 START = states.Event.START
 BEFORE_END = states.Event.BEFORE_END
@@ -91,5 +91,5 @@ def booking_status(booking_id):
 
 def events_of(lease_id):
     """{event_type: event row} of a lease."""
-    return {e.event_type: e for e in events_db.event_list_for_lease(
+    return {e.event_type: e for e in database.lease_events(
         reserve_context.get_admin_context(), lease_id)}

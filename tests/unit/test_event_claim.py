@@ -13,6 +13,7 @@ from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import events as events_db
 from reserve.db import leases as leases_db
+from tests.fixtures import database
 from tests.unit import factories
 from tests.unit.factories import BEFORE_END, END, START, ago, ahead, event
 
@@ -372,5 +373,5 @@ def test_a_restarted_manager_takes_back_its_own_events_at_once():
     [claimed] = claim(claimer='manager-1')
     assert claimed.lease_id == mine.id
     assert claimed.attempts == 2
-    assert events_db.event_list_for_lease(ctx, others.id)[0].status == \
+    assert database.lease_events(ctx, others.id)[0].status == \
         IN_PROGRESS

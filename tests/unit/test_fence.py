@@ -1,4 +1,4 @@
-"""reserve.plugins.fence: reservable hosts kept off on-demand boots.
+"""reserve.fence.fence: reservable hosts kept off on-demand boots.
 
 nova is the double of tests.fakes.nova; placement is the real one (the
 openstack-placement package under gunicorn), as the fence's trait calls
@@ -16,8 +16,8 @@ from reserve.common import exception
 from reserve.common import nova
 from reserve.common import placement
 from reserve.db import hosts as hosts_db
+from reserve.fence import fence
 from reserve.manager import manager
-from reserve.plugins import fence
 from tests.fakes import nova as fake_nova
 from tests.fixtures import placement as placement_fixture
 

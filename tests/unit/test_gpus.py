@@ -1,11 +1,11 @@
-"""reserve.plugins.gpus: GPUs a flavor asks for, GPUs a host has."""
+"""reserve.capacity.gpus: GPUs a flavor asks for, GPUs a host has."""
 import datetime
 
 import pytest
 
+from reserve.capacity import gpus
 from reserve.capacity import maths
 from reserve.common import exception
-from reserve.plugins import gpus
 
 A100 = '{"name": "a100", "vendor_id": "10de", "product_id": "20b0", ' \
        '"device_type": "type-PCI"}'
@@ -154,8 +154,8 @@ def _at(minute):
 
 
 def _slots(capacity, claims, need, start, end):
-    return maths.least(maths.steps(capacity, claims, need, _at(start),
-                                   _at(end)))
+    return min(fit for _, fit in maths.steps(capacity, claims, need,
+                                             _at(start), _at(end)))
 
 
 def test_host_slots_stop_at_the_gpus_when_cpus_are_plenty():

@@ -1,7 +1,7 @@
-"""reserve.common.heartbeat: when a daemon counts as alive to others."""
+"""reserve.db.heartbeat: when a daemon counts as alive to others."""
 import pytest
 
-from reserve.common import heartbeat
+from reserve.db import heartbeat
 from reserve.db import services as services_db
 
 pytestmark = pytest.mark.usefixtures('db')

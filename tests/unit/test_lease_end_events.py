@@ -11,10 +11,10 @@ import pytest
 from reserve.common import context as reserve_context
 from reserve.common import states
 from reserve.common import timeutils
-from reserve.db import events as events_db
 from reserve.manager import events as manager_events
 from reserve.manager import manager as lease_manager
 from reserve.manager import notify
+from tests.fixtures import database
 from tests.unit.conftest import NotificationRecorder
 from tests.unit import factories
 from tests.unit.factories import BEFORE_END, END, START, ago, ahead, event
@@ -55,7 +55,7 @@ def _move_end(lease, end):
 def _events(lease):
     """(type, time, status) of the lease's events, by time then type."""
     return sorted((e.event_type, e.time, e.status)
-                  for e in events_db.event_list_for_lease(_ctx(), lease.id))
+                  for e in database.lease_events(_ctx(), lease.id))
 
 
 def _warned_lease(end_in_minutes=30):

@@ -1,7 +1,7 @@
 """The representation of an enrolled host (/v1/hosts) and of its
 maintenance windows."""
+from reserve.capacity import host_gpus
 from reserve.common import timeutils
-from reserve.plugins import host_gpus
 
 
 def host_view(ctx, host, libvirt_hosts=None):

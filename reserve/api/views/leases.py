@@ -1,14 +1,8 @@
 """The representation of a lease (/v1/leases) and what it holds."""
 from reserve.api import microversion
+from reserve.common import placement
+from reserve.common import states
 from reserve.common import timeutils
-
-# The resource type whose artefacts are a flavor, an aggregate and a class.
-FLAVOR_INSTANCE = 'flavor:instance'
-
-
-def resource_class(reservation_id):
-    """The placement resource class a reservation's slots are offered as."""
-    return 'CUSTOM_RESERVATION_' + reservation_id.upper().replace('-', '_')
 
 
 def allocation_view(allocation):
@@ -26,7 +20,8 @@ def lease_reservation_view(reservation):
     and a resource class (named after it); a device:gpu one attaches
     units with libvirt, so those fields are null there.
     """
-    fenced = reservation.resource_type == FLAVOR_INSTANCE
+    # Only these have a flavor, an aggregate and a class as artefacts.
+    fenced = reservation.resource_type == states.FLAVOR_INSTANCE
     view = {
         'id': reservation.id,
         'resource_type': reservation.resource_type,
@@ -43,7 +38,8 @@ def lease_reservation_view(reservation):
         # The nova flavor and the aggregate are named after the reservation.
         'flavor_id': reservation.id if fenced else None,
         'aggregate': reservation.id if fenced else None,
-        'resource_class': resource_class(reservation.id) if fenced else None,
+        'resource_class': (placement.reservation_resource_class(
+            reservation.id) if fenced else None),
         'allocations': [allocation_view(a)
                         for a in sorted(reservation.allocations,
                                         key=lambda a: (a.host.name

@@ -1,5 +1,3 @@
-from oslo_policy import policy
-
 from reserve.common.policies import base
 
 PREFIX = 'reserve:allocation:%s'
@@ -8,26 +6,16 @@ LIST_ALL_PROJECTS = PREFIX % 'list:all_projects'
 GET = PREFIX % 'get'
 
 rules = [
-    policy.DocumentedRuleDefault(
-        name=LIST,
-        check_str=base.PROJECT_READER_OR_ADMIN,
-        description="List the host allocations of a project's leases.",
-        operations=[{'path': '/v1/allocations', 'method': 'GET'}],
-        scope_types=['project']),
-    policy.DocumentedRuleDefault(
-        name=LIST_ALL_PROJECTS,
-        check_str=base.ADMIN_OR_SERVICE,
-        description='See the allocations of every project (the default '
-                    'for those allowed) or of another project.',
-        operations=[{'path': '/v1/allocations?project_id={project_id}',
-                     'method': 'GET'}],
-        scope_types=['project']),
-    policy.DocumentedRuleDefault(
-        name=GET,
-        check_str=base.PROJECT_READER_OR_ADMIN,
-        description='Show one allocation.',
-        operations=[{'path': '/v1/allocations/{id}', 'method': 'GET'}],
-        scope_types=['project']),
+    base.rule(LIST, base.PROJECT_READER_OR_ADMIN,
+              "List the host allocations of a project's leases.",
+              [('GET', '/v1/allocations')]),
+    base.rule(LIST_ALL_PROJECTS, base.ADMIN_OR_SERVICE,
+              'See the allocations of every project (the default for those '
+              'allowed) or of another project.',
+              [('GET', '/v1/allocations?project_id={project_id}')]),
+    base.rule(GET, base.PROJECT_READER_OR_ADMIN,
+              'Show one allocation.',
+              [('GET', '/v1/allocations/{id}')]),
 ]
 
 

@@ -22,5 +22,20 @@ rules = [
 ]
 
 
+def rule(name, check_str, description, operations):
+    """A documented rule of project scope; ``operations`` are the
+    (method, path) pairs it guards."""
+    return policy.DocumentedRuleDefault(
+        name=name, check_str=check_str, description=description,
+        operations=[{'path': path, 'method': method}
+                    for method, path in operations],
+        scope_types=['project'])
+
+
+def admin_rule(name, method, path, description):
+    """A rule of one operation that only administrators may call."""
+    return rule(name, ADMIN, description, [(method, path)])
+
+
 def list_rules():
     return rules

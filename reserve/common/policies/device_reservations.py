@@ -1,5 +1,3 @@
-from oslo_policy import policy
-
 from reserve.common.policies import base
 
 PREFIX = 'reserve:device_reservation:%s'
@@ -18,69 +16,61 @@ AFFIRM = PREFIX % 'affirm'
 PATH = '/v1/device-reservations'
 
 
-def _rule(name, check_str, description, operations):
-    return policy.DocumentedRuleDefault(
-        name=name, check_str=check_str, description=description,
-        operations=[{'path': path, 'method': method}
-                    for method, path in operations],
-        scope_types=['project'])
-
-
 rules = [
-    _rule(CREATE, base.PROJECT_MEMBER_OR_ADMIN,
-          'Reserve GPU units for the project (or check, with dry_run, '
-          'whether they fit).',
-          [('POST', PATH)]),
-    _rule(CREATE_OTHER_PROJECTS, base.ADMIN,
-          'Reserve GPU units for other projects: name any project in '
-          'allowed_projects and managing_projects.',
-          [('POST', PATH)]),
-    _rule(LIST, base.PROJECT_READER_OR_ADMIN,
-          'List the device reservations the project made, is allowed on '
-          'or manages.',
-          [('GET', PATH)]),
-    _rule(LIST_ALL_PROJECTS, base.ADMIN_OR_SERVICE,
-          'List and show the device reservations of every project.',
-          [('GET', PATH + '?all_projects=1'), ('GET', PATH + '/{id}')]),
-    _rule(GET, base.PROJECT_READER_OR_ADMIN,
-          'Show a device reservation with its units and attachments (404 '
-          'for a project outside it).',
-          [('GET', PATH + '/{id}')]),
-    _rule(UPDATE, base.ADMIN,
-          "Change a device reservation's end, projects, contract "
-          'reference or reason.',
-          [('PATCH', PATH + '/{id}')]),
-    _rule(ATTACH, base.PROJECT_MEMBER_OR_ADMIN,
-          "Name the domains that get a reservation's units (its audience "
-          'and managers; an allowed project detaches only what it '
-          'attached).',
-          [('PATCH', PATH + '/{id}'), ('POST', PATH + '/{id}/attach'),
-           ('POST', PATH + '/{id}/detach')]),
-    _rule(ATTACH_ALL_PROJECTS, base.ADMIN,
-          "Name and take back the domains of any project's device "
-          'reservation, as its maker would. Reading every project '
-          '(list:all_projects) never grants this.',
-          [('PATCH', PATH + '/{id}'), ('POST', PATH + '/{id}/attach'),
-           ('POST', PATH + '/{id}/detach')]),
-    _rule(ATTACH_UNOWNED, base.ADMIN,
-          'Hand units to a domain that has no owner (neither nova '
-          "metadata nor an administrator's record); a domain of another "
-          'project is never taken.',
-          [('POST', PATH), ('PATCH', PATH + '/{id}'),
-           ('POST', PATH + '/{id}/attach')]),
-    _rule(DELETE, base.PROJECT_MEMBER_OR_ADMIN,
-          'Cancel a device reservation (the project that made it, or one '
-          'that manages it while it lives), or remove one that is over '
-          '(the project that made it).',
-          [('DELETE', PATH + '/{id}')]),
-    _rule(DELETE_ALL_PROJECTS, base.ADMIN,
-          "Cancel or remove any project's device reservation. Reading "
-          'every project (list:all_projects) never grants this.',
-          [('DELETE', PATH + '/{id}')]),
-    _rule(AFFIRM, base.ADMIN,
-          'Re-affirm a device reservation in needs-review against its '
-          "host's GPU topology now.",
-          [('POST', PATH + '/{id}/affirm')]),
+    base.rule(CREATE, base.PROJECT_MEMBER_OR_ADMIN,
+              'Reserve GPU units for the project (or check, with dry_run, '
+              'whether they fit).',
+              [('POST', PATH)]),
+    base.rule(CREATE_OTHER_PROJECTS, base.ADMIN,
+              'Reserve GPU units for other projects: name any project in '
+              'allowed_projects and managing_projects.',
+              [('POST', PATH)]),
+    base.rule(LIST, base.PROJECT_READER_OR_ADMIN,
+              'List the device reservations the project made, is allowed on '
+              'or manages.',
+              [('GET', PATH)]),
+    base.rule(LIST_ALL_PROJECTS, base.ADMIN_OR_SERVICE,
+              'List and show the device reservations of every project.',
+              [('GET', PATH + '?all_projects=1'), ('GET', PATH + '/{id}')]),
+    base.rule(GET, base.PROJECT_READER_OR_ADMIN,
+              'Show a device reservation with its units and attachments (404 '
+              'for a project outside it).',
+              [('GET', PATH + '/{id}')]),
+    base.rule(UPDATE, base.ADMIN,
+              "Change a device reservation's end, projects, contract "
+              'reference or reason.',
+              [('PATCH', PATH + '/{id}')]),
+    base.rule(ATTACH, base.PROJECT_MEMBER_OR_ADMIN,
+              "Name the domains that get a reservation's units (its audience "
+              'and managers; an allowed project detaches only what it '
+              'attached).',
+              [('PATCH', PATH + '/{id}'), ('POST', PATH + '/{id}/attach'),
+               ('POST', PATH + '/{id}/detach')]),
+    base.rule(ATTACH_ALL_PROJECTS, base.ADMIN,
+              "Name and take back the domains of any project's device "
+              'reservation, as its maker would. Reading every project '
+              '(list:all_projects) never grants this.',
+              [('PATCH', PATH + '/{id}'), ('POST', PATH + '/{id}/attach'),
+               ('POST', PATH + '/{id}/detach')]),
+    base.rule(ATTACH_UNOWNED, base.ADMIN,
+              'Hand units to a domain that has no owner (neither nova '
+              "metadata nor an administrator's record); a domain of another "
+              'project is never taken.',
+              [('POST', PATH), ('PATCH', PATH + '/{id}'),
+               ('POST', PATH + '/{id}/attach')]),
+    base.rule(DELETE, base.PROJECT_MEMBER_OR_ADMIN,
+              'Cancel a device reservation (the project that made it, or one '
+              'that manages it while it lives), or remove one that is over '
+              '(the project that made it).',
+              [('DELETE', PATH + '/{id}')]),
+    base.rule(DELETE_ALL_PROJECTS, base.ADMIN,
+              "Cancel or remove any project's device reservation. Reading "
+              'every project (list:all_projects) never grants this.',
+              [('DELETE', PATH + '/{id}')]),
+    base.rule(AFFIRM, base.ADMIN,
+              'Re-affirm a device reservation in needs-review against its '
+              "host's GPU topology now.",
+              [('POST', PATH + '/{id}/affirm')]),
 ]
 
 

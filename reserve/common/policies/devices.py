@@ -1,5 +1,3 @@
-from oslo_policy import policy
-
 from reserve.common.policies import base
 
 PREFIX = 'reserve:device:%s'
@@ -9,33 +7,25 @@ AVAILABILITY = PREFIX % 'availability'
 LIST_ALL = PREFIX % 'list:all'
 
 
-def _rule(name, check_str, description, operations):
-    return policy.DocumentedRuleDefault(
-        name=name, check_str=check_str, description=description,
-        operations=[{'path': path, 'method': method}
-                    for method, path in operations],
-        scope_types=['project'])
-
-
 rules = [
-    _rule(LIST, base.PROJECT_READER_OR_ADMIN,
-          'List the GPU units of the libvirt hosts. A unit held now by a '
-          'device reservation is left out for projects outside its '
-          'audience.',
-          [('GET', '/v1/devices')]),
-    _rule(GET, base.PROJECT_READER_OR_ADMIN,
-          'Show a GPU unit (404 while a reservation the project is not in '
-          'holds it).',
-          [('GET', '/v1/devices/{id}')]),
-    _rule(AVAILABILITY, base.PROJECT_READER_OR_ADMIN,
-          'Count the GPU units free now or over a window, by host and '
-          'model (a dry run: nothing is claimed).',
-          [('GET', '/v1/devices/availability')]),
-    _rule(LIST_ALL, base.ADMIN,
-          'See every GPU unit whoever holds it, with what holds it (the '
-          'reservation, the domains and mdevs reserve did not make).',
-          [('GET', '/v1/devices'), ('GET', '/v1/devices/{id}'),
-           ('GET', '/v1/devices/availability')]),
+    base.rule(LIST, base.PROJECT_READER_OR_ADMIN,
+              'List the GPU units of the libvirt hosts. A unit held now by a '
+              'device reservation is left out for projects outside its '
+              'audience.',
+              [('GET', '/v1/devices')]),
+    base.rule(GET, base.PROJECT_READER_OR_ADMIN,
+              'Show a GPU unit (404 while a reservation the project is not in '
+              'holds it).',
+              [('GET', '/v1/devices/{id}')]),
+    base.rule(AVAILABILITY, base.PROJECT_READER_OR_ADMIN,
+              'Count the GPU units free now or over a window, by host and '
+              'model (a dry run: nothing is claimed).',
+              [('GET', '/v1/devices/availability')]),
+    base.rule(LIST_ALL, base.ADMIN,
+              'See every GPU unit whoever holds it, with what holds it (the '
+              'reservation, the domains and mdevs reserve did not make).',
+              [('GET', '/v1/devices'), ('GET', '/v1/devices/{id}'),
+               ('GET', '/v1/devices/availability')]),
 ]
 
 

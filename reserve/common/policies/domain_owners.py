@@ -1,7 +1,5 @@
 """The owners administrators record for domains of libvirt hosts not run
 by nova (/v1/hosts/{id}/domain-owners; see reserve.devices.owners)."""
-from oslo_policy import policy
-
 from reserve.common.policies import base
 
 PREFIX = 'reserve:host:domain_owner:%s'
@@ -13,26 +11,20 @@ DELETE = PREFIX % 'delete'
 PATH = '/v1/hosts/{id}/domain-owners'
 
 
-def _rule(name, method, path, description):
-    return policy.DocumentedRuleDefault(
-        name=name, check_str=base.ADMIN, description=description,
-        operations=[{'path': path, 'method': method}],
-        scope_types=['project'])
-
-
 rules = [
-    _rule(LIST, 'GET', PATH,
-          "List the owners recorded for a libvirt host's domains."),
-    _rule(GET, 'GET', PATH + '/{domain}',
-          "Show the owner recorded for a libvirt host's domain."),
-    _rule(CREATE, 'POST', PATH,
-          'Record the project that owns a domain of a libvirt host not '
-          'run by nova: units of its reservations may go into it.'),
-    _rule(UPDATE, 'PATCH', PATH + '/{domain}',
-          "Change a domain's recorded owner."),
-    _rule(DELETE, 'DELETE', PATH + '/{domain}',
-          "Forget a domain's owner: only administrators' reservations "
-          'may then hand it units.'),
+    base.admin_rule(LIST, 'GET', PATH,
+                    "List the owners recorded for a libvirt host's domains."),
+    base.admin_rule(GET, 'GET', PATH + '/{domain}',
+                    "Show the owner recorded for a libvirt host's domain."),
+    base.admin_rule(CREATE, 'POST', PATH,
+                    'Record the project that owns a domain of a libvirt host '
+                    'not run by nova: units of its reservations may go into '
+                    'it.'),
+    base.admin_rule(UPDATE, 'PATCH', PATH + '/{domain}',
+                    "Change a domain's recorded owner."),
+    base.admin_rule(DELETE, 'DELETE', PATH + '/{domain}',
+                    "Forget a domain's owner: only administrators' "
+                    'reservations may then hand it units.'),
 ]
 
 

@@ -1,5 +1,3 @@
-from oslo_policy import policy
-
 from reserve.common.policies import base
 
 PREFIX = 'reserve:flavor:%s'
@@ -16,51 +14,43 @@ PROJECT_CREATE = PREFIX % 'project:create'
 PROJECT_DELETE = PREFIX % 'project:delete'
 
 
-def _rule(name, check_str, description, operations):
-    return policy.DocumentedRuleDefault(
-        name=name, check_str=check_str, description=description,
-        operations=[{'path': path, 'method': method}
-                    for method, path in operations],
-        scope_types=['project'])
-
-
 rules = [
-    _rule(LIST, base.PROJECT_READER_OR_ADMIN,
-          'List the catalogue flavors the project may book: the active '
-          'ones that are public or granted to it.',
-          [('GET', '/v1/flavors')]),
-    _rule(GET, base.PROJECT_READER_OR_ADMIN,
-          'Show a catalogue flavor the project may book.',
-          [('GET', '/v1/flavors/{id}')]),
-    _rule(LIST_HIDDEN, base.ADMIN,
-          'See every catalogue flavor, inactive or private, whatever its '
-          'grants: in lists, shows, free slots and availability, and when '
-          'booking (a missing grant is then named as such).',
-          [('GET', '/v1/flavors'), ('GET', '/v1/flavors/{id}')]),
-    _rule(FREE_SLOTS, base.PROJECT_READER_OR_ADMIN,
-          'List the windows where a booking of a flavor fits.',
-          [('GET', '/v1/flavors/{id}/free-slots')]),
-    _rule(AVAILABILITY, base.PROJECT_READER_OR_ADMIN,
-          'Show how many instances of each flavor are free, now or at '
-          'worst over a window.',
-          [('GET', '/v1/flavors/availability')]),
-    _rule(CREATE, base.ADMIN, 'Add a flavor to the catalogue.',
-          [('POST', '/v1/flavors')]),
-    _rule(UPDATE, base.ADMIN,
-          'Change a catalogue flavor (slots, limits, window, visibility).',
-          [('PATCH', '/v1/flavors/{id}')]),
-    _rule(DELETE, base.ADMIN,
-          'Remove a catalogue flavor no reservation references.',
-          [('DELETE', '/v1/flavors/{id}')]),
-    _rule(PROJECT_LIST, base.ADMIN,
-          'List the projects granted a private flavor.',
-          [('GET', '/v1/flavors/{id}/projects')]),
-    _rule(PROJECT_CREATE, base.ADMIN,
-          'Grant a project a private flavor.',
-          [('POST', '/v1/flavors/{id}/projects')]),
-    _rule(PROJECT_DELETE, base.ADMIN,
-          "Revoke a project's grant on a private flavor.",
-          [('DELETE', '/v1/flavors/{id}/projects/{project_id}')]),
+    base.rule(LIST, base.PROJECT_READER_OR_ADMIN,
+              'List the catalogue flavors the project may book: the active '
+              'ones that are public or granted to it.',
+              [('GET', '/v1/flavors')]),
+    base.rule(GET, base.PROJECT_READER_OR_ADMIN,
+              'Show a catalogue flavor the project may book.',
+              [('GET', '/v1/flavors/{id}')]),
+    base.rule(LIST_HIDDEN, base.ADMIN,
+              'See every catalogue flavor, inactive or private, whatever its '
+              'grants: in lists, shows, free slots and availability, and when '
+              'booking (a missing grant is then named as such).',
+              [('GET', '/v1/flavors'), ('GET', '/v1/flavors/{id}')]),
+    base.rule(FREE_SLOTS, base.PROJECT_READER_OR_ADMIN,
+              'List the windows where a booking of a flavor fits.',
+              [('GET', '/v1/flavors/{id}/free-slots')]),
+    base.rule(AVAILABILITY, base.PROJECT_READER_OR_ADMIN,
+              'Show how many instances of each flavor are free, now or at '
+              'worst over a window.',
+              [('GET', '/v1/flavors/availability')]),
+    base.rule(CREATE, base.ADMIN, 'Add a flavor to the catalogue.',
+              [('POST', '/v1/flavors')]),
+    base.rule(UPDATE, base.ADMIN,
+              'Change a catalogue flavor (slots, limits, window, visibility).',
+              [('PATCH', '/v1/flavors/{id}')]),
+    base.rule(DELETE, base.ADMIN,
+              'Remove a catalogue flavor no reservation references.',
+              [('DELETE', '/v1/flavors/{id}')]),
+    base.rule(PROJECT_LIST, base.ADMIN,
+              'List the projects granted a private flavor.',
+              [('GET', '/v1/flavors/{id}/projects')]),
+    base.rule(PROJECT_CREATE, base.ADMIN,
+              'Grant a project a private flavor.',
+              [('POST', '/v1/flavors/{id}/projects')]),
+    base.rule(PROJECT_DELETE, base.ADMIN,
+              "Revoke a project's grant on a private flavor.",
+              [('DELETE', '/v1/flavors/{id}/projects/{project_id}')]),
 ]
 
 

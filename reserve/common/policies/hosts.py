@@ -1,5 +1,3 @@
-from oslo_policy import policy
-
 from reserve.common.policies import base
 
 PREFIX = 'reserve:host:%s'
@@ -16,41 +14,35 @@ DOMAIN_LIST = PREFIX % 'domain:list'
 DOMAIN_GET = PREFIX % 'domain:get'
 
 
-def _rule(name, method, path, description):
-    return policy.DocumentedRuleDefault(
-        name=name, check_str=base.ADMIN,
-        description=description,
-        operations=[{'path': path, 'method': method}],
-        scope_types=['project'])
-
-
 rules = [
-    _rule(CREATE, 'POST', '/v1/hosts',
-          'Enroll a nova hypervisor, or a libvirt host by URI.'),
-    _rule(LIST, 'GET', '/v1/hosts', 'List enrolled hosts.'),
-    _rule(GET, 'GET', '/v1/hosts/{id}', 'Show an enrolled host.'),
-    _rule(UPDATE, 'PATCH', '/v1/hosts/{id}',
-          "Change a host's capabilities or reservability (making it "
-          "non-reservable moves the reservations it holds, with force)."),
-    _rule(DELETE, 'DELETE', '/v1/hosts/{id}',
-          'Remove a host that holds no allocation.'),
-    _rule(MAINTENANCE_LIST, 'GET', '/v1/hosts/{id}/maintenance-windows',
-          "List a host's maintenance windows."),
-    _rule(MAINTENANCE_CREATE, 'POST',
-          '/v1/hosts/{id}/maintenance-windows',
-          'Take a host out of service for a window (force moves the '
-          'reservations it holds then).'),
-    _rule(MAINTENANCE_DELETE, 'DELETE',
-          '/v1/hosts/{id}/maintenance-windows/{window_id}',
-          "Delete a host's maintenance window."),
-    _rule(REFRESH, 'POST', '/v1/hosts/{id}/refresh',
-          'Read the capacity of a nova host from placement, or '
-          'rediscover the GPUs of a libvirt host, now.'),
+    base.admin_rule(CREATE, 'POST', '/v1/hosts',
+                    'Enroll a nova hypervisor, or a libvirt host by URI.'),
+    base.admin_rule(LIST, 'GET', '/v1/hosts', 'List enrolled hosts.'),
+    base.admin_rule(GET, 'GET', '/v1/hosts/{id}', 'Show an enrolled host.'),
+    base.admin_rule(UPDATE, 'PATCH', '/v1/hosts/{id}',
+                    "Change a host's capabilities or reservability (making "
+                    'it non-reservable moves the reservations it holds, '
+                    'with force).'),
+    base.admin_rule(DELETE, 'DELETE', '/v1/hosts/{id}',
+                    'Remove a host that holds no allocation.'),
+    base.admin_rule(MAINTENANCE_LIST, 'GET',
+                    '/v1/hosts/{id}/maintenance-windows',
+                    "List a host's maintenance windows."),
+    base.admin_rule(MAINTENANCE_CREATE, 'POST',
+                    '/v1/hosts/{id}/maintenance-windows',
+                    'Take a host out of service for a window (force moves the '
+                    'reservations it holds then).'),
+    base.admin_rule(MAINTENANCE_DELETE, 'DELETE',
+                    '/v1/hosts/{id}/maintenance-windows/{window_id}',
+                    "Delete a host's maintenance window."),
+    base.admin_rule(REFRESH, 'POST', '/v1/hosts/{id}/refresh',
+                    'Read the capacity of a nova host from placement, or '
+                    'rediscover the GPUs of a libvirt host, now.'),
     # libvirt hosts
-    _rule(DOMAIN_LIST, 'GET', '/v1/hosts/{id}/domains',
-          'List the domains of a libvirt host with their hostdevs.'),
-    _rule(DOMAIN_GET, 'GET', '/v1/hosts/{id}/domains/{name}',
-          "Show a libvirt host's domain with its XML."),
+    base.admin_rule(DOMAIN_LIST, 'GET', '/v1/hosts/{id}/domains',
+                    'List the domains of a libvirt host with their hostdevs.'),
+    base.admin_rule(DOMAIN_GET, 'GET', '/v1/hosts/{id}/domains/{name}',
+                    "Show a libvirt host's domain with its XML."),
 ]
 
 

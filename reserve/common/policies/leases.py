@@ -1,5 +1,3 @@
-from oslo_policy import policy
-
 from reserve.common.policies import base
 
 PREFIX = 'reserve:lease:%s'
@@ -8,25 +6,15 @@ LIST_ALL_PROJECTS = PREFIX % 'list:all_projects'
 GET = PREFIX % 'get'
 
 rules = [
-    policy.DocumentedRuleDefault(
-        name=LIST,
-        check_str=base.PROJECT_READER_OR_ADMIN,
-        description="List a project's leases.",
-        operations=[{'path': '/v1/leases', 'method': 'GET'}],
-        scope_types=['project']),
-    policy.DocumentedRuleDefault(
-        name=LIST_ALL_PROJECTS,
-        check_str=base.ADMIN_OR_SERVICE,
-        description='List the leases of every project.',
-        operations=[{'path': '/v1/leases?all_projects=1', 'method': 'GET'}],
-        scope_types=['project']),
-    policy.DocumentedRuleDefault(
-        name=GET,
-        check_str=base.PROJECT_READER_OR_ADMIN,
-        description='Show a lease with its reservations, allocations and '
-                    'events.',
-        operations=[{'path': '/v1/leases/{id}', 'method': 'GET'}],
-        scope_types=['project']),
+    base.rule(LIST, base.PROJECT_READER_OR_ADMIN,
+              "List a project's leases.",
+              [('GET', '/v1/leases')]),
+    base.rule(LIST_ALL_PROJECTS, base.ADMIN_OR_SERVICE,
+              'List the leases of every project.',
+              [('GET', '/v1/leases?all_projects=1')]),
+    base.rule(GET, base.PROJECT_READER_OR_ADMIN,
+              'Show a lease with its reservations, allocations and events.',
+              [('GET', '/v1/leases/{id}')]),
 ]
 
 

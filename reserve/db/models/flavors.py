@@ -38,7 +38,7 @@ class Flavor(Base):
     longest_booking = orm.mapped_column(sa.Integer, nullable=False,
                                         default=0)
     # The GPUs one instance of the nova flavor asks for ({key: count}, see
-    # plugins.gpus), read when the entry is written; None when unknown
+    # capacity.gpus), read when the entry is written; None when unknown
     # (nova did not answer). They cap the slots the calendar offers.
     gpus = orm.mapped_column(sa.JSON)
     # The nova flavor as read when the entry was written: {id, name,

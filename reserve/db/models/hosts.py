@@ -32,7 +32,7 @@ class Host(Base):
     refresh_error = orm.mapped_column(sa.Text)
     # Nova hosts: the GPUs ({resource class: count}) placement reported
     # for the host's provider tree when it was enrolled or last selected;
-    # None when never read. The calendar counts them (plugins.gpus).
+    # None when never read. The calendar counts them (capacity.gpus).
     gpus = orm.mapped_column(sa.JSON)
     # Nova hosts, the capacity record (reserve.capacity.refresh): vcpus,
     # memory_mb and local_gb above are what placement lets be allocated

@@ -112,7 +112,7 @@ class Allocation(Base):
     start_date = orm.mapped_column(sa.DateTime, nullable=False)
     end_date = orm.mapped_column(sa.DateTime, nullable=False)
     # The size of one instance: disk_gb counts the ephemeral disk too;
-    # gpus is {key: count} (reserve.plugins.gpus), None for none.
+    # gpus is {key: count} (reserve.capacity.gpus), None for none.
     vcpus = orm.mapped_column(sa.Integer, nullable=False, default=0,
                               server_default='0')
     memory_mb = orm.mapped_column(sa.Integer, nullable=False, default=0,

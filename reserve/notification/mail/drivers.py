@@ -80,7 +80,7 @@ class SMTPDriver(EmailDriver):
             raise smtplib.SMTPRecipientsRefused(refused)
 
 
-def _reraise(manager, entrypoint, exc):
+def _reraise(_manager, _entrypoint, exc):
     raise exc
 
 

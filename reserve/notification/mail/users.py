@@ -78,10 +78,6 @@ class AddressBook:
                 del self._cache[key]
             self._cache[user_id] = (now + ttl, user)
 
-    def forget(self):
-        with self._lock:
-            self._cache.clear()
-
     def lookup(self, user_id):
         """The user's User, or None when no mail can reach them."""
         if not user_id:

@@ -1,7 +1,7 @@
 """The GPU device API tests' fixture: the API of api_fixtures with
 the real lease manager answering its RPC calls (on the fake transport)
 and owning libvirt test:/// hosts, private copies of
-etc/reserve/gpu-hosts completed by reserve.virt.fake.
+etc/reserve/gpu-hosts completed by reserve_fakes.libvirt_host.
 
 The API's casts to the worker are recorded (``gpu_api.casts``);
 ``gpu_api.work()`` delivers them to an in-process worker that calls the
@@ -18,7 +18,7 @@ from reserve.manager import events
 from reserve.manager import manager
 from reserve.manager import notify
 from reserve import plugins
-from reserve.virt import fake
+from reserve.virt import host_definitions
 from reserve.worker import rpcapi as worker_rpcapi
 from reserve.worker import worker
 from tests.functional.api_fixtures import admin_context
@@ -53,7 +53,7 @@ class GpuApi:
         shutil.copy(DEFINITIONS / definition, path)
         if edit is not None:
             path.write_text(edit(path.read_text()))
-        uri = fake.host_uri(path)
+        uri = host_definitions.host_uri(path)
         self.uris.append(uri)
         host = self.app.post_json('/v1/hosts', {
             'name': name or path.stem, 'uri': uri},

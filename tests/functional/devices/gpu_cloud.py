@@ -6,7 +6,7 @@ take the road of the API's (the booking desk claims or cancels, then
 the worker's cast runs at once, without the API's own checks of the
 request); each host it enrolls is a private copy of a
 definition of etc/reserve/gpu-hosts (its own URI, hence its own libvirt
-state), completed by reserve.virt.fake (mdev creation, hot-plug).
+state), completed by reserve_fakes.libvirt_host (mdev creation, hot-plug).
 ``topology_change`` rewrites a host's definition and reopens it, as if
 its GPUs had been moved.
 """
@@ -32,7 +32,7 @@ from reserve.manager import manager
 from reserve.manager import notify
 from reserve import plugins
 from reserve.virt import connection
-from reserve.virt import fake
+from reserve.virt import host_definitions
 from reserve.worker import unit_reconciler
 from reserve.worker import worker
 from tests.fixtures import database
@@ -105,7 +105,7 @@ class GpuCloud:
 
     def enroll(self, definition='a100-host.xml', name=None, **values):
         path = self.definition(definition)
-        uri = fake.host_uri(path)
+        uri = host_definitions.host_uri(path)
         self.uris.append(uri)
         host = self.manager.create_host(self.ctx, dict(
             values, name=name or path.stem, uri=uri))
@@ -240,7 +240,7 @@ def start_cloud(tmp_path, migrate=True, loop=None):
         database.use_database(url)
     else:
         CONF.set_override('connection', url, group='database')
-        db_api.reset_engine()
+        database.reset_engine()
         models.Base.metadata.create_all(db_api.get_engine())
     notify.reset()
     plugins._PLUGINS.clear()
@@ -250,7 +250,7 @@ def start_cloud(tmp_path, migrate=True, loop=None):
 def stop_cloud(cloud):
     cloud.close()
     plugins._PLUGINS.clear()
-    db_api.reset_engine()
+    database.reset_engine()
     for name, group in (('transport_url', None),
                         ('fake_test_driver', 'devices'),
                         ('minutes_before_end_lease', 'manager'),

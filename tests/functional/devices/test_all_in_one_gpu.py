@@ -23,13 +23,13 @@ from reserve.manager import service as manager_service
 from reserve.notification import service as notification_service
 from reserve.notification import sync
 from reserve import plugins
-from reserve.virt import fake
+from reserve.virt import host_definitions
 from reserve.worker import service as worker_service
 from tests.fixtures import database
 from tests.functional.devices import gpu_cloud
 
 CONF = cfg.CONF
-URIS = [fake.host_uri(fake.host_definition(definition))
+URIS = [host_definitions.host_uri(host_definitions.host_definition(definition))
         for definition in all_in_one.EMBEDDED_GPU_HOSTS.values()]
 
 

@@ -11,11 +11,11 @@ from reserve.common import context
 from reserve.common import exception
 from reserve.common import states as engine_states
 from reserve.common import timeutils
-from reserve.db import events as events_db
 from reserve.db import leases as leases_db
 from reserve.devices import attachments
 from reserve.devices import lifecycle
 from reserve.devices import states
+from tests.fixtures import database
 from tests.functional.devices.gpu_cloud import A100_MODEL
 
 
@@ -28,7 +28,7 @@ def _active(cloud, domains=('gpu-vm-2',)):
 
 
 def _end_event(lease_id):
-    return next(e for e in events_db.event_list_for_lease(
+    return next(e for e in database.lease_events(
         context.get_admin_context(), lease_id)
         if e.event_type == engine_states.Event.END)
 

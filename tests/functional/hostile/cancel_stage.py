@@ -47,7 +47,7 @@ from reserve.manager import manager
 from reserve.manager import notify
 from reserve import plugins
 from reserve.plugins import flavor_instance
-from reserve.virt import fake
+from reserve.virt import host_definitions
 from reserve.worker import reconciler
 from reserve.worker import rpcapi as worker_rpcapi
 from reserve.worker import unit_reconciler
@@ -111,10 +111,9 @@ class Stage:
         self.cloud = fake_nova.FakeCloud()
         nova_client = nova.NovaClient(client=self.cloud.nova)
         placement_client = placement.PlacementClient()
-        plugins.register('flavor:instance',
-                         flavor_instance.FlavorInstancePlugin(
-                             nova_client=nova_client,
-                             placement_client=placement_client))
+        plugins._PLUGINS['flavor:instance'] = \
+            flavor_instance.FlavorInstancePlugin(
+                nova_client=nova_client, placement_client=placement_client)
         self.manager = manager.LeaseManager(
             nova_client=nova_client, placement_client=placement_client)
         self.worker = worker.BookingWorker(
@@ -167,7 +166,7 @@ class Stage:
     def _libvirt_host(self):
         path = self.tmp_path / ('%s-a100-host.xml' % uuid.uuid4().hex[:8])
         shutil.copy(gpu_cloud.DEFINITIONS / 'a100-host.xml', path)
-        self.uri = fake.host_uri(path)
+        self.uri = host_definitions.host_uri(path)
         host = self.manager.create_host(admin(), {'name': 'gpu-box',
                                                   'uri': self.uri})
         # Its domains are the acting project's (project-a, MEMBER_A).

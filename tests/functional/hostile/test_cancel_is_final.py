@@ -70,7 +70,7 @@ def engine(http, casts):
     """The worker and manager behind the API's recorded casts:
     ``engine.settle()`` delivers them and runs the due events."""
     notify.reset()
-    plugins.register('flavor:instance', CloudlessFlavorPlugin())
+    plugins._PLUGINS['flavor:instance'] = CloudlessFlavorPlugin()
     lease_manager = manager.LeaseManager(nova_client=object(),
                                          placement_client=object())
     found = worker.BookingWorker(

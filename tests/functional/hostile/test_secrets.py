@@ -16,13 +16,13 @@ from reserve.common import exception
 from reserve.common import rpc
 from reserve.common import states
 from reserve.db import bookings as bookings_db
-from reserve.db import events as events_db
 from reserve.manager import events as manager_events
 from reserve.manager import rpcapi as manager_rpcapi
 from reserve.notification.mail import render
 from reserve import plugins
 from reserve.virt import exception as virt_exception
 from reserve.worker import worker as booking_worker
+from tests.fixtures import database
 from tests.functional.api_fixtures import admin_context
 from tests.functional.api_fixtures import CONF
 from tests.functional.api_fixtures import future
@@ -145,8 +145,7 @@ def test_an_unexpected_failure_is_an_internal_error_with_its_request_id(
         raise RuntimeError(LEAKY_TEXT)
 
     monkeypatch.setattr(plugin, 'on_start', on_start)
-    start = [e for e in events_db.event_list_for_lease(admin_context(),
-                                                       lease.id)
+    start = [e for e in database.lease_events(admin_context(), lease.id)
              if e.event_type == states.Event.START][0]
     context = admin_context()
     with caplog.at_level(logging.ERROR):

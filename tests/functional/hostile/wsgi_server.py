@@ -22,6 +22,7 @@ import requests
 
 from reserve.db import api as db_api
 from reserve.db import models
+from tests.fixtures import database
 from tests.functional.api_fixtures import api  # noqa: F401
 from tests.functional.api_fixtures import CONF
 from tests.functional.hostile.http import free_port
@@ -95,10 +96,10 @@ def gunicorn_http(api, tmp_path):  # noqa: F811 (the api fixture)
     of it, with ``.log`` the server's output). The ``api`` fixture has
     parsed the test's configuration; its database is then this one's."""
     port = free_port()
-    proc, log, database = start_gunicorn(tmp_path, '127.0.0.1:%d' % port)
+    proc, log, url = start_gunicorn(tmp_path, '127.0.0.1:%d' % port)
     # The schema, and the test's own database access, on the same file.
-    CONF.set_override('connection', database, group='database')
-    db_api.reset_engine()
+    CONF.set_override('connection', url, group='database')
+    database.reset_engine()
     models.Base.metadata.create_all(db_api.get_engine())
     client = Http('http://127.0.0.1:%d' % port)
     client.log = log
@@ -108,7 +109,7 @@ def gunicorn_http(api, tmp_path):  # noqa: F811 (the api fixture)
     finally:
         client.session.close()
         stop(proc)
-        db_api.reset_engine()
+        database.reset_engine()
         CONF.clear_override('connection', group='database')
 
 

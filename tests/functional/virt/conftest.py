@@ -2,12 +2,12 @@
 
 ``<name>_host`` is the test driver alone (no mdev creation, no hot-plug:
 attach and detach fall back to redefining the domain); ``<name>_fake``
-adds reserve.virt.fake's faithful mdev lifecycle and hot-plug. Each test
-gets fresh connections, hence fresh hosts.
+adds reserve_fakes.libvirt_host's faithful mdev lifecycle and hot-plug.
+Each test gets fresh connections, hence fresh hosts.
 """
 import pytest
 
-from reserve.virt import fake
+from reserve_fakes import libvirt_host
 from tests.fixtures import config
 from tests.functional.virt import hosts
 
@@ -30,7 +30,7 @@ def a100_host():
 
 @pytest.fixture
 def a100_fake():
-    yield from _host('a100-host.xml', fake.opener())
+    yield from _host('a100-host.xml', libvirt_host.opener())
 
 
 @pytest.fixture
@@ -40,12 +40,12 @@ def t4_host():
 
 @pytest.fixture
 def t4_fake():
-    yield from _host('t4-host.xml', fake.opener())
+    yield from _host('t4-host.xml', libvirt_host.opener())
 
 
 @pytest.fixture
 def t4_fake_no_hotplug():
-    yield from _host('t4-host.xml', fake.opener(hotplug=False))
+    yield from _host('t4-host.xml', libvirt_host.opener(hotplug=False))
 
 
 @pytest.fixture

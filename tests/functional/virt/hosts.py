@@ -4,15 +4,24 @@ import pathlib
 import libvirt
 
 from reserve.virt import connection
-from reserve.virt import fake
+from reserve.virt import host_definitions
 
 HOSTS = pathlib.Path(__file__).parents[3] / 'etc' / 'reserve' / 'gpu-hosts'
 
 
 def open_host(name, opener=None, path=None):
     """A HostConnection on a host definition (by file name, or path)."""
-    return connection.HostConnection(fake.host_uri(path or HOSTS / name),
-                                     opener=opener)
+    return connection.HostConnection(
+        host_definitions.host_uri(path or HOSTS / name), opener=opener)
+
+
+def close_hosts():
+    """Close and forget every connection get_host opened."""
+    with connection._HOSTS_LOCK:
+        found = list(connection._HOSTS.values())
+        connection._HOSTS.clear()
+    for host in found:     # outside the global lock: a host may be busy
+        host.close()
 
 
 def libvirt_conn(host):

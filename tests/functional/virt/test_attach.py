@@ -13,7 +13,7 @@ import pytest
 from reserve.common import exception as common_exc
 from reserve.virt import connection
 from reserve.virt import exception
-from reserve.virt import fake
+from reserve.virt import host_definitions
 from reserve.virt import hostdev
 from tests.functional.virt import hosts
 
@@ -290,7 +290,7 @@ def test_not_a_device(a100_host):
 def test_get_host_shares_one_connection_per_uri(override):
     # get_host takes test:/// URIs only with the fake test driver.
     override('fake_test_driver', True, 'devices')
-    uri = fake.host_uri(hosts.HOSTS / 'a100-host.xml')
+    uri = host_definitions.host_uri(hosts.HOSTS / 'a100-host.xml')
     try:
         host = connection.get_host(uri)
         assert connection.get_host(uri) is host
@@ -302,6 +302,6 @@ def test_get_host_shares_one_connection_per_uri(override):
         with hosts.open_host('a100-host.xml') as other:
             assert other.attached('gpu-vm-3') == []
     finally:
-        connection.close_hosts()
+        hosts.close_hosts()
     assert connection.get_host(uri) is not host
-    connection.close_hosts()
+    hosts.close_hosts()

@@ -1,4 +1,4 @@
-"""reserve.virt.fake answers as a real host does, errors included.
+"""reserve_fakes.libvirt_host answers as a real host does, errors included.
 
 Each case is the libvirt call reserve makes, on the FakeConnect directly,
 checked for libvirt's error code, error domain and message.
@@ -6,9 +6,10 @@ checked for libvirt's error code, error domain and message.
 import libvirt
 import pytest
 
-from reserve.virt import fake
+from reserve.virt import host_definitions
 from reserve.virt import hostdev
 from reserve.virt import mdev as mdev_xml
+from reserve_fakes import libvirt_host
 from tests.functional.virt import hosts
 
 EXISTING = '4b20d080-1b54-4048-85b3-a6a62d165c01'
@@ -17,24 +18,26 @@ NEW = '0c6f3a52-7c1e-4f7e-9d5c-2b8e3a1f0d11'
 
 @pytest.fixture
 def t4():
-    conn = fake.opener()(fake.host_uri(hosts.HOSTS / 't4-host.xml'))
+    conn = libvirt_host.opener()(
+        host_definitions.host_uri(hosts.HOSTS / 't4-host.xml'))
     yield conn
     conn.close()
 
 
 @pytest.fixture
 def a100():
-    conn = fake.opener()(fake.host_uri(hosts.HOSTS / 'a100-host.xml'))
+    conn = libvirt_host.opener()(
+        host_definitions.host_uri(hosts.HOSTS / 'a100-host.xml'))
     yield conn
     conn.close()
 
 
 def test_host_definitions_are_found():
-    path = fake.host_definition('t4-host.xml')
+    path = host_definitions.host_definition('t4-host.xml')
     assert path == str(hosts.HOSTS / 't4-host.xml')
-    assert fake.host_uri(path) == 'test://' + path
+    assert host_definitions.host_uri(path) == 'test://' + path
     with pytest.raises(FileNotFoundError, match='nope.xml not found'):
-        fake.host_definition('nope.xml')
+        host_definitions.host_definition('nope.xml')
 
 
 def _raises(call, code, domain, message):
@@ -253,8 +256,8 @@ def test_detach_what_is_not_there(a100):
 
 
 def test_without_hot_plug_the_test_driver_answers():
-    conn = fake.opener(hotplug=False)(
-        fake.host_uri(hosts.HOSTS / 'a100-host.xml'))
+    conn = libvirt_host.opener(hotplug=False)(
+        host_definitions.host_uri(hosts.HOSTS / 'a100-host.xml'))
     _raises(lambda: conn.lookupByName('gpu-vm-2').attachDeviceFlags(
         PCI_17, LIVE), libvirt.VIR_ERR_NO_SUPPORT, libvirt.VIR_FROM_DOMAIN,
         'this function is not supported by the connection driver: '

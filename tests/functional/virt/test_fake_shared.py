@@ -1,4 +1,4 @@
-"""reserve.virt.fake_shared: one test:/// host seen by several
+"""reserve_fakes.shared_host: one test:/// host seen by several
 connections (as two managers see one real host), through a server
 process on a UNIX socket."""
 import subprocess
@@ -9,7 +9,7 @@ import pytest
 
 from reserve.virt import connection
 from reserve.virt import exception
-from reserve.virt import fake_shared
+from reserve_fakes import shared_host
 from tests.functional.virt import hosts
 
 A100 = hosts.HOSTS / 'a100-host.xml'
@@ -17,7 +17,7 @@ T4 = hosts.HOSTS / 't4-host.xml'
 
 
 def _start(path):
-    proc = subprocess.Popen([sys.executable, '-m', 'reserve.virt.fake_shared',
+    proc = subprocess.Popen([sys.executable, '-m', 'reserve_fakes.shared_host',
                              '--socket', str(path)])
     deadline = time.monotonic() + 30
     while not path.exists():
@@ -38,7 +38,7 @@ def server(tmp_path):
 
 def _two(path, definition):
     """Two HostConnections on one host, as two managers would hold."""
-    return [hosts.open_host(None, fake_shared.opener(str(path)),
+    return [hosts.open_host(None, shared_host.opener(str(path)),
                             path=definition) for _ in range(2)]
 
 
@@ -70,7 +70,7 @@ def test_mdevs_and_their_errors_cross_the_socket(server):
 
 
 def test_holders_are_read_in_one_go(server):
-    conn = fake_shared.RemoteConnect(str(server[0]),
+    conn = shared_host.RemoteConnect(str(server[0]),
                                      'test://%s' % A100)
     try:
         assert conn.holders() == {('pci', '0000:ca:00.0'): ['gpu-vm-1']}
@@ -80,7 +80,7 @@ def test_holders_are_read_in_one_go(server):
 
 def test_a_restarted_server_is_reconnected_to(server):
     path, proc = server
-    host = hosts.open_host(None, fake_shared.opener(str(path)), path=A100)
+    host = hosts.open_host(None, shared_host.opener(str(path)), path=A100)
     with host:
         assert host.domains()
         proc.kill()
@@ -101,7 +101,7 @@ def test_a_restarted_server_is_reconnected_to(server):
 def test_no_server_is_a_libvirt_error(tmp_path):
     with pytest.raises(exception.VirtError) as caught:
         connection.HostConnection('test://%s' % A100,
-                                  opener=fake_shared.opener(
+                                  opener=shared_host.opener(
                                       str(tmp_path / 'none.sock')))
     assert str(caught.value) == (
         'could not connect to the libvirt host at test://%s: connection '

@@ -4,8 +4,8 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from reserve.virt import fake
 from reserve.virt import hostdev
+from reserve_fakes import libvirt_host
 from tests.functional.virt import hosts
 
 
@@ -79,7 +79,7 @@ def test_unchanged_by_what_moves_in_operation(tmp_path, name, edit):
 
 
 def test_unchanged_by_creating_and_removing_mdevs():
-    with hosts.open_host('t4-host.xml', fake.opener()) as host:
+    with hosts.open_host('t4-host.xml', libvirt_host.opener()) as host:
         before = host.topology_generation()
         created = host.create_mdev('0000:d8:00.0', 'nvidia-230')
         assert host.gpu('0000:d8:00.0').mdev_type(

@@ -7,7 +7,7 @@ import pytest
 from reserve.common import exception as common_exc
 from reserve.virt import discovery
 from reserve.virt import exception
-from reserve.virt import fake
+from reserve_fakes import libvirt_host
 from tests.functional.virt import hosts
 
 EXISTING = '4b20d080-1b54-4048-85b3-a6a62d165c01'
@@ -102,9 +102,9 @@ def test_remove_refused_while_attached(t4_fake):
 
 
 def test_mdevs_of_a_connection_are_its_own():
-    with hosts.open_host('t4-host.xml', fake.opener()) as one:
+    with hosts.open_host('t4-host.xml', libvirt_host.opener()) as one:
         one.create_mdev('0000:d8:00.0', 'nvidia-222')
-        with hosts.open_host('t4-host.xml', fake.opener()) as other:
+        with hosts.open_host('t4-host.xml', libvirt_host.opener()) as other:
             assert [m.uuid for m in other.mdevs()] == [EXISTING]
 
 

@@ -12,14 +12,14 @@ from reserve.common import exception as common_exception
 from reserve.devices import hosts as device_hosts
 from reserve.virt import connection
 from reserve.virt import exception
-from reserve.virt import fake
+from reserve.virt import host_definitions
 from tests.functional.virt import hosts
 
 
 @pytest.fixture(autouse=True)
 def _forget_hosts():
     yield
-    connection.close_hosts()
+    hosts.close_hosts()
 
 
 class SilentServer:
@@ -118,7 +118,7 @@ def test_an_unanswering_host_holds_up_no_other(override, silent):
     other = {}
 
     def reach_another_host():
-        other['gpus'] = device_hosts.connect(fake.host_uri(
+        other['gpus'] = device_hosts.connect(host_definitions.host_uri(
             hosts.HOSTS / 'rtx-workstation.xml')).gpus()
 
     started = time.monotonic()

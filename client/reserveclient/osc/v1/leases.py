@@ -4,8 +4,8 @@ from osc_lib.command import command
 from reserveclient.osc import utils
 from reserveclient.osc.v1 import base
 
-STATUSES = ('CREATING', 'PENDING', 'STARTING', 'ACTIVE', 'UPDATING',
-            'TERMINATING', 'TERMINATED', 'DELETING', 'ERROR')
+STATUSES = ('CREATING', 'PENDING', 'STARTING', 'ACTIVE', 'TERMINATING',
+            'TERMINATED', 'DELETING', 'ERROR')
 
 SHOW_FIELDS = ('id', 'name', 'project_id', 'user_id', 'start', 'end',
                'status', 'status_reason', 'degraded', 'reservations',

@@ -50,7 +50,6 @@ PATH = '/v1/device-reservations'
 
 LIST_PARAMS = ('all_projects', 'project_id', 'status', 'host', 'limit',
                'marker')
-COUNT_ONLY = ('model', 'numa_local')
 
 Status = states.UnitReservation
 
@@ -102,14 +101,7 @@ def _window(body):
         else now
     end = utils.parse_date(body['end'], 'end') if body.get('end') \
         else None
-    if (now - start).total_seconds() > CONF.api.past_tolerance:
-        raise exception.Invalid(
-            reason='start %s is in the past' % utils.format_date(start))
-    if end is not None and end <= max(start, now):
-        raise exception.Invalid(
-            reason='end %s must be after the start and in the future' %
-            utils.format_date(end))
-    units.check_length(start, end, now)
+    units.check_window(start, end, now)
     return start, end
 
 

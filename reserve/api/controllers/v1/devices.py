@@ -98,20 +98,11 @@ def _page(items, limit, marker):
 
 
 def _check_window(params):
-    if ('start' in params) != ('end' in params):
-        raise exception.Invalid(
-            reason="query parameters 'start' and 'end' go together: give "
-                   "both for a window, or neither for now")
-    if 'start' not in params:
+    window = utils.query_window(params)
+    if window is None:
         now = timeutils.utcnow()
         return now, now + claims.INSTANT, False
-    start = utils.parse_date(params['start'], 'start')
-    end = utils.parse_date(params['end'], 'end')
-    if end <= start:
-        raise exception.Invalid(
-            reason="query parameter 'end' %s must be after 'start' %s" % (
-                params['end'], params['start']))
-    return start, end, True
+    return window + (True,)
 
 
 @method.handler(policy=policies.AVAILABILITY, params=AVAILABILITY_PARAMS)

@@ -20,6 +20,7 @@ from reserve.api.schemas import flavors as schema
 from reserve.api.views import flavors as views
 from reserve.booking import admission
 from reserve.booking import catalogue
+from reserve.booking import gauntlet
 from reserve.booking import sizing
 from reserve.common import exception
 from reserve.common.policies import flavors as policies
@@ -95,10 +96,8 @@ def _columns(body):
 
 
 def _check_window(start, end):
-    if start and end and end <= start:
-        raise exception.Invalid(
-            reason='end %s must be after start %s' % (
-                timeutils.isoformat(end), timeutils.isoformat(start)))
+    if start and end:
+        gauntlet.check_order(start, end)
 
 
 def _positive_int(params, name, default):
@@ -116,11 +115,7 @@ def _positive_int(params, name, default):
     return number
 
 
-def _check_span(start, end):
-    if end <= start:
-        raise exception.Invalid(
-            reason="query parameter 'end' %s must be after 'start' %s" % (
-                timeutils.isoformat(end), timeutils.isoformat(start)))
+def _check_not_too_long(start, end):
     if end - start > datetime.timedelta(days=CONF.booking.max_query_days):
         raise exception.Invalid(
             reason='the window from %s to %s is longer than %d days' % (
@@ -174,7 +169,8 @@ class FreeSlotsController(rest.RestController):
         end = (utils.parse_date(params['end'], 'end') if 'end' in params
                else start + datetime.timedelta(
                    days=CONF.booking.free_slots_default_days))
-        _check_span(start, end)
+        utils.check_query_order(start, end)
+        _check_not_too_long(start, end)
         count = _positive_int(params, 'instance_count', 1)
         gaps = admission.free_slots(
             ctx, flavor, start, end, count,
@@ -189,15 +185,9 @@ def availability(*, ctx, params):
     slots offered (total: the catalogue's slots capped by the GPUs of the
     enrolled hosts) and the fewest free at any instant of the window, or
     now (available). Read live from the calendar; nothing is cached."""
-    if ('start' in params) != ('end' in params):
-        raise exception.Invalid(
-            reason="query parameters 'start' and 'end' go together: give "
-                   "both for a window, or neither for now")
-    start = end = None
-    if 'start' in params:
-        start = utils.parse_date(params['start'], 'start')
-        end = utils.parse_date(params['end'], 'end')
-        _check_span(start, end)
+    start, end = utils.query_window(params) or (None, None)
+    if start is not None:
+        _check_not_too_long(start, end)
     filters = {k: params[k] for k in ('category', 'availability_zone')
                if k in params}
     flavors = catalogue.visible_list(ctx, _sees_hidden(ctx), filters)

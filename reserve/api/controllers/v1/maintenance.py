@@ -6,6 +6,7 @@ from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import maintenance as schema
 from reserve.api.views import maintenance as views
+from reserve.booking import gauntlet
 from reserve.booking import maintenance
 from reserve.common import exception
 from reserve.common.policies import maintenance as policies
@@ -31,6 +32,11 @@ def _flavor_ids(ctx, refs):
     return sorted(set(ids))
 
 
+def _check_dates(start, end):
+    gauntlet.check_order(start, end)
+    gauntlet.check_end_ahead(end, timeutils.utcnow())
+
+
 def _check_closes_something(all_flavors, flavors):
     if all_flavors and flavors:
         raise exception.Invalid(
@@ -40,18 +46,6 @@ def _check_closes_something(all_flavors, flavors):
         raise exception.Invalid(
             reason="a maintenance window closes the listed 'flavors', or "
                    "every flavor with 'all_flavors': true; give one")
-
-
-def _check_dates(start, end):
-    if end <= start:
-        raise exception.Invalid(
-            reason='end %s must be after start %s' % (
-                timeutils.isoformat(end), timeutils.isoformat(start)))
-    now = timeutils.utcnow()
-    if end <= now:
-        raise exception.Invalid(
-            reason='end %s is in the past (now is %s)' % (
-                timeutils.isoformat(end), timeutils.isoformat(now)))
 
 
 class MaintenanceWindowsController(rest.RestController):

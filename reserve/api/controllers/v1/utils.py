@@ -52,6 +52,29 @@ def parse_date(value, field):
     return parsed
 
 
+def check_query_order(start, end):
+    """The window a read asks about ends after it starts."""
+    if end <= start:
+        raise exception.Invalid(
+            reason="query parameter 'end' %s must be after 'start' %s" % (
+                timeutils.isoformat(end), timeutils.isoformat(start)))
+
+
+def query_window(params):
+    """(start, end) of a read's 'start' and 'end' query parameters, or
+    None when it gives neither (it asks about now)."""
+    if ('start' in params) != ('end' in params):
+        raise exception.Invalid(
+            reason="query parameters 'start' and 'end' go together: give "
+                   "both for a window, or neither for now")
+    if 'start' not in params:
+        return None
+    start = parse_date(params['start'], 'start')
+    end = parse_date(params['end'], 'end')
+    check_query_order(start, end)
+    return start, end
+
+
 def parse_bool(name, value):
     text = str(value).strip().lower()
     if text in _TRUE:

@@ -95,7 +95,7 @@ def _holds_reservations(placement, host):
     child = placement.get_provider_by_name(placement_api.CHILD_PREFIX +
                                            host.name)
     return child is not None and any(
-        rc.startswith('CUSTOM_RESERVATION_')
+        rc.startswith(placement_api.RESERVATION_CLASS_PREFIX)
         for rc in placement.get_inventories(child['uuid']))
 
 

@@ -1,4 +1,4 @@
-"""libvirtError as a real host raises it, for reserve.virt.fake.
+"""libvirtError as a real host raises it, for reserve_fakes.libvirt_host.
 
 Each error carries the code, error domain and message (libvirt's wording
 for the code, then the detail) that libvirt gives.

@@ -1,8 +1,8 @@
-"""reserve.plugins.filters: host filters on extra capabilities."""
+"""reserve.capacity.host_filters: host filters on extra capabilities."""
 import pytest
 
 from reserve.common import exception
-from reserve.plugins import filters
+from reserve.capacity import host_filters
 
 A100_HOST = {'gpu_model': 'a100', 'gpu_count': '8', 'rack': 'r12',
              'nvlink': 'True'}
@@ -10,38 +10,38 @@ V100_HOST = {'gpu_model': 'v100', 'gpu_count': '4', 'rack': 'r3'}
 
 
 def passes(value, capabilities):
-    return filters.matches(filters.parse(value), capabilities)
+    return host_filters.matches(host_filters.parse(value), capabilities)
 
 
 # parse -----------------------------------------------------------------------
 
 @pytest.mark.parametrize('empty', [None, '', [], {}])
 def test_empty_filter_is_none_and_matches_every_host(empty):
-    assert filters.parse(empty) is None
-    assert filters.matches(None, {}) is True
-    assert filters.matches(None, A100_HOST) is True
+    assert host_filters.parse(empty) is None
+    assert host_filters.matches(None, {}) is True
+    assert host_filters.matches(None, A100_HOST) is True
 
 
 def test_json_list_string_is_parsed():
-    assert filters.parse('["==", "$gpu_model", "a100"]') == [
+    assert host_filters.parse('["==", "$gpu_model", "a100"]') == [
         '==', '$gpu_model', 'a100']
 
 
 def test_list_is_returned_as_is():
     expr = ['and', ['>=', '$gpu_count', 4], ['!=', '$rack', 'r3']]
-    assert filters.parse(expr) == expr
+    assert host_filters.parse(expr) == expr
 
 
 @pytest.mark.parametrize('value', [{'gpu_model': 'a100', 'rack': 'r12'},
                                    '{"gpu_model": "a100", "rack": "r12"}'])
 def test_dict_form_means_equality_on_every_key(value):
-    expr = filters.parse(value)
+    expr = host_filters.parse(value)
     assert expr[0] == 'and'
     assert sorted(expr[1:]) == [['==', '$gpu_model', 'a100'],
                                 ['==', '$rack', 'r12']]
-    assert filters.matches(expr, A100_HOST)
-    assert not filters.matches(expr, dict(A100_HOST, rack='r13'))
-    assert not filters.matches(expr, V100_HOST)
+    assert host_filters.matches(expr, A100_HOST)
+    assert not host_filters.matches(expr, dict(A100_HOST, rack='r13'))
+    assert not host_filters.matches(expr, V100_HOST)
 
 
 @pytest.mark.parametrize('bad', [
@@ -61,7 +61,7 @@ def test_dict_form_means_equality_on_every_key(value):
 ])
 def test_invalid_filters_are_refused(bad):
     with pytest.raises(exception.Invalid) as caught:
-        filters.parse(bad)
+        host_filters.parse(bad)
     assert caught.value.code == 400
 
 
@@ -74,7 +74,7 @@ def test_invalid_filters_are_refused(bad):
 def test_unhashable_operator_is_refused_as_invalid(bad):
     # A user's typo must be a 400, not a TypeError (a 500).
     with pytest.raises(exception.Invalid):
-        filters.parse(bad)
+        host_filters.parse(bad)
 
 
 # matches ---------------------------------------------------------------------
@@ -143,6 +143,6 @@ def test_nested_and_or():
 def test_filters_select_hosts():
     inventory = {'gpu1': A100_HOST, 'gpu2': V100_HOST,
                  'gpu3': {'gpu_model': 'a100', 'gpu_count': '2'}}
-    expr = filters.parse({'gpu_model': 'a100'})
+    expr = host_filters.parse({'gpu_model': 'a100'})
     assert sorted(h for h, caps in inventory.items()
-                  if filters.matches(expr, caps)) == ['gpu1', 'gpu3']
+                  if host_filters.matches(expr, caps)) == ['gpu1', 'gpu3']

@@ -12,9 +12,9 @@ but (libvirt 9.0):
 ``FakeConnect`` wraps a test-driver connection and answers exactly these
 calls (plus the listings and lookups that must show their effects) the
 way a real host does: the node device driver driving mdevctl for mdevs
-(reserve.virt.fake_node_devices, with its errors), the QEMU driver for
+(reserve_fakes.node_devices, with its errors), the QEMU driver for
 hot-plug (here). Errors are libvirtError with the code, error domain and
-message a real host gives (reserve.virt.fake_errors); those of hot-plug:
+message a real host gives (reserve_fakes.libvirt_errors); those of hot-plug:
 
 ========================================  ==============================
 case                                      libvirtError (code: message)
@@ -58,50 +58,18 @@ in its connection.
 supported"), to exercise the fallback that edits the definition.
 """
 import collections
-import os
-import sys
-import sysconfig
 import threading
 from xml.etree import ElementTree as ET
 
 import libvirt
 
-from reserve.virt import fake_errors
-from reserve.virt import fake_node_devices
 from reserve.virt import hostdev
+from reserve_fakes import libvirt_errors
+from reserve_fakes import node_devices
 
 _LIVE = libvirt.VIR_DOMAIN_AFFECT_LIVE
 _CONFIG = libvirt.VIR_DOMAIN_AFFECT_CONFIG
 _INACTIVE_XML = libvirt.VIR_DOMAIN_XML_INACTIVE | libvirt.VIR_DOMAIN_XML_SECURE
-
-
-def host_uri(path):
-    """``test:///<absolute path>`` for a host definition file."""
-    return 'test://' + os.path.abspath(path)
-
-
-def _definition_dirs():
-    here = os.path.dirname(os.path.abspath(__file__))
-    # A source checkout or an editable install.
-    yield os.path.join(here, os.pardir, os.pardir, 'etc', 'reserve',
-                       'gpu-hosts')
-    # Installed with the package's data files.
-    for prefix in (sys.prefix, sysconfig.get_path('data'),
-                   sys.base_prefix, '/usr/local', '/usr', '/'):
-        yield os.path.join(prefix, 'etc', 'reserve', 'gpu-hosts')
-
-
-def host_definition(name):
-    """The path of a GPU host definition of etc/reserve/gpu-hosts
-    ('a100-host.xml', 't4-host.xml', 'rtx-workstation.xml')."""
-    for directory in _definition_dirs():
-        path = os.path.join(directory, name)
-        if os.path.isfile(path):
-            return os.path.normpath(path)
-    raise FileNotFoundError('GPU host definition %s not found; looked in: '
-                            '%s' % (name, ', '.join(
-                                os.path.normpath(d)
-                                for d in _definition_dirs())))
 
 
 def opener(hotplug=True):
@@ -120,14 +88,14 @@ class FakeConnect:
         self._conn = conn
         self.hotplug = hotplug
         self._lock = threading.RLock()
-        self._devices = fake_node_devices.NodeDevices(conn, self._lock,
-                                                      self._in_use)
+        self._devices = node_devices.NodeDevices(conn, self._lock,
+                                                 self._in_use)
         self._live = {}      # domain UUID -> _LiveChanges
 
     def __getattr__(self, name):
         return getattr(self._conn, name)
 
-    # node devices (reserve.virt.fake_node_devices) ---------------------
+    # node devices (reserve_fakes.node_devices) ---------------------
 
     def listAllDevices(self, flags=0):
         return self._devices.list_all(flags)
@@ -191,11 +159,11 @@ class FakeConnect:
         if not flags & (_LIVE | _CONFIG):
             flags |= _LIVE if active else _CONFIG
         if flags & _LIVE and not active:
-            raise fake_errors.libvirt_error(
+            raise libvirt_errors.libvirt_error(
                 libvirt.VIR_ERR_OPERATION_INVALID, libvirt.VIR_FROM_DOMAIN,
                 'domain is not running')
         if flags & _CONFIG and not persistent:
-            raise fake_errors.libvirt_error(
+            raise libvirt_errors.libvirt_error(
                 libvirt.VIR_ERR_OPERATION_INVALID, libvirt.VIR_FROM_DOMAIN,
                 'transient domains do not have any persistent config')
         config_xml = dom.XMLDesc(_INACTIVE_XML) if flags & _CONFIG else None
@@ -206,18 +174,18 @@ class FakeConnect:
                 _Domain(self, dom).XMLDesc(0))}
         if attach:
             if flags & _CONFIG and in_config:
-                raise fake_errors.libvirt_error(
+                raise libvirt_errors.libvirt_error(
                     libvirt.VIR_ERR_INVALID_ARG, libvirt.VIR_FROM_QEMU,
                     'device is already in the domain configuration')
             if flags & _LIVE:
                 self._check_live_attach(kind, device_id)
         else:
             if flags & _CONFIG and not in_config:
-                raise fake_errors.libvirt_error(
+                raise libvirt_errors.libvirt_error(
                     libvirt.VIR_ERR_DEVICE_MISSING, libvirt.VIR_FROM_QEMU,
                     'device not present in domain configuration')
             if flags & _LIVE and not in_live:
-                raise fake_errors.libvirt_error(
+                raise libvirt_errors.libvirt_error(
                     libvirt.VIR_ERR_DEVICE_MISSING, libvirt.VIR_FROM_QEMU,
                     'host pci device %s not found' % device_id
                     if kind == hostdev.PCI
@@ -234,18 +202,18 @@ class FakeConnect:
     def _check_live_attach(self, kind, device_id):
         holder = self._in_use(kind, device_id)
         if holder and kind == hostdev.PCI:
-            raise fake_errors.libvirt_error(
+            raise libvirt_errors.libvirt_error(
                 libvirt.VIR_ERR_OPERATION_INVALID, libvirt.VIR_FROM_NONE,
                 'PCI device %s is in use by driver QEMU, domain %s'
                 % (device_id, holder))
         if kind == hostdev.MDEV:
             if not any(m.uuid == device_id
                        for m in self._devices.active_mdevs()):
-                raise fake_errors.libvirt_error(
+                raise libvirt_errors.libvirt_error(
                     libvirt.VIR_ERR_DEVICE_MISSING, libvirt.VIR_FROM_NONE,
                     "mediated device '%s' not found" % device_id)
             if holder:
-                raise fake_errors.libvirt_error(
+                raise libvirt_errors.libvirt_error(
                     libvirt.VIR_ERR_OPERATION_INVALID, libvirt.VIR_FROM_NONE,
                     'mediated device /sys/bus/mdev/devices/%s is in use by '
                     'driver QEMU, domain %s' % (device_id, holder))

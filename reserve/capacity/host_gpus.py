@@ -8,10 +8,10 @@ capabilities. The maths is in gpus.py.
 from oslo_config import cfg
 from oslo_log import log as logging
 
+from reserve.capacity import gpus
 from reserve.common import exception
 from reserve.db import devices as devices_db
 from reserve.devices import states as device_states
-from reserve.plugins import gpus
 from reserve.virt import uris
 
 CONF = cfg.CONF

@@ -1,11 +1,11 @@
 """The node devices of a completed test:/// host: mdevs that start and stop.
 
-For reserve.virt.fake. libvirt's test driver (9.0) lists the node devices
-of its definition file, but ``nodeDeviceCreateXML`` of an mdev fails
-("Device is not a fibre channel HBA") and ``virNodeDevice.destroy``
-answers success without removing anything. ``NodeDevices`` answers these
-the way a real host's node device driver does, driving mdevctl, with the
-errors it gives:
+For reserve_fakes.libvirt_host. libvirt's test driver (9.0) lists the
+node devices of its definition file, but ``nodeDeviceCreateXML`` of an
+mdev fails ("Device is not a fibre channel HBA") and
+``virNodeDevice.destroy`` answers success without removing anything.
+``NodeDevices`` answers these the way a real host's node device driver
+does, driving mdevctl, with the errors it gives:
 
 ========================================  ==============================
 case                                      libvirtError (code: message)
@@ -52,9 +52,9 @@ from xml.etree import ElementTree as ET
 import libvirt
 
 from reserve.virt import discovery
-from reserve.virt import fake_errors
 from reserve.virt import hostdev
 from reserve.virt import mdev as mdev_xml
+from reserve_fakes import libvirt_errors
 
 _CAP_MDEV = libvirt.VIR_CONNECT_LIST_NODE_DEVICES_CAP_MDEV
 
@@ -90,7 +90,7 @@ class NodeDevices:
             if name in self._started:
                 return _StartedMdev(self, name)
             if name in self._stopped:
-                raise fake_errors.no_node_device(name)
+                raise libvirt_errors.no_node_device(name)
             return self._wrap(self._conn.nodeDeviceLookupByName(name))
 
     def create_xml(self, xml, flags=0):
@@ -105,7 +105,7 @@ class NodeDevices:
             type_id = (type_element.get('id')
                        if type_element is not None else None)
             if not type_id:
-                raise fake_errors.libvirt_error(
+                raise libvirt_errors.libvirt_error(
                     libvirt.VIR_ERR_CONFIG_UNSUPPORTED,
                     libvirt.VIR_FROM_NODEDEV,
                     "missing type id attribute for 'new device'")
@@ -113,12 +113,12 @@ class NodeDevices:
             try:
                 uuid = str(uuid_lib.UUID(uuid))
             except ValueError:
-                raise fake_errors.libvirt_error(
+                raise libvirt_errors.libvirt_error(
                     libvirt.VIR_ERR_INTERNAL_ERROR, libvirt.VIR_FROM_NODEDEV,
                     "Invalid uuid '%s' for new mdev device" % uuid)
             parent = device.findtext('parent')
             if not parent:
-                raise fake_errors.libvirt_error(
+                raise libvirt_errors.libvirt_error(
                     libvirt.VIR_ERR_XML_ERROR, libvirt.VIR_FROM_NODEDEV,
                     'cannot create a mediated device without a parent')
             gpu = self._parent(parent)
@@ -126,23 +126,23 @@ class NodeDevices:
             for existing in self.active_mdevs():
                 if existing.uuid == uuid:
                     if existing.parent_address != gpu.address:
-                        raise fake_errors.mdevctl_error(
+                        raise libvirt_errors.mdevctl_error(
                             'Device exists under different parent')
                     if existing.type_id != type_id:
-                        raise fake_errors.mdevctl_error(
+                        raise libvirt_errors.mdevctl_error(
                             'Device exists with different type')
-                    raise fake_errors.mdevctl_error('Device already exists')
+                    raise libvirt_errors.mdevctl_error('Device already exists')
             if not gpu.mdev_types:
-                raise fake_errors.mdevctl_error(
+                raise libvirt_errors.mdevctl_error(
                     'Parent %s is not currently registered for mdev '
                     'support' % gpu.address)
             offered = gpu.mdev_type(type_id)
             if offered is None:
-                raise fake_errors.mdevctl_error(
+                raise libvirt_errors.mdevctl_error(
                     'Parent %s does not support mdev type %s'
                     % (gpu.address, type_id))
             if offered.available_instances < 1:
-                raise fake_errors.mdevctl_error(
+                raise libvirt_errors.mdevctl_error(
                     'No available instances of %s on %s'
                     % (type_id, gpu.address))
             name = mdev_xml.node_device_name(uuid, gpu.address)
@@ -175,7 +175,7 @@ class NodeDevices:
         except libvirt.libvirtError:
             dev = None
         if dev is None or 'pci' not in dev.listCaps():
-            raise fake_errors.libvirt_error(
+            raise libvirt_errors.libvirt_error(
                 libvirt.VIR_ERR_INTERNAL_ERROR, libvirt.VIR_FROM_NODEDEV,
                 "unable to find parent device '%s'" % name)
         return discovery.parse_pci_device(dev.XMLDesc(0))
@@ -198,10 +198,10 @@ class NodeDevices:
                 except libvirt.libvirtError:
                     found = None
             if found is None:
-                raise fake_errors.no_node_device(name)
+                raise libvirt_errors.no_node_device(name)
             # A running guest holds the vfio group open: mdevctl would hang.
             if self._in_use(hostdev.MDEV, found.uuid):
-                raise fake_errors.libvirt_error(
+                raise libvirt_errors.libvirt_error(
                     libvirt.VIR_ERR_INTERNAL_ERROR, libvirt.VIR_FROM_NODEDEV,
                     "Unable to destroy '%s': device in use" % name)
             if self._started.pop(name, None) is None:
@@ -260,7 +260,7 @@ class _StartedMdev:
     def _mdev(self):
         found = self._devices._started.get(self._name)
         if found is None:
-            raise fake_errors.no_node_device(self._name)
+            raise libvirt_errors.no_node_device(self._name)
         return found
 
     def name(self):

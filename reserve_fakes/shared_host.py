@@ -1,13 +1,13 @@
 """One completed test:/// host shared by several processes.
 
 For tests only. A ``test:///`` host's state lives in the connection that
-opened it (reserve.virt.fake), so two managers that each open the same
+opened it (reserve_fakes.libvirt_host), so two managers that each open the same
 URI see two different hosts: what one attaches, the other never sees.
 A real GPU host has one state, whoever connects to it. This module gives
 tests that host:
 
-* ``serve(path)`` (``python -m reserve.virt.fake_shared --socket PATH``)
-  opens each URI it is asked for once, as a reserve.virt.fake
+* ``serve(path)`` (``python -m reserve_fakes.shared_host --socket PATH``)
+  opens each URI it is asked for once, as a reserve_fakes.libvirt_host
   FakeConnect, and answers the calls of every client on a UNIX socket,
   one call at a time;
 * ``opener(path)`` is an ``opener`` for reserve.virt.connection: its
@@ -30,7 +30,7 @@ from multiprocessing import connection as mp_connection
 import libvirt
 
 from reserve.virt import connection as virt_connection
-from reserve.virt import fake
+from reserve_fakes import libvirt_host
 
 _DOMAIN, _NODE_DEVICE = 'domain', 'nodedev'
 
@@ -51,7 +51,8 @@ class _Server:
     def host(self, uri):
         conn = self._hosts.get(uri)
         if conn is None:
-            conn = self._hosts[uri] = fake.FakeConnect(libvirt.open(uri))
+            conn = self._hosts[uri] = libvirt_host.FakeConnect(
+                libvirt.open(uri))
         return conn
 
     def _target(self, uri, kind, name):
