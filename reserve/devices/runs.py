@@ -38,6 +38,7 @@ from reserve.devices import plan
 from reserve.devices import portable
 from reserve.devices import selection
 from reserve.devices import states
+from reserve.devices import status
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -221,10 +222,8 @@ def start(context, reservation_id):
                 # The compare-and-swap first: a cancel that came before
                 # wins (nothing is attached; its end closes the rows),
                 # one that comes after waits, and its end takes back.
-                if not unit_reservations_db.unit_reservation_update(
-                        context, reservation_id,
-                        {'status': Status.ACTIVE, 'status_reason': None},
-                        expected_status=(Status.PENDING, Status.ACTIVE)):
+                if not status.move(context, reservation_id, 'started',
+                                   status_reason=None):
                     return
                 reservation = unit_reservations_db.unit_reservation_get(
                     context, reservation_id)
@@ -280,9 +279,7 @@ def _theirs(context, host, conn, rows, final_state):
 
 
 def _released(context, reservation_id):
-    unit_reservations_db.unit_reservation_update(
-        context, reservation_id, {'status': Status.EXPIRED},
-        expected_status=Status.LIVE)
+    status.move(context, reservation_id, 'ended')
     unit_reservations_db.unit_reservation_update(
         context, reservation_id, {'released_at': timeutils.utcnow()})
 
@@ -314,10 +311,8 @@ def _review(context, host, conn, generation):
                       host.name, reservation.topology_generation[:12],
                       generation[:12],
                       timeutils.isoformat(timeutils.utcnow())))
-        if not unit_reservations_db.unit_reservation_update(
-                context, reservation.id,
-                {'status': Status.NEEDS_REVIEW, 'status_reason': reason},
-                expected_status=(Status.PENDING, Status.ACTIVE)):
+        if not status.move(context, reservation.id, 'to_review',
+                           status_reason=reason):
             continue
         attachments.release(context, conn,
                             _theirs(context, host, conn,

@@ -27,6 +27,7 @@ from reserve.devices import runs as device_runs
 from reserve.devices import refresh as device_refresh
 from reserve.devices import states as device_states
 from reserve.manager import notify
+from reserve.manager import owners
 from reserve.manager import schedule
 from reserve.manager import views
 from reserve import plugins
@@ -70,14 +71,25 @@ class LeaseManager:
     def create_lease(self, context, lease_values):
         """Create the lease of lease_values' owner (owner_type, owner_id)
         unless it has one already; a worker of the previous release
-        names the owner only in the lease's name."""
+        names the owner only in the lease's name. The owner moves with
+        it (owners.py): a booking ALLOCATED, or ERROR when refused."""
         name = lease_values['name']
         owner_type = lease_values.get('owner_type')
         owner_id = lease_values.get('owner_id')
         if owner_type is None:
             owner_type, owner_id = states.Owner.of_name(name)
+        try:
+            return self._create_lease(context, lease_values, name,
+                                      owner_type, owner_id)
+        except exception.ReserveException as exc:
+            owners.refused(context, owner_type, owner_id, exc)
+            raise
+
+    def _create_lease(self, context, lease_values, name, owner_type,
+                      owner_id):
         existing = _existing_lease(context, name, owner_type, owner_id)
         if existing is not None:
+            owners.announce(context, owners.allocated(context, existing))
             return views.lease(existing)
         start = timeutils.parse(lease_values['start_date'], 'start_date')
         end = timeutils.parse(lease_values['end_date'], 'end_date')
@@ -119,6 +131,7 @@ class LeaseManager:
             existing = _existing_lease(context, name, owner_type, owner_id)
             if existing is None:
                 raise
+            owners.announce(context, owners.allocated(context, existing))
             return views.lease(existing)
         self._wake()
         LOG.info('Lease %s (%s) created for project %s', lease_id, name,
@@ -138,11 +151,14 @@ class LeaseManager:
                             exc, exception.ReserveException))
             reason = 'artefacts will be built at start: %s' % (
                 exception.public_message(exc, context.request_id))
-        leases_db.lease_update(context, lease_id,
-                               {'status': states.Lease.PENDING,
-                                'status_reason': reason},
-                               expected_status=states.Lease.CREATING)
-        lease = leases_db.lease_get(context, lease_id)
+        with db_api.writer.using(context):
+            leases_db.lease_update(context, lease_id,
+                                   {'status': states.Lease.PENDING,
+                                    'status_reason': reason},
+                                   expected_status=states.Lease.CREATING)
+            lease = leases_db.lease_get(context, lease_id)
+            moved = owners.allocated(context, lease)
+        owners.announce(context, moved)
         notify.emit(context, 'lease.create', lease)
         return views.lease(lease)
 

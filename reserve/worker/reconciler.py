@@ -7,8 +7,6 @@ step is overdue, whatever message was lost on the way:
   answers with the same lease if it made one);
 * a booking whose end was moved while its lease still ends at the old
   time (a lost update_lease): the update is cast again;
-* the lease started or ended but the booking still shows the old state
-  (a lost notification): the booking is brought in line;
 * a cancelled booking whose lease still exists: its deletion is cast
   again;
 * the host claims of a booking that is over and never got a lease are
@@ -25,7 +23,6 @@ from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import bookings as bookings_db
 from reserve.db import leases as leases_db
-from reserve.notification import sync
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -40,7 +37,6 @@ class Reconciler:
         counts = {
             'recast': self._recast_pending(context, now),
             'updates': self._recast_updates(context, now),
-            'aligned': self._align_with_leases(context),
             'orphans': self._delete_orphan_leases(context),
             'released': capacity_store.claims_release_stale(context),
             'purged': self._purge(context, now),
@@ -75,15 +71,6 @@ class Reconciler:
                                        expected_status=booking.status)
             self.worker_api.update_lease(context, booking.id)
         return len(stale)
-
-    def _align_with_leases(self, context):
-        pairs = bookings_db.booking_list_out_of_step(context)
-        for booking, lease_status in pairs:
-            LOG.warning('Booking %s is %s but its lease %s is %s: aligning',
-                        booking.id, booking.status, booking.lease_id,
-                        lease_status)
-            sync.apply_lease_status(context, booking.lease_id, lease_status)
-        return len(pairs)
 
     def _delete_orphan_leases(self, context):
         # A lease younger than this may belong to a create in flight.

@@ -7,7 +7,6 @@ them again whenever a booking's next step is overdue.
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
-from reserve.capacity import store as capacity_store
 from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
@@ -19,7 +18,6 @@ from reserve.devices import claims as device_claims
 from reserve.devices import runs as device_runs
 from reserve.devices import states as device_states
 from reserve.manager import rpcapi as manager_rpcapi
-from reserve.notification import sync
 
 LOG = logging.getLogger(__name__)
 
@@ -28,13 +26,6 @@ RESOURCE_TYPE = 'flavor:instance'
 
 def lease_name(booking_id):
     return states.Booking.LEASE_PREFIX + booking_id
-
-
-def _reserved_flavor_id(lease):
-    """The id of the lease's reserved flavor, in a manager's answer (its
-    name before manager RPC 1.4: flavor_id)."""
-    reservation = lease['reservations'][0]
-    return reservation.get('reserved_flavor_id', reservation['flavor_id'])
 
 
 class BookingWorker:
@@ -83,33 +74,19 @@ class BookingWorker:
                         booking_id)
             return
         except exception.ReserveException as exc:
-            # user_message: a remote error's str() carries the manager's
-            # traceback, and a cloud's error its endpoint: for the logs,
-            # not for the user.
+            # The manager wrote the booking ERROR (its status is the
+            # manager's: reserve/manager/booking_status.py).
             LOG.info('Booking %s failed: %s', booking_id, exc.message)
-            failed = {'status': states.Booking.ERROR,
-                      'status_reason': exc.user_message}
-            if bookings_db.booking_update(context, booking_id, failed,
-                                          expected_status=states.Booking
-                                          .PENDING_CREATE):
-                capacity_store.claims_release_unadopted(context, booking_id)
             return
-        updated = bookings_db.booking_update(
-            context, booking_id,
-            {'status': states.Booking.ALLOCATED, 'lease_id': lease['id'],
-             'reserved_flavor_id': _reserved_flavor_id(lease),
-             'status_reason': None},
-            expected_status=states.Booking.PENDING_CREATE)
-        if updated is None:
-            # Cancelled while we were at it: the lease must not outlive it.
+        # The manager made it ALLOCATED with its lease, unless it was
+        # cancelled while we were at it: the lease must not outlive it.
+        if bookings_db.booking_get(context, booking_id).closed_as:
             LOG.info('Booking %s was cancelled meanwhile; deleting lease '
                      '%s', booking_id, lease['id'])
             self.manager_api.delete_lease(context, lease['id'])
             return
         LOG.info('Booking %s allocated as lease %s', booking_id,
                  lease['id'])
-        # Once: only the compare-and-swap that won gets here.
-        sync.emit(context, 'allocated', updated)
 
     def update_lease(self, context, booking_id):
         try:
@@ -170,15 +147,10 @@ class BookingWorker:
                         'will retry', reservation_id)
             return
         except exception.ReserveException as exc:
+            # The manager cancelled it and released its claim
+            # (reserve/manager/owners.py).
             LOG.info('Device reservation %s got no lease: %s',
                      reservation_id, exc.message)
-            if unit_reservations_db.unit_reservation_update(
-                    context, reservation_id,
-                    {'status': device_states.UnitReservation.CANCELLED,
-                     'status_reason': 'its lease could not be made: %s' %
-                     exc.user_message},
-                    expected_status=device_states.UnitReservation.LIVE):
-                device_claims.release(context, reservation_id)
             return
         current = unit_reservations_db.unit_reservation_find(
             context, reservation_id)

@@ -100,45 +100,6 @@ def test_only_pending_bookings_are_recast(run, worker_api, status):
     assert [c for c in worker_api.casts if c[0] == 'create_lease'] == []
 
 
-# Lost lease notifications ----------------------------------------------------
-
-@pytest.mark.parametrize('before,lease_status,after', [
-    (B.ALLOCATED, L.ACTIVE, B.ACTIVE),
-    (B.ACTIVE, L.TERMINATED, B.COMPLETE),
-    (B.ALLOCATED, L.TERMINATED, B.COMPLETE),
-])
-def test_booking_catches_up_with_its_lease(run, notifications, worker_api,
-                                           before, lease_status, after):
-    row, _ = booking_with_lease(before, lease_status)
-
-    assert run()['aligned'] == 1
-
-    assert factories.booking_status(row.id) == after
-    event = 'start' if after == B.ACTIVE else 'end'
-    assert notifications.event_types == ['reserve.reservation.%s' % event]
-    # Once aligned, nothing more to do.
-    notifications.clear()
-    assert run()['aligned'] == 0
-    assert notifications.sent == []
-    assert worker_api.casts == []
-
-
-@pytest.mark.parametrize('booking_status,lease_status', [
-    (B.ALLOCATED, L.PENDING),
-    (B.ALLOCATED, L.STARTING),
-    (B.ACTIVE, L.ACTIVE),
-    (B.ACTIVE, L.TERMINATING),
-    (B.COMPLETE, L.TERMINATED),
-    (B.ERROR, L.ACTIVE),
-])
-def test_bookings_in_step_are_left_alone(run, notifications, booking_status,
-                                         lease_status):
-    row, _ = booking_with_lease(booking_status, lease_status)
-    assert run()['aligned'] == 0
-    assert factories.booking_status(row.id) == booking_status
-    assert notifications.sent == []
-
-
 # Leases that outlive their booking -------------------------------------------
 
 @pytest.mark.parametrize('booking_status', [B.COMPLETE, B.ERROR])
@@ -239,6 +200,6 @@ def test_claims_of_bookings_over_without_a_lease_are_released(run):
 
 
 def test_nothing_to_do_reports_zero_everywhere(run, worker_api):
-    assert run() == {'recast': 0, 'updates': 0, 'aligned': 0, 'orphans': 0,
+    assert run() == {'recast': 0, 'updates': 0, 'orphans': 0,
                      'released': 0, 'purged': 0}
     assert worker_api.casts == []

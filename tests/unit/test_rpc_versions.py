@@ -221,11 +221,3 @@ def test_the_flavor_plugin_takes_a_previous_workers_names():
         'amount': 2, 'nova_flavor': record}) == {
         'resource_type': 'flavor:instance', 'nova_flavor_id': 'g1.vgpu',
         'instance_count': 2, 'nova_flavor': record}
-
-
-def test_a_worker_reads_the_reserved_flavor_of_either_answer():
-    assert worker._reserved_flavor_id({'reservations': [
-        {'reserved_flavor_id': 'r-1', 'flavor_id': 'r-1'}]}) == 'r-1'
-    # A manager of the previous release answers with flavor_id only.
-    assert worker._reserved_flavor_id({'reservations': [
-        {'flavor_id': 'r-2'}]}) == 'r-2'

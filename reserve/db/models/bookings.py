@@ -4,6 +4,7 @@ from sqlalchemy import orm
 
 from reserve.db.models.base import Base
 from reserve.db.models.base import _uuid
+from reserve.db.models import closing
 
 
 class Booking(Base):
@@ -29,7 +30,14 @@ class Booking(Base):
     instance_count = orm.mapped_column(sa.Integer, nullable=False, default=1)
     start_date = orm.mapped_column(sa.DateTime, nullable=False)
     end_date = orm.mapped_column(sa.DateTime, nullable=False)
-    status = orm.mapped_column(sa.String(32), nullable=False)
+    # What its lease made of it; the manager alone moves it
+    # (reserve/manager/booking_status.py).
+    recorded_status = orm.mapped_column('status', sa.String(32),
+                                        nullable=False)
+    # The desk's close (reserve/booking/cancel.py): COMPLETE when its
+    # project cancelled it, ERROR when a drain evicted it. Final.
+    closed_as = orm.mapped_column(sa.String(32))
+    status = closing.shown_status()
     status_reason = orm.mapped_column(sa.Text)
     lease_id = orm.mapped_column(sa.String(36))
     # The id of the reserved flavor built for it (its lease reservation's

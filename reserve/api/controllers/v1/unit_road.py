@@ -11,6 +11,7 @@ the daemons below the releases that know that road, to the manager.
 import pecan
 
 from reserve.api.controllers.v1 import utils
+from reserve.booking import cancel as desk_cancel
 from reserve.booking import units
 
 
@@ -49,7 +50,7 @@ def cancel(ctx, reservation_id, reason):
             'cancel device reservation %s' % reservation_id,
             _manager().cancel_device_reservation, ctx, reservation_id,
             reason)
-    if not units.cancel(ctx, reservation_id, reason):
+    if not desk_cancel.unit_reservation(ctx, reservation_id, reason):
         return False
     utils.cast('device reservation', 'delete_unit_lease', ctx,
                reservation_id)
