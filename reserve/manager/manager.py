@@ -156,9 +156,10 @@ class LeaseManager:
                                    {'status': states.Lease.PENDING,
                                     'status_reason': reason},
                                    expected_status=states.Lease.CREATING)
-            lease = leases_db.lease_get(context, lease_id)
-            moved = owners.allocated(context, lease)
+            moved = owners.allocated(context,
+                                     leases_db.lease_get(context, lease_id))
         owners.announce(context, moved)
+        lease = leases_db.lease_get(context, lease_id)
         notify.emit(context, 'lease.create', lease)
         return views.lease(lease)
 
