@@ -31,7 +31,7 @@ from reserve.manager import notify
 from reserve import plugins
 from reserve.virt import connection
 from reserve.virt import fake
-from reserve.worker import unit_reconciler
+from reserve.worker import reconciler
 from reserve.worker import worker
 from tests.fixtures import database
 
@@ -159,7 +159,7 @@ class GpuCloud:
         """One run of the worker's reconciler, every device reservation
         made to look untouched for [worker]pending_create_timeout."""
         age_reservations()
-        job = unit_reconciler.UnitReconciler(LocalWorkerAPI(self.worker))
+        job = reconciler.Reconciler(LocalWorkerAPI(self.worker))
         return job.run(self.ctx)
 
     # what libvirt holds ------------------------------------------------
