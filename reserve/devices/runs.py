@@ -24,6 +24,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.common import exception
+from reserve.common import lease_request as lease_requests
 from reserve.common import states as engine_states
 from reserve.common import timeutils
 from reserve.db import api as db_api
@@ -109,20 +110,16 @@ def claim(context, lease_values, values):
 
 def lease_request(reservation_id, project_id, user_id, start, end,
                   device_reservation=None):
-    """The lease values of a device reservation for
-    LeaseManager.create_lease: owned by it, one device:gpu request.
-    ``device_reservation``: the creation's values, for a reservation not
-    claimed yet (the plugin's reserve claims it); else its id alone."""
-    return {
-        'name': states.lease_name(reservation_id),
-        'owner_type': engine_states.Owner.DEVICE_RESERVATION,
-        'owner_id': reservation_id,
-        'project_id': project_id, 'user_id': user_id or '',
-        'start_date': timeutils.isoformat(start),
-        'end_date': timeutils.isoformat(end),
-        'reservations': [{'resource_type': states.RESOURCE_TYPE,
-                          'device_reservation': device_reservation or
-                          {'id': reservation_id}}]}
+    """The LeaseRequest of a device reservation: owned by it, one
+    device:gpu request. ``device_reservation``: the creation's values,
+    for a reservation not claimed yet (the plugin's reserve claims it);
+    else its id alone."""
+    return lease_requests.LeaseRequest.for_owner(
+        engine_states.Owner.DEVICE_RESERVATION, reservation_id, project_id,
+        user_id, start, end,
+        [{'resource_type': states.RESOURCE_TYPE,
+          'device_reservation': device_reservation or
+          {'id': reservation_id}}])
 
 
 def adopt(context, reservation):

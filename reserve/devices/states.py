@@ -9,16 +9,10 @@ Device = common_states.Device
 
 # The resource type of the lease engine's reservation of GPU units.
 RESOURCE_TYPE = 'device:gpu'
-LEASE_PREFIX = common_states.Owner.NAME_PREFIXES[
-    common_states.Owner.DEVICE_RESERVATION]
 
 # An open-ended reservation runs until cancelled: its lease ends here,
 # and the API shows its end as null.
 OPEN_END = datetime.datetime(9999, 1, 1)
-
-
-def lease_name(reservation_id):
-    return LEASE_PREFIX + reservation_id
 
 
 def is_open_end(end_date):

@@ -13,6 +13,7 @@ import oslo_messaging as messaging
 from reserve.capacity import refresh as capacity_refresh
 from reserve.capacity import store as capacity_store
 from reserve.common import exception
+from reserve.common import lease_request
 from reserve.common import nova
 from reserve.common import placement
 from reserve.common import states
@@ -69,45 +70,38 @@ class LeaseManager:
     # leases ------------------------------------------------------------------
 
     def create_lease(self, context, lease_values):
-        """Create the lease of lease_values' owner (owner_type, owner_id)
-        unless it has one already; a worker of the previous release
-        names the owner only in the lease's name. The owner moves with
-        it (owners.py): a booking ALLOCATED, or ERROR when refused."""
-        name = lease_values['name']
-        owner_type = lease_values.get('owner_type')
-        owner_id = lease_values.get('owner_id')
-        if owner_type is None:
-            owner_type, owner_id = states.Owner.of_name(name)
+        """Create the lease a LeaseRequest's message asks for."""
+        return self.make_lease(
+            context, lease_request.LeaseRequest.of_message(lease_values))
+
+    def make_lease(self, context, request):
+        """Make the lease of ``request``'s owner unless it has one
+        already. The owner moves with it (owners.py): a booking
+        ALLOCATED, or ERROR when refused."""
         try:
-            return self._create_lease(context, lease_values, name,
-                                      owner_type, owner_id)
+            return self._make_lease(context, request)
         except exception.ReserveException as exc:
-            owners.refused(context, owner_type, owner_id, exc)
+            owners.refused(context, request.owner_type, request.owner_id,
+                           exc)
             raise
 
-    def _create_lease(self, context, lease_values, name, owner_type,
-                      owner_id):
+    def _make_lease(self, context, request):
+        name, owner_type, owner_id = (request.name, request.owner_type,
+                                      request.owner_id)
         existing = _existing_lease(context, name, owner_type, owner_id)
         if existing is not None:
             owners.announce(context, owners.allocated(context, existing))
             return views.lease(existing)
-        start = timeutils.parse(lease_values['start_date'], 'start_date')
-        end = timeutils.parse(lease_values['end_date'], 'end_date')
-        if end <= start:
-            raise exception.Invalid(reason='end_date must be after '
-                                           'start_date')
+        start, end = request.start, request.end
         row = {'name': name, 'owner_type': owner_type,
                'owner_id': owner_id,
-               'project_id': lease_values['project_id'],
-               'user_id': lease_values['user_id'], 'start_date': start,
+               'project_id': request.project_id,
+               'user_id': request.user_id, 'start_date': start,
                'end_date': end, 'status': states.Lease.CREATING}
-        requests = lease_values.get('reservations') or []
-        if not requests:
-            raise exception.Invalid(reason='a lease needs reservations')
         # What needs the cloud (a nova flavor's record) is read first,
         # outside the lock.
         requests = [plugins.get_plugin(v.get('resource_type'))
-                    .prepare(context, v) for v in requests]
+                    .prepare(context, v) for v in request.reservations]
         try:
             with _SELECTION_LOCK, db_api.writer.using(context):
                 capacity_store.lock(context)
@@ -347,7 +341,7 @@ class LeaseManager:
             request = device_runs.lease_request(
                 values['id'], values['project_id'], values.get('user_id'),
                 start, end, device_reservation=values)
-        self.create_lease(context, request)
+        self.make_lease(context, request)
         return {'id': values['id']}
 
     @portable.portable_errors

@@ -73,13 +73,12 @@ class ManagerAPI:
         """Cast: fence every reservable nova host, unfence the others."""
         self._repair(context, 'sync_fence')
 
-    def create_lease(self, context, lease_values):
-        """Create a lease, or return the one already named so.
-
-        lease_values: name, project_id, user_id, start_date, end_date
-        (ISO 8601) and reservations, a list of dicts with resource_type
-        and the plugin's parameters. Returns the lease as a dict.
+    def create_lease(self, context, request):
+        """Create the lease of a LeaseRequest (reserve.common.
+        lease_request), or return its owner's. Returns the lease as a
+        dict.
         """
+        lease_values = request.as_message()
         if not self._client.can_send_version(GLOSSARY_NAMES_VERSION):
             lease_values = dict(lease_values, reservations=[
                 {_PREVIOUS_NAMES.get(k, k): v for k, v in r.items()}

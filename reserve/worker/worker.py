@@ -8,6 +8,7 @@ from oslo_log import log as logging
 import oslo_messaging as messaging
 
 from reserve.common import exception
+from reserve.common import lease_request
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import bookings as bookings_db
@@ -22,10 +23,6 @@ from reserve.manager import rpcapi as manager_rpcapi
 LOG = logging.getLogger(__name__)
 
 RESOURCE_TYPE = 'flavor:instance'
-
-
-def lease_name(booking_id):
-    return states.Booking.LEASE_PREFIX + booking_id
 
 
 class BookingWorker:
@@ -49,24 +46,18 @@ class BookingWorker:
             return  # done already, or cancelled
         # The booking names a catalogue flavor; the lease, a nova one.
         flavor = flavors_db.flavor_get(context, booking.flavor_id)
-        values = {
-            'name': lease_name(booking.id),
-            'owner_type': states.Owner.BOOKING,
-            'owner_id': booking.id,
-            'project_id': booking.project_id,
-            'user_id': booking.user_id,
-            'start_date': timeutils.isoformat(booking.start_date),
-            'end_date': timeutils.isoformat(booking.end_date),
-            # The hosts were chosen at admission: the lease adopts the
-            # booking's claims, sized from the catalogue's record.
-            'reservations': [{'resource_type': RESOURCE_TYPE,
-                              'nova_flavor_id': flavor.nova_flavor_id,
-                              'nova_flavor': flavor.nova_flavor,
-                              'booking_id': booking.id,
-                              'instance_count': booking.instance_count}],
-        }
+        # The hosts were chosen at admission: the lease adopts the
+        # booking's claims, sized from the catalogue's record.
+        request = lease_request.LeaseRequest.for_owner(
+            states.Owner.BOOKING, booking.id, booking.project_id,
+            booking.user_id, booking.start_date, booking.end_date,
+            [{'resource_type': RESOURCE_TYPE,
+              'nova_flavor_id': flavor.nova_flavor_id,
+              'nova_flavor': flavor.nova_flavor,
+              'booking_id': booking.id,
+              'instance_count': booking.instance_count}])
         try:
-            lease = self.manager_api.create_lease(context, values)
+            lease = self.manager_api.create_lease(context, request)
         except messaging.MessagingTimeout:
             # Left PENDING_CREATE: the reconciler casts it again, and the
             # manager answers with the same lease if it made one.
@@ -137,11 +128,11 @@ class BookingWorker:
         if unit_reservations_db.unit_reservation_lease(context,
                                                        reservation_id):
             return
-        values = device_runs.lease_request(
+        request = device_runs.lease_request(
             found.id, found.project_id, found.user_id, found.start_date,
             found.end_date)
         try:
-            lease = self.manager_api.create_lease(context, values)
+            lease = self.manager_api.create_lease(context, request)
         except messaging.MessagingTimeout:
             LOG.warning('Manager did not answer for device reservation %s; '
                         'will retry', reservation_id)

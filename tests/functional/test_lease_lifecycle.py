@@ -59,6 +59,11 @@ class LocalManagerAPI:
         return lambda context, *args, **kwargs: method(
             reserve_context.get_admin_context(), *args, **kwargs)
 
+    def create_lease(self, context, request):
+        # The request crosses as ManagerAPI sends it.
+        return self.lease_manager.create_lease(
+            reserve_context.get_admin_context(), request.as_message())
+
 
 @pytest.fixture
 def cloud(tmp_path, placement_server):

@@ -3,6 +3,7 @@
 A server of version N answers every 1.x message up to N, so an N-1
 client keeps working against it; an N client capped by
 [upgrade_levels] never sends an older server what it cannot take."""
+import datetime
 import threading
 import time
 
@@ -13,6 +14,7 @@ import pytest
 
 from reserve.common import context as reserve_context
 from reserve.common import exception
+from reserve.common import lease_request
 from reserve.common import rpc
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
 from reserve.manager import manager
@@ -113,7 +115,7 @@ def test_a_capped_client_sends_an_old_server_only_what_it_takes(serve,
     api.sync_lease(ctx(), 'lease-1')
     # ... while what 1.1 has keeps working.
     assert api.host_domains(ctx(), 'h') == []
-    assert api.create_lease(ctx(), {'name': 'x'})['id'] == 'lease-1'
+    assert api.create_lease(ctx(), _request([]))['id'] == 'lease-1'
     time.sleep(0.5)  # a cast sent anyway would have arrived by now
     assert server.calls == ['host_domains', 'create_lease']
 
@@ -189,24 +191,31 @@ class RecordingManager(NewManager):
         return {'id': 'lease-1', 'name': lease_values['name']}
 
 
-_GLOSSARY_REQUEST = {'name': 'x', 'reservations': [{
+_GLOSSARY_RESERVATIONS = [{
     'resource_type': 'flavor:instance', 'nova_flavor_id': 'g1.vgpu',
-    'instance_count': 2, 'booking_id': 'b-1'}]}
+    'instance_count': 2, 'booking_id': 'b-1'}]
+
+
+def _request(reservations):
+    start = datetime.datetime(2030, 1, 1)
+    return lease_request.LeaseRequest(
+        'x', 'project-a', 'alice', start, start + datetime.timedelta(hours=1),
+        tuple(reservations))
 
 
 def test_a_new_manager_is_sent_the_glossary_names(serve):
     server = serve(RecordingManager())
-    manager_rpcapi.ManagerAPI(timeout=10).create_lease(ctx(),
-                                                       _GLOSSARY_REQUEST)
-    assert server.calls == [_GLOSSARY_REQUEST['reservations']]
+    manager_rpcapi.ManagerAPI(timeout=10).create_lease(
+        ctx(), _request(_GLOSSARY_RESERVATIONS))
+    assert server.calls == [_GLOSSARY_RESERVATIONS]
 
 
 def test_a_manager_capped_at_1_3_is_sent_the_names_it_knows(serve,
                                                             override):
     override('manager', '1.3', group='upgrade_levels')
     server = serve(RecordingManager())
-    manager_rpcapi.ManagerAPI(timeout=10).create_lease(ctx(),
-                                                       _GLOSSARY_REQUEST)
+    manager_rpcapi.ManagerAPI(timeout=10).create_lease(
+        ctx(), _request(_GLOSSARY_RESERVATIONS))
     assert server.calls == [[{
         'resource_type': 'flavor:instance', 'flavor_id': 'g1.vgpu',
         'amount': 2, 'booking_id': 'b-1'}]]

@@ -62,6 +62,11 @@ class LocalManagerAPI:
         return lambda context, *args, **kwargs: method(
             reserve_context.get_admin_context(), *args, **kwargs)
 
+    def create_lease(self, context, request):
+        # The request crosses as ManagerAPI sends it.
+        return self.lease_manager.create_lease(
+            reserve_context.get_admin_context(), request.as_message())
+
 
 class LocalWorkerAPI:
     """The reconciler's casts, delivered at once to ``worker``."""
