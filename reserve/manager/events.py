@@ -98,7 +98,7 @@ class EventRunner:
         values = {'status_reason': reason}
         gave_up = event.attempts >= CONF.manager.event_max_attempts
         # An unfinished teardown is an error for operators at once (it is
-        # retried all the same; the reconcilers cast the deletion of a
+        # retried all the same; the reconciler casts the deletion of a
         # cancelled one again); a start only once retries are exhausted.
         if event.event_type == states.Event.END or gave_up:
             values['status'] = states.Lease.ERROR
