@@ -11,11 +11,12 @@ class Booking(Base):
     """A project's booking of a flavor for a window (/v1/reservations)."""
     __tablename__ = 'bookings'
     __table_args__ = (
-        # Both hold every column the admission reads (migration 0006).
-        sa.Index('ix_bookings_flavor_calendar', 'flavor_id', 'end_date',
-                 'start_date', 'status', 'instance_count'),
-        sa.Index('ix_bookings_project_usage', 'project_id', 'status',
-                 'start_date', 'end_date', 'instance_count'),
+        # Both hold every column the admission reads (migrations 0006,
+        # 0011).
+        sa.Index('ix_bookings_flavor_live', 'flavor_id', 'end_date',
+                 'start_date', 'status', 'closed_as', 'instance_count'),
+        sa.Index('ix_bookings_project_live', 'project_id', 'status',
+                 'closed_as', 'start_date', 'end_date', 'instance_count'),
         sa.Index('ix_bookings_status', 'status'),
         sa.Index('ix_bookings_lease', 'lease_id'),
     )
