@@ -55,6 +55,30 @@ def test_no_update_of_either_table_names_a_status():
     assert strays == []
 
 
+def test_only_the_db_layer_names_the_stored_columns():
+    """recorded_status and closed_as are set nowhere else: no dict key,
+    keyword or attribute assignment outside reserve/db/."""
+    strays = []
+    for path in sorted(ROOT.rglob('*.py')):
+        relative = path.relative_to(ROOT).as_posix()
+        if relative.startswith('db/'):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = []
+            if isinstance(node, ast.Dict):
+                names = [k.value for k in node.keys
+                         if isinstance(k, ast.Constant)]
+            elif isinstance(node, ast.keyword):
+                names = [node.arg]
+            elif isinstance(node, (ast.Assign, ast.AugAssign)):
+                targets = getattr(node, 'targets', None) or [node.target]
+                names = [t.attr for t in targets
+                         if isinstance(t, ast.Attribute)]
+            if {'recorded_status', 'closed_as'} & set(names):
+                strays.append('%s:%d' % (relative, node.lineno))
+    assert strays == []
+
+
 @pytest.mark.usefixtures('db')
 @pytest.mark.parametrize('update,key', [
     (bookings_db.booking_update, 'status'),
