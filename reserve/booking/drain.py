@@ -20,11 +20,11 @@ import datetime
 from oslo_log import log as logging
 
 from reserve.booking import admission
+from reserve.booking import cancel
 from reserve.capacity import maths
 from reserve.capacity import model
 from reserve.capacity import store
 from reserve.common import exception
-from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import bookings as bookings_db
 from reserve.db import flavors as flavors_db
@@ -112,12 +112,8 @@ def _evict(context, host, claims, reason):
                       ' no other host has room', claim.reservation_id,
                       claim.count, host.name)
             continue
-        updated = bookings_db.booking_update(
-            context, booking.id,
-            {'status': states.Booking.ERROR, 'status_reason': reason},
-            expected_status=states.Booking.LIVE)
+        updated = cancel.evict(context, booking.id, reason)
         if updated is not None:
-            store.claims_release_unadopted(context, booking.id)
             cancelled.append(updated)
             LOG.warning('Reservation %s cancelled: %s', booking.id, reason)
     return Outcome(moved, cancelled)

@@ -11,8 +11,8 @@ its lease (reserve.worker.worker.BookingWorker.create_unit_lease).
   (unit_reservations and unit_hours, quota.py) and the claim of the
   units under their host's lock (reserve.devices.runs.claim). The
   reservation is ``pending`` with no lease.
-* ``cancel``: the compare-and-swap to ``cancelled``; a claim no lease
-  took yet is released at once (its lease's end releases it otherwise).
+
+Its cancel is the desk's other cancel (cancel.py).
 
 Attaching, detaching and everything else that touches libvirt stays the
 manager's.
@@ -28,7 +28,6 @@ from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import hosts as hosts_db
-from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import claims
 from reserve.devices import runs
 from reserve.devices import states
@@ -110,19 +109,3 @@ def check_length(start, end, now):
                    'now): a GPU-unit reservation lasts at least %d seconds '
                    '([devices] min_duration_seconds)' % (
                        timeutils.isoformat(end), shortest, shortest))
-
-
-def cancel(context, reservation_id, reason):
-    """Cancel a live reservation (False when it was not live any more).
-    Without a lease yet its units are free at once; with one, its
-    deletion (the worker's) runs its end."""
-    if not unit_reservations_db.unit_reservation_update(
-            context, reservation_id,
-            {'status': Status.CANCELLED, 'status_reason': reason},
-            expected_status=Status.LIVE):
-        return False
-    lease = unit_reservations_db.unit_reservation_lease(context,
-                                                        reservation_id)
-    if lease is None:
-        claims.release(context, reservation_id)
-    return True

@@ -73,18 +73,20 @@ def booking_list_by_lease(context, lease_id):
                 .filter_by(lease_id=lease_id).all())
 
 
-@db_api.retry_on_deadlock
-def booking_update(context, booking_id, values, expected_status=None,
-                   expected_end=None):
-    """Update a booking; with expected_status (and expected_end), only
-    if it still has them.
+# Written only by booking_move (the manager's moves) and booking_close
+# (the desk's cancel and eviction); tests/unit/test_status_writers.py
+# holds every caller to that.
+_STATUS_COLUMNS = frozenset(('status', 'recorded_status', 'closed_as'))
 
-    Returns the updated booking, or None when the compare-and-swap lost.
-    """
+
+def _swap(context, booking_id, values, expected_status=None,
+          expected_end=None, open_only=False):
+    """The compare-and-swap under booking_update, booking_move and
+    booking_close: the updated booking, or None when it lost."""
     with db_api.writer.using(context) as session:
         if not db_api.compare_and_swap(session, models.Booking, booking_id,
                                        values, expected_status,
-                                       expected_end):
+                                       expected_end, open_only):
             if session.get(models.Booking, booking_id) is None:
                 raise exception.BookingNotFound(id=booking_id)
             return None
@@ -93,6 +95,42 @@ def booking_update(context, booking_id, values, expected_status=None,
         if 'start_date' in values or 'end_date' in values:
             _stretch_longest_booking(session, booking)
         return booking
+
+
+@db_api.retry_on_deadlock
+def booking_update(context, booking_id, values, expected_status=None,
+                   expected_end=None):
+    """Update a booking's other columns; with expected_status (and
+    expected_end), only if it still has them.
+
+    Returns the updated booking, or None when the compare-and-swap lost.
+    """
+    if _STATUS_COLUMNS & set(values):
+        raise ValueError('a booking\'s status moves by booking_move or '
+                         'booking_close only')
+    return _swap(context, booking_id, values, expected_status, expected_end)
+
+
+@db_api.retry_on_deadlock
+def booking_move(context, booking_id, status, sources, **values):
+    """Move a booking from one of ``sources`` (shown statuses: a closed
+    booking never moves) to ``status``, with ``values``; the updated
+    booking, or None when it was elsewhere. The manager's, through
+    reserve.manager.booking_status."""
+    return _swap(context, booking_id,
+                 dict(values, recorded_status=status),
+                 expected_status=sources)
+
+
+@db_api.retry_on_deadlock
+def booking_close(context, booking_id, closed_as, reason, live):
+    """The desk's close of a booking whose shown status is one of
+    ``live``: from now on it shows ``closed_as``, whatever its lease
+    does. The updated booking, or None when it was not live any more.
+    The one compare-and-swap of a cancel (reserve.booking.cancel)."""
+    return _swap(context, booking_id,
+                 {'closed_as': closed_as, 'status_reason': reason},
+                 expected_status=live, open_only=True)
 
 
 def _drop_unadopted_claims(session, booking_ids):
@@ -119,30 +157,6 @@ def booking_list_stale(context, status, updated_before):
                 .filter_by(status=status)
                 .filter(models.Booking.updated_at < updated_before)
                 .all())
-
-
-def booking_list_out_of_step(context):
-    """Bookings whose lease has moved on without them.
-
-    Returns (booking, lease status) pairs where the booking still shows an
-    earlier state than its lease (a lost notification).
-    """
-    wanted = {
-        states.Booking.ALLOCATED: (states.Lease.ACTIVE,
-                                   states.Lease.TERMINATED),
-        states.Booking.ACTIVE: (states.Lease.TERMINATED,),
-    }
-    pairs = []
-    with db_api.reader.using(context) as session:
-        for booking_status, lease_states in wanted.items():
-            rows = (session.query(models.Booking, models.Lease.status)
-                    .join(models.Lease,
-                          models.Lease.id == models.Booking.lease_id)
-                    .filter(models.Booking.status == booking_status)
-                    .filter(models.Lease.status.in_(lease_states))
-                    .all())
-            pairs.extend(rows)
-    return pairs
 
 
 def booking_list_end_not_on_lease(context, updated_before):

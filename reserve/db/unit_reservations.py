@@ -176,8 +176,10 @@ def unit_reservation_list(context, project_id=None, status=None, host_id=None,
                 .join_from(_DR_TABLE, page, page.c.id == _DR_TABLE.c.id)
                 .order_by(_DR_TABLE.c.created_at, _DR_TABLE.c.id)):
             *columns, projects_joined, unit_ids = row
-            found[row[0]] = Listed(*columns, _by_role(projects_joined), [],
-                                   [])
+            listed = Listed(*columns, _by_role(projects_joined), [], [])
+            # The status shown: the desk's close, else the recorded one.
+            found[row[0]] = listed._replace(
+                status=listed.closed_as or listed.status)
             units.extend((row[0], unit_id) for unit_id in _split(unit_ids))
         if found:
             _read_listed(connection, found, page, units)
@@ -234,13 +236,49 @@ def project_unit_windows(context, project_id, statuses):
         return [tuple(row) for row in session.execute(query)]
 
 
-def unit_reservation_update(context, reservation_id, values,
-                            expected_status=None):
-    """Update a reservation; with expected_status (one or several), only
-    while it still has it. Returns whether a row changed."""
+# Written only by unit_reservation_move (the manager's moves) and
+# unit_reservation_close (the desk's cancel);
+# tests/unit/test_status_writers.py holds every caller to that.
+_STATUS_COLUMNS = frozenset(('status', 'recorded_status', 'closed_as'))
+
+
+def _swap(context, reservation_id, values, expected_status=None,
+          open_only=False):
     with db_api.writer.using(context) as session:
         return db_api.compare_and_swap(session, _DR, reservation_id, values,
-                                       expected_status)
+                                       expected_status, open_only=open_only)
+
+
+def unit_reservation_update(context, reservation_id, values,
+                            expected_status=None):
+    """Update a reservation's other columns; with expected_status (one
+    or several), only while it still has it. Returns whether a row
+    changed."""
+    if _STATUS_COLUMNS & set(values):
+        raise ValueError('a unit reservation\'s status moves by '
+                         'unit_reservation_move or unit_reservation_close '
+                         'only')
+    return _swap(context, reservation_id, values, expected_status)
+
+
+def unit_reservation_move(context, reservation_id, status, sources,
+                          **values):
+    """Move a reservation from one of ``sources`` (shown statuses: a
+    cancelled one never moves) to ``status``, with ``values``; whether
+    it moved. The manager's, through reserve.devices.status."""
+    return _swap(context, reservation_id,
+                 dict(values, recorded_status=status),
+                 expected_status=sources)
+
+
+def unit_reservation_close(context, reservation_id, closed_as, reason,
+                           live):
+    """The desk's cancel of a reservation whose shown status is one of
+    ``live``: it shows ``closed_as`` from now on. Whether it was live.
+    The one compare-and-swap of a cancel (reserve.booking.cancel)."""
+    return _swap(context, reservation_id,
+                 {'closed_as': closed_as, 'status_reason': reason},
+                 expected_status=live, open_only=True)
 
 
 def unit_reservation_hold(context, reservation_id, statuses):
@@ -252,7 +290,7 @@ def unit_reservation_hold(context, reservation_id, statuses):
         return bool(session.query(_DR)
                     .filter(_DR.id == reservation_id)
                     .filter(_DR.status.in_(tuple(statuses)))
-                    .update({_DR.status: _DR.status},
+                    .update({_DR.recorded_status: _DR.recorded_status},
                             synchronize_session=False))
 
 

@@ -26,6 +26,7 @@ from reserve.devices import owners
 from reserve.devices import plan
 from reserve.devices import runs
 from reserve.devices import states
+from reserve.devices import status
 
 LOG = logging.getLogger(__name__)
 
@@ -63,14 +64,12 @@ def affirm(context, reservation_id, who):
             ids = runs.to_attach(context, host, conn,
                                  reservation.attachments)
         with attachments.saga() as undo, db_api.writer.using(context):
-            if not unit_reservations_db.unit_reservation_update(
-                    context, reservation_id, {
-                        'status': Status.ACTIVE if started
-                        else Status.PENDING,
-                        'topology_generation': generation,
-                        'status_reason': 'affirmed by %s at %s' % (
-                            who, timeutils.isoformat(timeutils.utcnow()))},
-                    expected_status=Status.NEEDS_REVIEW):
+            if not status.move(
+                    context, reservation_id,
+                    'affirmed_started' if started else 'affirmed',
+                    topology_generation=generation,
+                    status_reason='affirmed by %s at %s' % (
+                        who, timeutils.isoformat(timeutils.utcnow()))):
                 current = unit_reservations_db.unit_reservation_find(
                     context, reservation_id)
                 raise exception.InvalidState(

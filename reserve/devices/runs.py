@@ -24,6 +24,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.common import exception
+from reserve.common import lease_request as lease_requests
 from reserve.common import states as engine_states
 from reserve.common import timeutils
 from reserve.db import api as db_api
@@ -38,6 +39,7 @@ from reserve.devices import plan
 from reserve.devices import portable
 from reserve.devices import selection
 from reserve.devices import states
+from reserve.devices import status
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -99,18 +101,14 @@ def claim(context, values, start, end):
 
 
 def lease_request(reservation_id, project_id, user_id, start, end):
-    """The lease values of a device reservation the booking desk claimed,
-    for LeaseManager.create_lease: owned by it, one device:gpu request
-    (the plugin's reserve adopts the claim)."""
-    return {
-        'name': engine_states.lease_name(
-            engine_states.Owner.DEVICE_RESERVATION, reservation_id),
-        'owner_type': engine_states.Owner.DEVICE_RESERVATION,
-        'owner_id': reservation_id,
-        'project_id': project_id, 'user_id': user_id or '',
-        'start_date': start, 'end_date': end,
-        'reservations': [{'resource_type': states.RESOURCE_TYPE,
-                          'device_reservation': {'id': reservation_id}}]}
+    """The LeaseRequest of a device reservation the booking desk claimed:
+    owned by it, one device:gpu request (the plugin's reserve adopts the
+    claim)."""
+    return lease_requests.LeaseRequest.for_owner(
+        engine_states.Owner.DEVICE_RESERVATION, reservation_id, project_id,
+        user_id, start, end,
+        [{'resource_type': states.RESOURCE_TYPE,
+          'device_reservation': {'id': reservation_id}}])
 
 
 def adopt(context, reservation):
@@ -213,10 +211,8 @@ def start(context, reservation_id):
                 # The compare-and-swap first: a cancel that came before
                 # wins (nothing is attached; its end closes the rows),
                 # one that comes after waits, and its end takes back.
-                if not unit_reservations_db.unit_reservation_update(
-                        context, reservation_id,
-                        {'status': Status.ACTIVE, 'status_reason': None},
-                        expected_status=(Status.PENDING, Status.ACTIVE)):
+                if not status.move(context, reservation_id, 'started',
+                                   status_reason=None):
                     return
                 reservation = unit_reservations_db.unit_reservation_get(
                     context, reservation_id)
@@ -272,9 +268,7 @@ def _theirs(context, host, conn, rows, final_state):
 
 
 def _released(context, reservation_id):
-    unit_reservations_db.unit_reservation_update(
-        context, reservation_id, {'status': Status.EXPIRED},
-        expected_status=Status.LIVE)
+    status.move(context, reservation_id, 'ended')
     unit_reservations_db.unit_reservation_update(
         context, reservation_id, {'released_at': timeutils.utcnow()})
 
@@ -306,10 +300,8 @@ def _review(context, host, conn, generation):
                       host.name, reservation.topology_generation[:12],
                       generation[:12],
                       timeutils.isoformat(timeutils.utcnow())))
-        if not unit_reservations_db.unit_reservation_update(
-                context, reservation.id,
-                {'status': Status.NEEDS_REVIEW, 'status_reason': reason},
-                expected_status=(Status.PENDING, Status.ACTIVE)):
+        if not status.move(context, reservation.id, 'to_review',
+                           status_reason=reason):
             continue
         attachments.release(context, conn,
                             _theirs(context, host, conn,

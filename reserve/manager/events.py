@@ -23,6 +23,7 @@ from reserve.db import api as db_api
 from reserve.db import events as events_db
 from reserve.db import leases as leases_db
 from reserve.manager import notify
+from reserve.manager import owners
 from reserve import plugins
 
 CONF = cfg.CONF
@@ -97,7 +98,7 @@ class EventRunner:
         values = {'status_reason': reason}
         gave_up = event.attempts >= CONF.manager.event_max_attempts
         # An unfinished teardown is an error for operators at once (it is
-        # retried all the same; the reconcilers cast the deletion of a
+        # retried all the same; the reconciler casts the deletion of a
         # cancelled one again); a start only once retries are exhausted.
         if event.event_type == states.Event.END or gave_up:
             values['status'] = states.Lease.ERROR
@@ -124,10 +125,14 @@ class EventRunner:
             leases_db.lease_reservation_update(
                 context, reservation.id,
                 {'status': states.LeaseReservation.ACTIVE})
-        leases_db.lease_update(context, lease.id,
-                               {'status': states.Lease.ACTIVE,
-                                'status_reason': None},
-                               expected_status=states.Lease.STARTING)
+        moved = None
+        with db_api.writer.using(context):
+            if leases_db.lease_update(context, lease.id,
+                                      {'status': states.Lease.ACTIVE,
+                                       'status_reason': None},
+                                      expected_status=states.Lease.STARTING):
+                moved = owners.follow(context, lease, states.Lease.ACTIVE)
+        owners.announce(context, moved)
         notify.emit(context, 'lease.event.start_lease',
                     leases_db.lease_get(context, lease.id))
 
@@ -149,9 +154,12 @@ class EventRunner:
                 context, reservation.id,
                 {'status': states.LeaseReservation.DELETED})
             leases_db.allocations_delete(context, reservation.id)
-        leases_db.lease_update(context, lease.id,
-                               {'status': states.Lease.TERMINATED,
-                                'status_reason': None})
+        with db_api.writer.using(context):
+            leases_db.lease_update(context, lease.id,
+                                   {'status': states.Lease.TERMINATED,
+                                    'status_reason': None})
+            moved = owners.follow(context, lease, states.Lease.TERMINATED)
+        owners.announce(context, moved)
         lease = leases_db.lease_get(context, lease.id)
         notify.emit(context, 'lease.event.end_lease', lease)
         if deleting:

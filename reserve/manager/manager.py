@@ -13,6 +13,7 @@ import oslo_messaging as messaging
 from reserve.capacity import refresh as capacity_refresh
 from reserve.capacity import store as capacity_store
 from reserve.common import exception
+from reserve.common import lease_request
 from reserve.common import nova
 from reserve.common import placement
 from reserve.common import states
@@ -28,6 +29,7 @@ from reserve.devices import refresh as device_refresh
 from reserve.devices import states as device_states
 from reserve.fence import fence
 from reserve.manager import notify
+from reserve.manager import owners
 from reserve.manager import schedule
 from reserve.manager import views
 from reserve import plugins
@@ -60,34 +62,40 @@ class LeaseManager:
     # leases ------------------------------------------------------------------
 
     def create_lease(self, context, lease_values):
-        """Create the lease of lease_values' owner (owner_type, owner_id)
-        unless it has one already. Its dates are naive UTC datetimes."""
-        name = lease_values['name']
-        owner_type = lease_values.get('owner_type')
-        owner_id = lease_values.get('owner_id')
-        if not (owner_type and owner_id):
-            raise exception.Invalid(reason='a lease request names its '
-                                           'owner (owner_type, owner_id)')
+        """Create the lease a LeaseRequest's message asks for (its
+        dates naive UTC datetimes)."""
+        return self.make_lease(
+            context, lease_request.LeaseRequest.of_message(lease_values))
+
+    def make_lease(self, context, request):
+        """Make the lease of ``request``'s owner unless it has one
+        already. The owner moves with it (owners.py): a booking
+        ALLOCATED, or ERROR when refused."""
+        try:
+            return self._make_lease(context, request)
+        except exception.ReserveException as exc:
+            owners.refused(context, request.owner_type, request.owner_id,
+                           exc)
+            raise
+
+    def _make_lease(self, context, request):
+        name, owner_type, owner_id = (request.name, request.owner_type,
+                                      request.owner_id)
         existing = leases_db.lease_get_by_owner(context, owner_type,
                                                 owner_id)
         if existing is not None:
+            owners.announce(context, owners.allocated(context, existing))
             return views.lease(existing)
-        start, end = lease_values['start_date'], lease_values['end_date']
-        if end <= start:
-            raise exception.Invalid(reason='end_date must be after '
-                                           'start_date')
+        start, end = request.start, request.end
         row = {'name': name, 'owner_type': owner_type,
                'owner_id': owner_id,
-               'project_id': lease_values['project_id'],
-               'user_id': lease_values['user_id'], 'start_date': start,
+               'project_id': request.project_id,
+               'user_id': request.user_id, 'start_date': start,
                'end_date': end, 'status': states.Lease.CREATING}
-        requests = lease_values.get('reservations') or []
-        if not requests:
-            raise exception.Invalid(reason='a lease needs reservations')
         # What needs the cloud (a nova flavor's record) is read first,
         # outside the lock.
         requests = [plugins.get_plugin(v.get('resource_type'))
-                    .prepare(context, v) for v in requests]
+                    .prepare(context, v) for v in request.reservations]
         try:
             with _SELECTION_LOCK, db_api.writer.using(context):
                 capacity_store.lock(context)
@@ -112,6 +120,7 @@ class LeaseManager:
                                                     owner_id)
             if existing is None:
                 raise
+            owners.announce(context, owners.allocated(context, existing))
             return views.lease(existing)
         self._wake()
         LOG.info('Lease %s (%s) created for project %s', lease_id, name,
@@ -131,10 +140,14 @@ class LeaseManager:
                             exc, exception.ReserveException))
             reason = 'artefacts will be built at start: %s' % (
                 exception.public_message(exc, context.request_id))
-        leases_db.lease_update(context, lease_id,
-                               {'status': states.Lease.PENDING,
-                                'status_reason': reason},
-                               expected_status=states.Lease.CREATING)
+        with db_api.writer.using(context):
+            leases_db.lease_update(context, lease_id,
+                                   {'status': states.Lease.PENDING,
+                                    'status_reason': reason},
+                                   expected_status=states.Lease.CREATING)
+            moved = owners.allocated(context,
+                                     leases_db.lease_get(context, lease_id))
+        owners.announce(context, moved)
         lease = leases_db.lease_get(context, lease_id)
         notify.emit(context, 'lease.create', lease)
         return views.lease(lease)
@@ -339,7 +352,7 @@ class LeaseManager:
         if lease is None and _awaits_lease(found):
             # Its lease, not made yet (the worker's cast still on its
             # way), is made now to take the new end.
-            self.create_lease(context, device_runs.lease_request(
+            self.make_lease(context, device_runs.lease_request(
                 found.id, found.project_id, found.user_id,
                 found.start_date, found.end_date))
             lease = unit_reservations_db.unit_reservation_lease(

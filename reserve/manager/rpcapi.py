@@ -49,14 +49,12 @@ class ManagerAPI:
         """Cast: fence every reservable nova host, unfence the others."""
         self._cast(context, 'sync_fence')
 
-    def create_lease(self, context, lease_values):
-        """Create a lease, or return the one its owner has already.
-
-        lease_values: name, owner_type, owner_id, project_id, user_id,
-        start_date, end_date (naive UTC datetimes) and reservations, a
-        list of dicts with resource_type and the plugin's parameters.
-        Returns the lease as a dict (reserve.manager.views.lease).
+    def create_lease(self, context, request):
+        """Create the lease of a LeaseRequest (reserve.common.
+        lease_request), or return its owner's. Returns the lease as a
+        dict (reserve.manager.views.lease).
         """
+        lease_values = request.as_message()
         return self._call(context, 'create_lease', lease_values=lease_values)
 
     def update_lease(self, context, lease_id, values):

@@ -1,10 +1,11 @@
 """The notification daemon's endpoints.
 
-LeaseEventsEndpoint: the manager's lease notifications move bookings on
-(sync), which emits ``reserve.reservation.<event>`` for each booking that
-moved. BookingMailEndpoint: each ``reserve.reservation.<event>`` (from
-sync here, from the worker for ``allocated``, from the worker's reconciler
-when it catches a booking up) mails the booking's user.
+LeaseEventsEndpoint: ``lease.event.before_end_lease`` warns the live
+bookings of the lease (``reserve.reservation.before_end``); it writes
+nothing (a booking's status is the manager's). BookingMailEndpoint: each
+``reserve.reservation.<event>`` (from the manager for each move of a
+booking, from here before the end, from the desk for a drain's cancel)
+mails the booking's user.
 
 Each notification is emitted once per booking move (the moves are
 compare-and-swaps), so each mail goes once in the normal path. A
@@ -30,17 +31,13 @@ class LeaseEventsEndpoint:
         lease_id = payload.get('lease_id')
         LOG.debug('%s for lease %s from %s', event_type, lease_id,
                   publisher_id)
-        if event_type == 'lease.event.start_lease':
-            sync.apply_lease_status(ctxt, lease_id, states.Lease.ACTIVE)
-        elif event_type == 'lease.event.end_lease':
-            sync.apply_lease_status(ctxt, lease_id, states.Lease.TERMINATED)
-        elif event_type == 'lease.event.before_end_lease':
+        # The booking's moves (and their reserve.reservation.<event>)
+        # are the manager's, made with its lease's; the warning before
+        # the end moves nothing.
+        if event_type == 'lease.event.before_end_lease':
             for booking in sync.bookings_of_lease(ctxt, lease_id):
                 if booking.status in states.Booking.LIVE:
                     sync.emit(ctxt, 'before_end', booking)
-        # 'allocated' comes from the worker, once its compare-and-swap to
-        # ALLOCATED wins: at lease.create the booking does not know its
-        # lease yet.
         return messaging.NotificationResult.HANDLED
 
 

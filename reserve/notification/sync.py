@@ -1,27 +1,13 @@
-"""Bring bookings in line with their leases.
+"""``reserve.reservation.<event>``: what a booking's user is told (and
+mailed, by the notification daemon's BookingMailEndpoint).
 
-Used by the notification daemon when a lease event arrives, and by the
-worker's reconciler when one never did. Each move is a compare-and-swap
-on the booking's status, so a replayed notification changes nothing and
-the user is told once.
+Sent by the manager for each move of a booking that won
+(reserve/manager/booking_status.py), by the notification daemon before
+a booking's end, and by the desk when a drain cancels one.
 """
-from oslo_log import log as logging
-
 from reserve.common import rpc
-from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import bookings as bookings_db
-
-LOG = logging.getLogger(__name__)
-
-# lease status → (booking states it moves from, booking state, event)
-_MOVES = {
-    states.Lease.ACTIVE: ((states.Booking.ALLOCATED,),
-                          states.Booking.ACTIVE, 'start'),
-    states.Lease.TERMINATED: ((states.Booking.ALLOCATED,
-                               states.Booking.ACTIVE),
-                              states.Booking.COMPLETE, 'end'),
-}
 
 _NOTIFIER = None
 
@@ -53,23 +39,3 @@ def emit(context, event, booking):
 
 def bookings_of_lease(context, lease_id):
     return bookings_db.booking_list_by_lease(context, lease_id)
-
-
-def apply_lease_status(context, lease_id, lease_status):
-    """Move the lease's bookings on; returns those that moved."""
-    move = _MOVES.get(lease_status)
-    if move is None:
-        return []
-    sources, target, event = move
-    moved = []
-    for booking in bookings_of_lease(context, lease_id):
-        updated = bookings_db.booking_update(context, booking.id,
-                                             {'status': target},
-                                             expected_status=sources)
-        if updated is None:
-            continue
-        LOG.info('Booking %s is now %s (lease %s %s)', booking.id, target,
-                 lease_id, lease_status)
-        emit(context, event, updated)
-        moved.append(updated)
-    return moved

@@ -1,20 +1,35 @@
 """The reconciler: the database is the truth, messages are hints.
 
-Run periodically by the worker, it drives on every booking whose next
-step is overdue, whatever message was lost on the way:
+Run periodically by the worker, it walks the owners of leases of both
+kinds (states.Owner: bookings and unit reservations, joined to their
+leases by the owner key) and drives on every one whose next step is
+overdue, whatever message was lost on the way. For each kind (_KINDS):
 
-* PENDING_CREATE for too long: the creation is cast again (the manager
-  answers with the same lease if it made one);
+* live, with no lease, untouched for [worker]pending_create_timeout (a
+  lost creation cast, or a manager that did not answer): its creation
+  is cast again (the manager answers with the same lease if it made
+  one);
+* cancelled (or over) while its lease still runs, or is DELETING with
+  its end still ahead (a lost deletion cast, or a manager that died
+  between the two), or, for a unit reservation, with no lease and its
+  claim not released: its deletion is cast again. For bookings this is
+  also where a lease with no owner at all goes.
+
+Each one recast is touched, so that the next run leaves it to the cast
+just sent. Then, for bookings only:
+
 * a booking whose end was moved while its lease still ends at the old
   time (a lost update_lease): the update is cast again;
-* the lease started or ended but the booking still shows the old state
-  (a lost notification): the booking is brought in line;
-* a cancelled booking whose lease still exists: its deletion is cast
-  again;
 * the host claims of a booking that is over and never got a lease are
   released;
 * COMPLETE bookings are purged [worker]purge_after_days after their end.
+
+A booking never falls behind its lease (the manager moves both in one
+transaction: reserve/manager/owners.py), and what a lost lease left
+attached on a host is the manager's (reserve.devices.lifecycle.settle):
+only it talks to libvirt.
 """
+import collections
 import datetime
 
 from oslo_config import cfg
@@ -25,10 +40,99 @@ from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import bookings as bookings_db
 from reserve.db import leases as leases_db
-from reserve.notification import sync
+from reserve.db import unit_reservations as unit_reservations_db
+from reserve.devices import states as device_states
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
+
+Units = device_states.UnitReservation
+
+
+def _end_ahead(lease, now):
+    """Whether a lease's end_lease is still to come after ``now`` (a
+    deletion that did not make it due)."""
+    return any(e.event_type == states.Event.END and
+               e.status == states.Event.UNDONE and e.time > now
+               for e in lease.events)
+
+
+# Bookings -----------------------------------------------------------------
+
+def _bookings_awaiting_lease(context, cutoff, now, worker_api):
+    return bookings_db.booking_list_stale(
+        context, states.Booking.PENDING_CREATE, cutoff)
+
+
+def _bookings_not_torn_down(context, cutoff, now, worker_api):
+    # Leases, by the owner key: of a booking gone or over, or of none.
+    return leases_db.lease_list_orphans(context, created_before=cutoff)
+
+
+def _touch_booking(context, booking):
+    bookings_db.booking_update(context, booking.id, {},
+                               expected_status=booking.status)
+
+
+# Unit reservations --------------------------------------------------------
+
+def _overdue_units(context, cutoff, statuses):
+    """(reservation, its lease or None) of the unreleased ones of
+    ``statuses`` untouched since ``cutoff``."""
+    found = [r for r in unit_reservations_db.unit_reservations_unreleased(
+        context, statuses) if r.updated_at < cutoff]
+    return [(r, unit_reservations_db.unit_reservation_lease(context, r.id))
+            for r in found]
+
+
+def _units_awaiting_lease(context, cutoff, now, worker_api):
+    return [r for r, lease in _overdue_units(
+        context, cutoff, (Units.PENDING, Units.NEEDS_REVIEW))
+        if lease is None]
+
+
+def _units_not_torn_down(context, cutoff, now, worker_api):
+    return [r for r, lease in _overdue_units(
+        context, cutoff, (Units.CANCELLED,))
+        if lease is None or lease.status not in (
+            states.Lease.DELETING, states.Lease.TERMINATED)
+        or (lease.status == states.Lease.DELETING and
+            _end_ahead(lease, now))]
+
+
+def _touch_unit_reservation(context, reservation):
+    unit_reservations_db.unit_reservation_update(context, reservation.id, {})
+
+
+def _delete_unit_lease(worker_api, context, reservation):
+    _touch_unit_reservation(context, reservation)
+    worker_api.delete_unit_lease(context, reservation.id)
+
+
+# What the walk needs of each kind of owner: how to find the overdue
+# (``awaiting``: owners live with no lease; ``not_torn_down``: what is
+# over while its lease or claim is not let go, ``torn_what`` saying
+# what it is), how to touch an owner, the worker's casts (a deletion
+# touches what it recasts), and the names of the counts run() returns.
+Kind = collections.namedtuple('Kind', [
+    'owner_type', 'what', 'awaiting', 'awaiting_count', 'create', 'touch',
+    'torn_what', 'not_torn_down', 'not_torn_down_count', 'delete'])
+
+_KINDS = (
+    Kind(states.Owner.BOOKING, 'Booking',
+         _bookings_awaiting_lease, 'recast',
+         lambda api, context, booking: api.create_lease(context, booking.id),
+         _touch_booking,
+         'Lease', _bookings_not_torn_down, 'orphans',
+         lambda api, context, lease: api.delete_lease(context, None,
+                                                      lease_id=lease.id)),
+    Kind(states.Owner.DEVICE_RESERVATION, 'Device reservation',
+         _units_awaiting_lease, 'unit_leases',
+         lambda api, context, rsv: api.create_unit_lease(context, rsv.id),
+         _touch_unit_reservation,
+         'Device reservation', _units_not_torn_down, 'unit_cancels',
+         _delete_unit_lease),
+)
 
 
 class Reconciler:
@@ -37,64 +141,52 @@ class Reconciler:
 
     def run(self, context):
         now = timeutils.utcnow()
-        counts = {
-            'recast': self._recast_pending(context, now),
-            'updates': self._recast_updates(context, now),
-            'aligned': self._align_with_leases(context),
-            'orphans': self._delete_orphan_leases(context),
+        cutoff = now - datetime.timedelta(
+            seconds=CONF.worker.pending_create_timeout)
+        counts = {}
+        for kind in _KINDS:
+            counts[kind.awaiting_count] = self._recast_creations(
+                context, kind, kind.awaiting(context, cutoff, now,
+                                             self.worker_api))
+            counts[kind.not_torn_down_count] = self._recast_deletions(
+                context, kind, kind.not_torn_down(context, cutoff, now,
+                                                  self.worker_api))
+        counts.update({
+            'updates': self._recast_updates(context, cutoff),
             'released': capacity_store.claims_release_stale(context),
             'purged': self._purge(context, now),
-        }
+        })
         if any(counts.values()):
             LOG.info('Reconciler: %s', counts)
         return counts
 
-    def _recast_pending(self, context, now):
-        cutoff = now - datetime.timedelta(
-            seconds=CONF.worker.pending_create_timeout)
-        stale = bookings_db.booking_list_stale(
-            context, states.Booking.PENDING_CREATE, cutoff)
-        for booking in stale:
-            LOG.warning('Booking %s still PENDING_CREATE since %s: casting '
-                        'its creation again', booking.id, booking.updated_at)
-            # Touch it so that it is not recast on every run.
-            bookings_db.booking_update(context, booking.id, {},
-                                       expected_status=booking.status)
-            self.worker_api.create_lease(context, booking.id)
-        return len(stale)
+    def _recast_creations(self, context, kind, owners):
+        for owner in owners:
+            LOG.warning('%s %s still has no lease since %s: casting its '
+                        'creation again', kind.what, owner.id,
+                        owner.updated_at)
+            # Touched so that it is not recast on every run.
+            kind.touch(context, owner)
+            kind.create(self.worker_api, context, owner)
+        return len(owners)
 
-    def _recast_updates(self, context, now):
-        cutoff = now - datetime.timedelta(
-            seconds=CONF.worker.pending_create_timeout)
+    def _recast_deletions(self, context, kind, found):
+        for item in found:
+            LOG.warning('%s %s: its owner is over (or gone) but it is not '
+                        'let go of: casting its deletion again',
+                        kind.torn_what, item.id)
+            kind.delete(self.worker_api, context, item)
+        return len(found)
+
+    def _recast_updates(self, context, cutoff):
         stale = bookings_db.booking_list_end_not_on_lease(context, cutoff)
         for booking in stale:
             LOG.warning('Booking %s ends at %s but its lease %s does not: '
                         'casting the update again', booking.id,
                         booking.end_date, booking.lease_id)
-            bookings_db.booking_update(context, booking.id, {},
-                                       expected_status=booking.status)
+            _touch_booking(context, booking)
             self.worker_api.update_lease(context, booking.id)
         return len(stale)
-
-    def _align_with_leases(self, context):
-        pairs = bookings_db.booking_list_out_of_step(context)
-        for booking, lease_status in pairs:
-            LOG.warning('Booking %s is %s but its lease %s is %s: aligning',
-                        booking.id, booking.status, booking.lease_id,
-                        lease_status)
-            sync.apply_lease_status(context, booking.lease_id, lease_status)
-        return len(pairs)
-
-    def _delete_orphan_leases(self, context):
-        # A lease younger than this may belong to a create in flight.
-        orphans = leases_db.lease_list_orphans(
-            context, created_before=timeutils.utcnow() - datetime.timedelta(
-                seconds=CONF.worker.pending_create_timeout))
-        for lease in orphans:
-            LOG.warning('Lease %s outlives its booking: deleting it',
-                        lease.id)
-            self.worker_api.delete_lease(context, None, lease_id=lease.id)
-        return len(orphans)
 
     def _purge(self, context, now):
         cutoff = now - datetime.timedelta(days=CONF.worker.purge_after_days)

@@ -11,7 +11,6 @@ from reserve.db import api as db_api
 from reserve.db import heartbeat
 from reserve.worker import reconciler
 from reserve.worker import rpcapi
-from reserve.worker import unit_reconciler
 from reserve.worker import worker
 
 CONF = cfg.CONF
@@ -33,8 +32,7 @@ class WorkerService:
                                       [self.endpoint])
         self._server.start()
         worker_api = rpcapi.WorkerAPI()
-        self._reconcilers = (reconciler.Reconciler(worker_api),
-                             unit_reconciler.UnitReconciler(worker_api))
+        self._reconciler = reconciler.Reconciler(worker_api)
         self._thread = threading.Thread(target=self._reconcile_loop,
                                         name='reserve-reconciler',
                                         daemon=True)
@@ -43,12 +41,10 @@ class WorkerService:
 
     def _reconcile_loop(self):
         while not self._stop.wait(CONF.worker.reconcile_interval):
-            for job in self._reconcilers:
-                try:
-                    job.run(reserve_context.get_admin_context())
-                except Exception as exc:
-                    db_api.log_failure(LOG, '%s run failed' %
-                                       type(job).__name__, exc)
+            try:
+                self._reconciler.run(reserve_context.get_admin_context())
+            except Exception as exc:
+                db_api.log_failure(LOG, 'Reconciler run failed', exc)
 
     def stop(self):
         self._stop.set()

@@ -7,8 +7,8 @@ them again whenever a booking's next step is overdue.
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
-from reserve.capacity import store as capacity_store
 from reserve.common import exception
+from reserve.common import lease_request
 from reserve.common import states
 from reserve.db import bookings as bookings_db
 from reserve.db import flavors as flavors_db
@@ -18,7 +18,6 @@ from reserve.devices import claims as device_claims
 from reserve.devices import runs as device_runs
 from reserve.devices import states as device_states
 from reserve.manager import rpcapi as manager_rpcapi
-from reserve.notification import sync
 
 LOG = logging.getLogger(__name__)
 
@@ -44,24 +43,18 @@ class BookingWorker:
             return  # done already, or cancelled
         # The booking names a catalogue flavor; the lease, a nova one.
         flavor = flavors_db.flavor_get(context, booking.flavor_id)
-        values = {
-            'name': states.lease_name(states.Owner.BOOKING, booking.id),
-            'owner_type': states.Owner.BOOKING,
-            'owner_id': booking.id,
-            'project_id': booking.project_id,
-            'user_id': booking.user_id,
-            'start_date': booking.start_date,
-            'end_date': booking.end_date,
-            # The hosts were chosen at admission: the lease adopts the
-            # booking's claims, sized from the catalogue's record.
-            'reservations': [{'resource_type': states.FLAVOR_INSTANCE,
-                              'nova_flavor_id': flavor.nova_flavor_id,
-                              'nova_flavor': flavor.nova_flavor,
-                              'booking_id': booking.id,
-                              'instance_count': booking.instance_count}],
-        }
+        # The hosts were chosen at admission: the lease adopts the
+        # booking's claims, sized from the catalogue's record.
+        request = lease_request.LeaseRequest.for_owner(
+            states.Owner.BOOKING, booking.id, booking.project_id,
+            booking.user_id, booking.start_date, booking.end_date,
+            [{'resource_type': states.FLAVOR_INSTANCE,
+              'nova_flavor_id': flavor.nova_flavor_id,
+              'nova_flavor': flavor.nova_flavor,
+              'booking_id': booking.id,
+              'instance_count': booking.instance_count}])
         try:
-            lease = self.manager_api.create_lease(context, values)
+            lease = self.manager_api.create_lease(context, request)
         except messaging.MessagingTimeout:
             # Left PENDING_CREATE: the reconciler casts it again, and the
             # manager answers with the same lease if it made one.
@@ -69,34 +62,19 @@ class BookingWorker:
                         booking_id)
             return
         except exception.ReserveException as exc:
-            # user_message: a remote error's str() carries the manager's
-            # traceback, and a cloud's error its endpoint: for the logs,
-            # not for the user.
+            # The manager wrote the booking ERROR (its status is the
+            # manager's: reserve/manager/booking_status.py).
             LOG.info('Booking %s failed: %s', booking_id, exc.message)
-            failed = {'status': states.Booking.ERROR,
-                      'status_reason': exc.user_message}
-            if bookings_db.booking_update(context, booking_id, failed,
-                                          expected_status=states.Booking
-                                          .PENDING_CREATE):
-                capacity_store.claims_release_unadopted(context, booking_id)
             return
-        updated = bookings_db.booking_update(
-            context, booking_id,
-            {'status': states.Booking.ALLOCATED, 'lease_id': lease['id'],
-             'reserved_flavor_id':
-                 lease['reservations'][0]['reserved_flavor_id'],
-             'status_reason': None},
-            expected_status=states.Booking.PENDING_CREATE)
-        if updated is None:
-            # Cancelled while we were at it: the lease must not outlive it.
+        # The manager made it ALLOCATED with its lease, unless it was
+        # cancelled while we were at it: the lease must not outlive it.
+        if bookings_db.booking_get(context, booking_id).closed_as:
             LOG.info('Booking %s was cancelled meanwhile; deleting lease '
                      '%s', booking_id, lease['id'])
             self.manager_api.delete_lease(context, lease['id'])
             return
         LOG.info('Booking %s allocated as lease %s', booking_id,
                  lease['id'])
-        # Once: only the compare-and-swap that won gets here.
-        sync.emit(context, 'allocated', updated)
 
     def update_lease(self, context, booking_id):
         try:
@@ -147,25 +125,20 @@ class BookingWorker:
         if unit_reservations_db.unit_reservation_lease(context,
                                                        reservation_id):
             return
-        values = device_runs.lease_request(
+        request = device_runs.lease_request(
             found.id, found.project_id, found.user_id, found.start_date,
             found.end_date)
         try:
-            lease = self.manager_api.create_lease(context, values)
+            lease = self.manager_api.create_lease(context, request)
         except messaging.MessagingTimeout:
             LOG.warning('Manager did not answer for device reservation %s; '
                         'will retry', reservation_id)
             return
         except exception.ReserveException as exc:
+            # The manager cancelled it and released its claim
+            # (reserve/manager/owners.py).
             LOG.info('Device reservation %s got no lease: %s',
                      reservation_id, exc.message)
-            if unit_reservations_db.unit_reservation_update(
-                    context, reservation_id,
-                    {'status': device_states.UnitReservation.CANCELLED,
-                     'status_reason': 'its lease could not be made: %s' %
-                     exc.user_message},
-                    expected_status=device_states.UnitReservation.LIVE):
-                device_claims.release(context, reservation_id)
             return
         current = unit_reservations_db.unit_reservation_find(
             context, reservation_id)

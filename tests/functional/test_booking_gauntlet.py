@@ -408,10 +408,11 @@ def test_extension_loses_cleanly_to_a_concurrent_finish(api, casts, flavor,
 
     def finish_then_update(context, booking_id, values, **kwargs):
         if 'end_date' in values:
-            # The lease failed between the check and the write (status
-            # changes do not take the flavor's lock).
-            real_update(context, booking_id,
-                        {'status': states.Booking.ERROR})
+            # The lease failed between the check and the write (the
+            # manager's moves do not take the flavor's lock).
+            bookings_db.booking_move(context, booking_id,
+                                     states.Booking.ERROR,
+                                     states.Booking.LIVE)
         return real_update(context, booking_id, values, **kwargs)
 
     monkeypatch.setattr(bookings_db, 'booking_update', finish_then_update)

@@ -184,10 +184,9 @@ def test_a_refused_lease_update_keeps_the_booking_truthful(  # noqa
 
 def _cancel(booking):
     """What DELETE /v1/reservations/{id} does before its cast."""
-    return bookings_db.booking_update(
-        _user(), booking.id, {'status': states.Booking.COMPLETE,
-                              'status_reason': 'Cancelled'},
-        expected_status=states.Booking.LIVE)
+    return bookings_db.booking_close(
+        _user(), booking.id, states.Booking.COMPLETE, 'Cancelled',
+        states.Booking.LIVE)
 
 
 def test_delete_tears_the_lease_down(cloud, desk_flavor):  # noqa

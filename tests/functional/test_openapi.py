@@ -302,8 +302,8 @@ def test_real_answers_match_the_description(gpu_api, casts):  # noqa: F811
     app.patch_json(item, {'domains': ['gpu-vm-2']}, headers=MEMBER_A)
     # Only a reservation in needs-review can be affirmed; then it can.
     app.post(item + '/affirm', headers=ADMIN, expect_errors=True)
-    unit_reservations_db.unit_reservation_update(admin_context(), rsv['id'],
-                                                 {'status': 'needs-review'})
+    unit_reservations_db.unit_reservation_move(
+        admin_context(), rsv['id'], 'needs-review', ('pending', 'active'))
     app.post(item + '/affirm', headers=ADMIN)
     app.delete(item, headers=MEMBER_A)
     windows = '/v1/hosts/%s/maintenance-windows' % nova_host.id

@@ -235,10 +235,10 @@ def test_cancel_does_not_overwrite_a_concurrent_change(api, casts,
 
     def get_then_race(context, booking_id, project_id=None):
         row = real_get(context, booking_id, project_id=project_id)
-        # The notification daemon finishes the booking meanwhile.
-        bookings_db.booking_update(admin_context(), booking_id,
-                                   {'status': states.Booking.ERROR,
-                                    'status_reason': 'lease failed'})
+        # The manager finishes the booking meanwhile.
+        bookings_db.booking_move(admin_context(), booking_id,
+                                 states.Booking.ERROR, states.Booking.LIVE,
+                                 status_reason='lease failed')
         monkeypatch.setattr(bookings_db, 'booking_get', real_get)
         return row
 

@@ -4,6 +4,7 @@ worker emit, and failures that must never reach the booking flow."""
 import datetime
 import logging
 import smtplib
+import types
 
 import oslo_messaging as messaging
 import pytest
@@ -11,11 +12,12 @@ import pytest
 from reserve.common import context as reserve_context
 from reserve.common import states
 from reserve.db import bookings as bookings_db
+from reserve.manager import booking_status
+from reserve.manager import owners
 from reserve.notification import listener
 from reserve.notification.mail import mailer as mailer_mod
 from reserve.notification.mail import render
 from reserve.notification.mail import users
-from reserve.worker import worker as worker_mod
 from tests.unit import factories
 
 B = states.Booking
@@ -253,7 +255,8 @@ def endpoint(mailer):
 
 @pytest.fixture
 def daemon(notifications, endpoint, ctx):
-    """Feeds the manager's lease notifications to the lease endpoint, then
+    """Makes the manager's moves of a lease's bookings and feeds its
+    lease notifications to the lease endpoint, then
     every reserve.reservation.* notification that emitted (as the bus would
     bring them back) to the mail endpoint."""
     leases = listener.LeaseEventsEndpoint()
@@ -268,6 +271,15 @@ def daemon(notifications, endpoint, ctx):
         notifications.clear()
 
     def lease_event(event_type, lease_id):
+        # The manager moves the lease's bookings with it (and announces
+        # each move that won), then sends its lease notification.
+        name = {'lease.event.start_lease': 'started',
+                'lease.event.end_lease': 'ended'}.get(event_type)
+        if name is not None:
+            for row in bookings_db.booking_list_by_lease(ctx, lease_id):
+                moved = booking_status.move(ctx, row.id, name)
+                if moved is not None:
+                    moved.announce(ctx)
         leases.info(ctx, 'reserve.manager.host-a', event_type,
                     {'lease_id': lease_id}, {})
         deliver_emitted()
@@ -324,9 +336,7 @@ def test_mail_failure_leaves_the_booking_flow_alone(db, notifications, book,
         address_book=book)
     endpoint = listener.BookingMailEndpoint(mailer=broken)
     row = booking(B.ALLOCATED, lease)
-    listener.LeaseEventsEndpoint().info(
-        ctx, 'reserve.manager.host-a', 'lease.event.start_lease',
-        {'lease_id': lease.id}, {})
+    booking_status.move(ctx, row.id, 'started').announce(ctx)
     [(event_type, payload)] = notifications.sent
     assert endpoint.info(ctx, 'reserve.notification', event_type, payload,
                          {}) == messaging.NotificationResult.HANDLED
@@ -367,28 +377,16 @@ def test_mail_endpoint_listens_to_reservation_notifications(
         {}, publisher, event_type, {}, {})) is matches
 
 
-# The worker: allocated, once ------------------------------------------------
+# The manager: allocated, once ----------------------------------------------
 
-class ManagerAPI:
-    def __init__(self, lease):
-        self.lease = lease
-
-    def create_lease(self, context, values):
-        return {'id': self.lease.id,
-                'reservations': [{'reserved_flavor_id': 'rsv-flavor-9'}]}
-
-    def delete_lease(self, context, lease_id):
-        pass
-
-
-def test_worker_tells_allocated_once(daemon, notifications, driver, ctx,
-                                     db):
-    lease = factories.make_lease(status=L.PENDING)
+def test_allocated_is_told_once(daemon, notifications, driver, ctx, db):
     row = factories.make_booking(status=B.PENDING_CREATE)
-    worker = worker_mod.BookingWorker(manager_api=ManagerAPI(lease))
-    worker.create_lease(ctx, row.id)
-    # The cast again (the reconciler, a redelivery): nothing more.
-    worker.create_lease(ctx, row.id)
+    made = factories.make_lease(status=L.PENDING)
+    lease = types.SimpleNamespace(
+        id=made.id, owner_type=states.Owner.BOOKING, owner_id=row.id,
+        reservations=[types.SimpleNamespace(id='rsv-flavor-9')])
+    for _ in range(2):  # made again (a recast creation): nothing more
+        owners.announce(ctx, owners.allocated(ctx, lease))
     assert notifications.event_types == ['reserve.reservation.allocated']
     payload = notifications.sent[0][1]
     assert payload['reservation_id'] == row.id
@@ -397,32 +395,6 @@ def test_worker_tells_allocated_once(daemon, notifications, driver, ctx,
     daemon.deliver_emitted()
     assert driver.events() == [('allocated', row.id)]
     assert 'rsv-flavor-9' in driver.sent[0].get_content()
-
-
-def test_worker_that_loses_the_race_tells_nothing(notifications, ctx, db):
-    lease = factories.make_lease(status=L.PENDING)
-    row = factories.make_booking(status=B.PENDING_CREATE)
-
-    class CancelledMeanwhile(ManagerAPI):
-        def create_lease(self, context, values):
-            bookings_db.booking_update(context, row.id, {'status': B.ERROR})
-            return super().create_lease(context, values)
-
-    worker_mod.BookingWorker(
-        manager_api=CancelledMeanwhile(lease)).create_lease(ctx, row.id)
-    assert notifications.sent == []
-
-
-def test_reconciler_catch_up_mails_too(daemon, notifications, driver, ctx,
-                                       lease):
-    # A lost start_lease notification: the reconciler moves the booking on,
-    # and the user still hears that the reservation is ready.
-    from reserve.worker import reconciler
-
-    row = booking(B.ALLOCATED, lease)
-    reconciler.Reconciler(worker_api=None)._align_with_leases(ctx)
-    daemon.deliver_emitted()
-    assert driver.events() == [('start', row.id)]
 
 
 def test_window_times_in_the_mail_are_the_booking_times(mailer, driver, ctx):

@@ -1,12 +1,16 @@
 """reserve.worker.reconciler: the database is the truth, messages hints."""
 import pytest
 
+from reserve.booking import cancel
 from reserve.capacity import store
 from reserve.common import context as reserve_context
 from reserve.common import exception
 from reserve.common import states
+from reserve.db import api as db_api
 from reserve.db import bookings as bookings_db
 from reserve.db import hosts as hosts_db
+from reserve.db import models
+from reserve.db import unit_reservations as unit_reservations_db
 from reserve.worker import reconciler
 from tests.unit import factories
 from tests.unit.factories import ago
@@ -32,6 +36,12 @@ class RecordingWorkerAPI:
 
     def delete_lease(self, context, booking_id, lease_id=None):
         self.casts.append(('delete_lease', booking_id, lease_id))
+
+    def create_unit_lease(self, context, reservation_id):
+        self.casts.append(('create_unit_lease', reservation_id))
+
+    def delete_unit_lease(self, context, reservation_id):
+        self.casts.append(('delete_unit_lease', reservation_id))
 
 
 @pytest.fixture
@@ -98,45 +108,6 @@ def test_only_pending_bookings_are_recast(run, worker_api, status):
     factories.make_booking(status=status, updated_at=stale())
     run()
     assert [c for c in worker_api.casts if c[0] == 'create_lease'] == []
-
-
-# Lost lease notifications ----------------------------------------------------
-
-@pytest.mark.parametrize('before,lease_status,after', [
-    (B.ALLOCATED, L.ACTIVE, B.ACTIVE),
-    (B.ACTIVE, L.TERMINATED, B.COMPLETE),
-    (B.ALLOCATED, L.TERMINATED, B.COMPLETE),
-])
-def test_booking_catches_up_with_its_lease(run, notifications, worker_api,
-                                           before, lease_status, after):
-    row, _ = booking_with_lease(before, lease_status)
-
-    assert run()['aligned'] == 1
-
-    assert factories.booking_status(row.id) == after
-    event = 'start' if after == B.ACTIVE else 'end'
-    assert notifications.event_types == ['reserve.reservation.%s' % event]
-    # Once aligned, nothing more to do.
-    notifications.clear()
-    assert run()['aligned'] == 0
-    assert notifications.sent == []
-    assert worker_api.casts == []
-
-
-@pytest.mark.parametrize('booking_status,lease_status', [
-    (B.ALLOCATED, L.PENDING),
-    (B.ALLOCATED, L.STARTING),
-    (B.ACTIVE, L.ACTIVE),
-    (B.ACTIVE, L.TERMINATING),
-    (B.COMPLETE, L.TERMINATED),
-    (B.ERROR, L.ACTIVE),
-])
-def test_bookings_in_step_are_left_alone(run, notifications, booking_status,
-                                         lease_status):
-    row, _ = booking_with_lease(booking_status, lease_status)
-    assert run()['aligned'] == 0
-    assert factories.booking_status(row.id) == booking_status
-    assert notifications.sent == []
 
 
 # Leases that outlive their booking -------------------------------------------
@@ -239,6 +210,89 @@ def test_claims_of_bookings_over_without_a_lease_are_released(run):
 
 
 def test_nothing_to_do_reports_zero_everywhere(run, worker_api):
-    assert run() == {'recast': 0, 'updates': 0, 'aligned': 0, 'orphans': 0,
+    assert run() == {'recast': 0, 'unit_leases': 0, 'unit_cancels': 0,
+                     'updates': 0, 'orphans': 0,
                      'released': 0, 'purged': 0}
     assert worker_api.casts == []
+
+
+# Both kinds in one walk, by owner key -----------------------------------
+
+def unit_reservation(status='pending', updated_at=None, lease_status=None):
+    """A unit reservation (no units: the walk reads none), and its lease
+    (owned by it) when ``lease_status`` is given."""
+    ctx = reserve_context.get_admin_context()
+    row = unit_reservations_db.unit_reservation_create(ctx, {
+        'host_id': 'host-1', 'project_id': 'project-a', 'user_id': 'alice',
+        'start_date': ago(hours=1), 'end_date': factories.ahead(hours=1),
+        'status': status, 'topology_generation': '1',
+        'updated_at': updated_at or stale()}, {}, [], [])
+    if lease_status is not None:
+        factories.make_lease(status=lease_status,
+                             owner_type=states.Owner.DEVICE_RESERVATION,
+                             owner_id=row.id)
+    return row
+
+
+def test_one_run_recasts_the_creations_of_both_kinds(run, worker_api):
+    booking = factories.make_booking(status=B.PENDING_CREATE,
+                                     updated_at=stale())
+    unit = unit_reservation()
+    factories.make_lease(status=L.PENDING,  # has its lease: left alone
+                         owner_type=states.Owner.DEVICE_RESERVATION,
+                         owner_id=unit_reservation().id)
+
+    counts = run()
+
+    assert sorted(worker_api.casts) == [('create_lease', booking.id),
+                                        ('create_unit_lease', unit.id)]
+    assert (counts['recast'], counts['unit_leases']) == (1, 1)
+    # Both touched: the next run leaves them to the casts just sent.
+    worker_api.casts.clear()
+    run()
+    assert worker_api.casts == []
+
+
+@pytest.mark.parametrize('lease_status,recast', [
+    (None, True), (L.ACTIVE, True), (L.PENDING, True),
+    (L.DELETING, False), (L.TERMINATED, False)])
+def test_a_cancelled_unit_reservation_not_let_go_is_recast(
+        run, worker_api, lease_status, recast):
+    row = unit_reservation(lease_status=lease_status)
+    cancel.unit_reservation(reserve_context.get_admin_context(), row.id,
+                            'by alice')
+    age_unit_reservation(row.id)
+
+    counts = run()
+
+    if lease_status is None:
+        # Without a lease the cancel released the claim at once.
+        assert counts['unit_cancels'] == 0
+    else:
+        assert (counts['unit_cancels'] == 1) is recast
+        assert (('delete_unit_lease', row.id) in worker_api.casts) is recast
+
+
+def test_a_lease_of_no_owner_and_a_cancelled_booking_s_go_in_one_walk(
+        run, worker_api):
+    _, lease = booking_with_lease(B.ALLOCATED, L.ACTIVE,
+                                  lease_created=stale())
+    cancel_booking(lease)
+    ownerless = factories.make_lease(name='nobody', status=L.ACTIVE,
+                                     created_at=stale())
+    assert run()['orphans'] == 2
+    assert sorted(c[2] for c in worker_api.casts
+                  if c[0] == 'delete_lease') == sorted([lease.id,
+                                                        ownerless.id])
+
+
+def cancel_booking(lease):
+    cancel.booking(reserve_context.get_admin_context(), lease.owner_id,
+                   'alice')
+
+
+def age_unit_reservation(reservation_id):
+    """As it is once its cancel is old news."""
+    with db_api.writer.using(reserve_context.get_admin_context()) as session:
+        (session.query(models.DeviceReservation)
+         .filter_by(id=reservation_id).update({'updated_at': stale()}))

@@ -5,6 +5,7 @@ version N answers every 1.x message up to N, so an N-1 client keeps
 working against it; an N client capped by [upgrade_levels] refuses,
 clearly, a method newer than its cap instead of sending it. Releases to
 come are stood for here by a method of a made-up 1.1."""
+import datetime
 import threading
 import time
 
@@ -15,6 +16,7 @@ import pytest
 
 from reserve.common import context as reserve_context
 from reserve.common import exception
+from reserve.common import lease_request
 from reserve.common import rpc
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
 from reserve.manager import manager
@@ -119,7 +121,11 @@ def test_every_method_a_client_sends_its_server_has():
 def test_a_baseline_client_talks_to_a_next_server(serve):
     server = serve(NextManager())
     api = manager_rpcapi.ManagerAPI(timeout=10)
-    assert api.create_lease(ctx(), {'name': 'x'})['id'] == 'lease-1'
+    start = datetime.datetime(2030, 1, 1)
+    request = lease_request.LeaseRequest(
+        'x', 'project-a', 'alice', start, start + datetime.timedelta(hours=1),
+        ({'resource_type': 'flavor:instance'},), 'booking', 'b-1')
+    assert api.create_lease(ctx(), request)['id'] == 'lease-1'
     assert api.host_domains(ctx(), 'h') == []
     assert server.calls == ['create_lease', 'host_domains']
 

@@ -4,17 +4,19 @@ from sqlalchemy import orm
 
 from reserve.db.models.base import Base
 from reserve.db.models.base import _uuid
+from reserve.db.models import closing
 
 
 class Booking(Base):
     """A project's booking of a flavor for a window (/v1/reservations)."""
     __tablename__ = 'bookings'
     __table_args__ = (
-        # Both hold every column the admission reads (migration 0006).
-        sa.Index('ix_bookings_flavor_calendar', 'flavor_id', 'end_date',
-                 'start_date', 'status', 'instance_count'),
-        sa.Index('ix_bookings_project_usage', 'project_id', 'status',
-                 'start_date', 'end_date', 'instance_count'),
+        # Both hold every column the admission reads (migrations 0006,
+        # 0011).
+        sa.Index('ix_bookings_flavor_live', 'flavor_id', 'end_date',
+                 'start_date', 'status', 'closed_as', 'instance_count'),
+        sa.Index('ix_bookings_project_live', 'project_id', 'status',
+                 'closed_as', 'start_date', 'end_date', 'instance_count'),
         sa.Index('ix_bookings_status', 'status'),
         sa.Index('ix_bookings_lease', 'lease_id'),
     )
@@ -29,7 +31,14 @@ class Booking(Base):
     instance_count = orm.mapped_column(sa.Integer, nullable=False, default=1)
     start_date = orm.mapped_column(sa.DateTime, nullable=False)
     end_date = orm.mapped_column(sa.DateTime, nullable=False)
-    status = orm.mapped_column(sa.String(32), nullable=False)
+    # What its lease made of it; the manager alone moves it
+    # (reserve/manager/booking_status.py).
+    recorded_status = orm.mapped_column('status', sa.String(32),
+                                        nullable=False)
+    # The desk's close (reserve/booking/cancel.py): COMPLETE when its
+    # project cancelled it, ERROR when a drain evicted it. Final.
+    closed_as = orm.mapped_column(sa.String(32))
+    status = closing.shown_status()
     status_reason = orm.mapped_column(sa.Text)
     lease_id = orm.mapped_column(sa.String(36))
     # The id of the reserved flavor built for it (its lease reservation's

@@ -4,6 +4,7 @@ from sqlalchemy import orm
 
 from reserve.db.models.base import Base
 from reserve.db.models.base import _uuid
+from reserve.db.models import closing
 
 
 class Device(Base):
@@ -70,7 +71,13 @@ class DeviceReservation(Base):
     start_date = orm.mapped_column(sa.DateTime, nullable=False)
     # Open-ended reservations end far in the future (devices.states).
     end_date = orm.mapped_column(sa.DateTime, nullable=False)
-    status = orm.mapped_column(sa.String(32), nullable=False)
+    # What its lease made of it; the manager alone moves it
+    # (reserve/devices/status.py).
+    recorded_status = orm.mapped_column('status', sa.String(32),
+                                        nullable=False)
+    # The desk's cancel (reserve/booking/cancel.py): 'cancelled'. Final.
+    closed_as = orm.mapped_column(sa.String(32))
+    status = closing.shown_status()
     status_reason = orm.mapped_column(sa.Text)
     # None: whole PCI functions; else one mdev of this type per domain.
     mdev_type = orm.mapped_column(sa.String(64))

@@ -33,7 +33,7 @@ from reserve.manager import notify
 from reserve import plugins
 from reserve.virt import connection
 from reserve.virt import host_definitions
-from reserve.worker import unit_reconciler
+from reserve.worker import reconciler
 from reserve.worker import worker
 from tests.fixtures import database
 
@@ -63,6 +63,11 @@ class LocalManagerAPI:
         method = getattr(self.lease_manager, name)
         return lambda context, *args, **kwargs: method(
             reserve_context.get_admin_context(), *args, **kwargs)
+
+    def create_lease(self, context, request):
+        # The request crosses as ManagerAPI sends it.
+        return self.lease_manager.create_lease(
+            reserve_context.get_admin_context(), request.as_message())
 
 
 class LocalWorkerAPI:
@@ -186,7 +191,7 @@ class GpuCloud:
         """One run of the worker's reconciler, every device reservation
         made to look untouched for [worker]pending_create_timeout."""
         age_reservations()
-        job = unit_reconciler.UnitReconciler(LocalWorkerAPI(self.worker))
+        job = reconciler.Reconciler(LocalWorkerAPI(self.worker))
         return job.run(self.ctx)
 
     # what libvirt holds ------------------------------------------------

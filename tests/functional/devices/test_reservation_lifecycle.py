@@ -245,8 +245,8 @@ def test_the_reconciler_finishes_a_cancel_whose_lease_was_not_deleted(
     cloud.tick()
     # Cancelled, and the delete_unit_lease cast lost (or the manager died
     # between the status and the lease's delete path).
-    unit_reservations_db.unit_reservation_update(cloud.ctx, rsv_id,
-                                                 {'status': 'cancelled'})
+    unit_reservations_db.unit_reservation_close(
+        cloud.ctx, rsv_id, 'cancelled', 'lost', ('pending', 'active'))
     assert cloud.reconcile()['unit_cancels'] == 1
     assert cloud.lease(rsv_id).status == engine_states.Lease.DELETING
     cloud.tick()

@@ -50,7 +50,6 @@ from reserve.plugins import flavor_instance
 from reserve.virt import host_definitions
 from reserve.worker import reconciler
 from reserve.worker import rpcapi as worker_rpcapi
-from reserve.worker import unit_reconciler
 from reserve.worker import worker
 from tests.fakes import nova as fake_nova
 from tests.functional.devices import gpu_cloud
@@ -79,7 +78,7 @@ def admin():
 
 
 class _Worker:
-    """The worker's RPC API as the reconcilers use it: at once."""
+    """The worker's RPC API as the reconciler uses it: at once."""
 
     def __init__(self, booking_worker):
         self.worker = booking_worker
@@ -118,9 +117,7 @@ class Stage:
             nova_client=nova_client, placement_client=placement_client)
         self.worker = worker.BookingWorker(
             manager_api=gpu_cloud.LocalManagerAPI(self.manager))
-        self.reconcilers = [
-            reconciler.Reconciler(_Worker(self.worker)),
-            unit_reconciler.UnitReconciler(_Worker(self.worker))]
+        self.reconcilers = [reconciler.Reconciler(_Worker(self.worker))]
         self.loop = events.EventLoop()
         self._server = rpc.get_server(rpc.MANAGER_TOPIC, '1.0',
                                       [self.manager])

@@ -17,11 +17,11 @@ from reserve.common import rpc
 from reserve.common import states
 from reserve.db import bookings as bookings_db
 from reserve.manager import events as manager_events
+from reserve.manager import owners
 from reserve.manager import rpcapi as manager_rpcapi
 from reserve.notification.mail import render
 from reserve import plugins
 from reserve.virt import exception as virt_exception
-from reserve.worker import worker as booking_worker
 from tests.fixtures import database
 from tests.functional.api_fixtures import admin_context
 from tests.functional.api_fixtures import CONF
@@ -106,21 +106,14 @@ def _remote_cloud_error():
         data, rpc.ALLOWED_EXMODS)
 
 
-class FailingManager:
-    def __init__(self, error):
-        self.error = error
-
-    def create_lease(self, context, values):
-        raise self.error
-
-
 def test_a_cloud_failure_reaches_members_in_reserves_words(http):
     remote = _remote_cloud_error()
     assert isinstance(remote, exception.CloudError)
     assert 'Traceback' in str(remote)  # what was stored before
     booking = make_booking()
-    booking_worker.BookingWorker(FailingManager(remote)).create_lease(
-        admin_context(), booking.id)
+    # The manager refuses the lease over it: the booking's ERROR is its.
+    owners.refused(admin_context(), states.Owner.BOOKING, booking.id,
+                   remote)
     shown = http.get('member_a', '/v1/reservations/%s' % booking.id)
     assert shown.status_code == 200
     reservation = shown.json()['reservation']

@@ -13,13 +13,12 @@ from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import reservations as schema
 from reserve.api.views import reservations as views
 from reserve.booking import admission
+from reserve.booking import cancel
 from reserve.booking import catalogue
-from reserve.capacity import store as capacity_store
 from reserve.common import exception
 from reserve.common.policies import flavors as flavor_policies
 from reserve.common.policies import reservations as policies
 from reserve.common import states
-from reserve.common import timeutils
 from reserve.db import bookings as bookings_db
 from reserve.db import flavors as flavors_db
 from reserve.db import leases as leases_db
@@ -99,23 +98,10 @@ class ReservationsController(rest.RestController):
         utils.authorize_write(ctx, booking.project_id,
                               policies.DELETE_ALL_PROJECTS)
         if booking.status in states.Booking.LIVE:
-            # Cancel: the row stays, COMPLETE, for the audit trail.
-            reason = 'Cancelled by %s at %s' % (
-                ctx.user_id, timeutils.isoformat(timeutils.utcnow()))
-            updated = bookings_db.booking_update(
-                ctx, booking.id,
-                {'status': states.Booking.COMPLETE, 'status_reason': reason},
-                expected_status=states.Booking.LIVE)
-            if updated is None:
-                current = bookings_db.booking_get(ctx, booking.id)
-                raise exception.InvalidState(
-                    what='Reservation %s' % booking.id,
-                    status=current.status,
-                    reason='it changed while being cancelled; try again')
-            # Claims no lease took yet go now; a lease's go at teardown.
-            capacity_store.claims_release_unadopted(ctx, booking.id)
+            # The row stays, COMPLETE, for the audit trail.
+            cancelled = cancel.booking(ctx, booking.id, ctx.user_id)
             utils.cast('reservation', 'delete_lease', ctx, booking.id,
-                       lease_id=updated.lease_id)
+                       lease_id=cancelled.lease_id)
         else:
             # Already over: deleting it removes the row, once its lease
             # has torn down (its allocations are what the teardown

@@ -1,0 +1,68 @@
+"""The desk's cancels, of both kinds: final and shown at once.
+
+A cancel is a fact of its own (``closed_as``, see
+reserve/db/models/closing.py), recorded by one compare-and-swap on the
+shown status (reserve.db.bookings.booking_close,
+reserve.db.unit_reservations.unit_reservation_close), never by a write
+of the status the manager moves: a move, an end moved (PATCH) or an
+attach that comes after it finds it closed, one before it wins and the
+cancel's end takes back what it gave. The controllers call these, then
+cast the lease's deletion to the worker.
+"""
+from oslo_log import log as logging
+
+from reserve.capacity import store as capacity_store
+from reserve.common import exception
+from reserve.common import states
+from reserve.common import timeutils
+from reserve.db import bookings as bookings_db
+from reserve.db import unit_reservations as unit_reservations_db
+from reserve.devices import claims
+from reserve.devices import states as device_states
+
+LOG = logging.getLogger(__name__)
+
+
+def booking(context, booking_id, who):
+    """Cancel a live booking: COMPLETE from now on, its claims no lease
+    took released (a lease's go at its teardown). Returns it; 409 when
+    it was not live any more."""
+    reason = 'Cancelled by %s at %s' % (
+        who, timeutils.isoformat(timeutils.utcnow()))
+    closed = bookings_db.booking_close(
+        context, booking_id, states.Booking.COMPLETE, reason,
+        states.Booking.LIVE)
+    if closed is None:
+        current = bookings_db.booking_get(context, booking_id)
+        raise exception.InvalidState(
+            what='Reservation %s' % booking_id, status=current.status,
+            reason='it changed while being cancelled; try again')
+    capacity_store.claims_release_unadopted(context, booking_id)
+    LOG.info('Booking %s cancelled by %s', booking_id, who)
+    return closed
+
+
+def evict(context, booking_id, reason):
+    """A drain found no room for a live booking: ERROR from now on, its
+    claims no lease took released. The booking, or None when it was not
+    live any more."""
+    closed = bookings_db.booking_close(
+        context, booking_id, states.Booking.ERROR, reason,
+        states.Booking.LIVE)
+    if closed is not None:
+        capacity_store.claims_release_unadopted(context, booking_id)
+    return closed
+
+
+def unit_reservation(context, reservation_id, reason):
+    """Cancel a live unit reservation (False when it was not live any
+    more). Without a lease yet its units are free at once; with one,
+    its deletion (the worker's) runs its end."""
+    Status = device_states.UnitReservation
+    if not unit_reservations_db.unit_reservation_close(
+            context, reservation_id, Status.CANCELLED, reason, Status.LIVE):
+        return False
+    if unit_reservations_db.unit_reservation_lease(
+            context, reservation_id) is None:
+        claims.release(context, reservation_id)
+    return True
