@@ -7,7 +7,7 @@ from reserve.db.models.base import _uuid
 from reserve.db.models import closing
 
 
-class Booking(Base):
+class Booking(closing.Closable, Base):
     """A project's booking of a flavor for a window (/v1/reservations)."""
     __tablename__ = 'bookings'
     __table_args__ = (
@@ -31,15 +31,10 @@ class Booking(Base):
     instance_count = orm.mapped_column(sa.Integer, nullable=False, default=1)
     start_date = orm.mapped_column(sa.DateTime, nullable=False)
     end_date = orm.mapped_column(sa.DateTime, nullable=False)
-    # What its lease made of it; the manager alone moves it
-    # (reserve/manager/booking_status.py).
-    recorded_status = orm.mapped_column('status', sa.String(32),
-                                        nullable=False)
-    # The desk's close (reserve/booking/cancel.py): COMPLETE when its
-    # project cancelled it, ERROR when a drain evicted it. Final.
-    closed_as = orm.mapped_column(sa.String(32))
-    status = closing.shown_status()
-    status_reason = orm.mapped_column(sa.Text)
+    # status (closing.Closable): what its lease made of it, which the
+    # manager alone moves (reserve/manager/booking_status.py), unless the
+    # desk closed it (reserve/booking/cancel.py: COMPLETE when its project
+    # cancelled it, ERROR when a drain evicted it; final).
     lease_id = orm.mapped_column(sa.String(36))
     # The id of the reserved flavor built for it (its lease reservation's
     # id), once ALLOCATED. The column's name is still its first one

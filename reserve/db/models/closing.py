@@ -7,6 +7,7 @@ on it therefore never moves a closed row.
 """
 import sqlalchemy as sa
 from sqlalchemy.ext import hybrid
+from sqlalchemy import orm
 
 
 class ShownStatus(hybrid.Comparator):
@@ -56,3 +57,15 @@ def shown_status():
         return ShownStatus(cls.recorded_status, cls.closed_as)
 
     return status
+
+
+class Closable:
+    """The status columns of a row the desk may close (a booking, a
+    device reservation): the manager's ``recorded_status`` (stored as
+    ``status``), the desk's ``closed_as``, the ``status`` shown and its
+    reason."""
+    recorded_status = orm.mapped_column('status', sa.String(32),
+                                        nullable=False)
+    closed_as = orm.mapped_column(sa.String(32))
+    status = shown_status()
+    status_reason = orm.mapped_column(sa.Text)

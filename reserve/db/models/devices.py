@@ -51,7 +51,7 @@ class Device(Base):
     host = orm.relationship('Host', lazy='joined')
 
 
-class DeviceReservation(Base):
+class DeviceReservation(closing.Closable, Base):
     """GPU units of one libvirt host reserved for a set of projects
     (/v1/device-reservations). Its lease (named
     ``device-reservation-<id>``) holds one ``device:gpu`` reservation with
@@ -71,14 +71,9 @@ class DeviceReservation(Base):
     start_date = orm.mapped_column(sa.DateTime, nullable=False)
     # Open-ended reservations end far in the future (devices.states).
     end_date = orm.mapped_column(sa.DateTime, nullable=False)
-    # What its lease made of it; the manager alone moves it
-    # (reserve/devices/status.py).
-    recorded_status = orm.mapped_column('status', sa.String(32),
-                                        nullable=False)
-    # The desk's cancel (reserve/booking/cancel.py): 'cancelled'. Final.
-    closed_as = orm.mapped_column(sa.String(32))
-    status = closing.shown_status()
-    status_reason = orm.mapped_column(sa.Text)
+    # status (closing.Closable): what its lease made of it, which the
+    # manager alone moves (reserve/devices/status.py), unless the desk
+    # cancelled it (reserve/booking/cancel.py: 'cancelled'; final).
     # None: whole PCI functions; else one mdev of this type per domain.
     mdev_type = orm.mapped_column(sa.String(64))
     # How the units were asked for: {unit_ids} or {count, model, ...}.

@@ -17,6 +17,7 @@ import uuid
 
 from oslo_config import cfg
 
+from reserve.booking import cancel
 from reserve.booking import units
 from reserve.common import context as reserve_context
 from reserve.common import timeutils
@@ -182,7 +183,8 @@ class GpuCloud:
     def cancel(self, reservation_id):
         """The desk's cancel, then the worker's cast at once; False when
         the reservation was not live any more."""
-        if not units.cancel(self.ctx, reservation_id, 'cancelled by a test'):
+        if not cancel.unit_reservation(self.ctx, reservation_id,
+                                       'cancelled by a test'):
             return False
         self.worker.delete_unit_lease(self.ctx, reservation_id)
         return True

@@ -6,7 +6,7 @@ import datetime
 
 import pytest
 
-from reserve.booking import units
+from reserve.booking import cancel
 from reserve.common import context
 from reserve.common import exception
 from reserve.common import states as engine_states
@@ -119,7 +119,7 @@ def test_a_deletion_whose_end_is_still_ahead_is_cast_again(cloud):
     lease = cloud.lease(rsv_id)
     # A cancel whose deletion marked the lease, its end left ahead (as
     # a release without the one transaction could leave it).
-    assert units.cancel(cloud.ctx, rsv_id, 'cancelled by a test')
+    assert cancel.unit_reservation(cloud.ctx, rsv_id, 'cancelled by a test')
     leases_db.lease_update(cloud.ctx, lease.id,
                            {'status': engine_states.Lease.DELETING})
     assert _end_event(lease.id).time > timeutils.utcnow()

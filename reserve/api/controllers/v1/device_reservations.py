@@ -31,6 +31,7 @@ from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import device_reservations as schema
 from reserve.api.views import device_reservations as views
+from reserve.booking import cancel
 from reserve.booking import units
 from reserve.common import exception
 from reserve.common.policies import device_reservations as policies
@@ -382,7 +383,7 @@ class DeviceReservationsController(rest.RestController):
         if reservation.status in Status.LIVE:
             reason = 'cancelled by %s at %s' % (
                 ctx.user_id, utils.format_date(timeutils.utcnow()))
-            if not units.cancel(ctx, reservation.id, reason):
+            if not cancel.unit_reservation(ctx, reservation.id, reason):
                 raise exception.InvalidState(
                     what='Device reservation %s' % reservation.id,
                     status='changing', reason='it changed while being '
