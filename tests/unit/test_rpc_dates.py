@@ -9,6 +9,7 @@ from oslo_messaging import conffixture
 import pytest
 
 from reserve.common import context as reserve_context
+from reserve.common import lease_request
 from reserve.common import rpc
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
 from reserve.manager import rpcapi as manager_rpcapi
@@ -103,9 +104,10 @@ def test_a_call_sends_and_receives_datetimes(memory_bus):
     server = memory_bus(RecordingManager())
     answer = manager_rpcapi.ManagerAPI(timeout=10).create_lease(
         reserve_context.get_admin_context(),
-        {'name': 'x', 'start_date': START, 'end_date': END,
-         'reservations': [{'resource_type': 'device:gpu',
-                           'device_reservation': {'id': 'r-1'}}]})
+        lease_request.LeaseRequest.for_owner(
+            'device-reservation', 'r-1', 'project-a', 'alice', START, END,
+            [{'resource_type': 'device:gpu',
+              'device_reservation': {'id': 'r-1'}}]))
     assert server.received[0]['start_date'] == START
     assert type(server.received[0]['end_date']) is datetime.datetime
     assert answer == {'id': 'lease-1', 'start_date': START, 'end_date': END}
