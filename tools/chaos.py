@@ -35,7 +35,7 @@ def main():
                         help='start from the short profile of the tests')
     parser.add_argument('--bookings', type=int)
     parser.add_argument('--units', type=int,
-                        help='GPU-unit reservations (0: none)')
+                        help='device reservations (0: none)')
     parser.add_argument('--minutes', type=float,
                         help='how long bookings keep coming')
     parser.add_argument('--backend', choices=('mysql', 'postgresql'),
@@ -49,7 +49,7 @@ def main():
         profile = dataclasses.replace(profile, bookings=args.bookings)
     if args.units is not None:
         profile = dataclasses.replace(profile,
-                                      unit_reservations=args.units)
+                                      device_reservations=args.units)
     if args.minutes:
         profile = dataclasses.replace(profile,
                                       load_seconds=args.minutes * 60)

@@ -46,7 +46,7 @@ if [ $cloud = 1 ]; then
     if ! wait "$cloud_job"; then
         failed "$LOGS/quickstart-cloud.log" "the loopback cloud"
         echo "quickstart: going on without a cloud; flavor bookings will" \
-             "end in ERROR (GPU unit reservations still work)" >&2
+             "end in ERROR (device reservations still work)" >&2
     elif .venv/bin/python tools/cloud/quickstart_cloud.py \
             >>"$LOGS/quickstart-cloud.log" 2>&1; then
         stage "Loopback cloud up: nova http://127.0.0.1:8774," \
@@ -56,7 +56,7 @@ if [ $cloud = 1 ]; then
     else
         failed "$LOGS/quickstart-cloud.log" "the loopback cloud"
         echo "quickstart: going on without a cloud; flavor bookings will" \
-             "end in ERROR (GPU unit reservations still work)" >&2
+             "end in ERROR (device reservations still work)" >&2
     fi
 fi
 disk=$(du -sh .venv 2>/dev/null | cut -f1)

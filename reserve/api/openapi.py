@@ -148,8 +148,7 @@ TAGS = [
     {'name': 'maintenance', 'description': 'Maintenance windows'},
     {'name': 'limits', 'description': 'Quota'},
     {'name': 'devices', 'description': 'GPU units of libvirt hosts'},
-    {'name': 'device-reservations', 'description': 'GPU unit '
-                                                   'reservations'},
+    {'name': 'device-reservations', 'description': 'Device reservations'},
 ]
 
 

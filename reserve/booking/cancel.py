@@ -3,7 +3,7 @@
 A cancel is a fact of its own (``closed_as``, see
 reserve/db/models/closing.py), recorded by one compare-and-swap on the
 shown status (reserve.db.bookings.booking_close,
-reserve.db.unit_reservations.unit_reservation_close), never by a write
+reserve.db.device_reservations.device_reservation_close), never by a write
 of the status the manager moves: a move, an end moved (PATCH) or an
 attach that comes after it finds it closed, one before it wins and the
 cancel's end takes back what it gave. The controllers call these, then
@@ -16,7 +16,7 @@ from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import bookings as bookings_db
-from reserve.db import unit_reservations as unit_reservations_db
+from reserve.db import device_reservations as device_reservations_db
 from reserve.devices import claims
 from reserve.devices import states as device_states
 
@@ -54,15 +54,15 @@ def evict(context, booking_id, reason):
     return closed
 
 
-def unit_reservation(context, reservation_id, reason):
-    """Cancel a live unit reservation (False when it was not live any
+def device_reservation(context, reservation_id, reason):
+    """Cancel a live device reservation (False when it was not live any
     more). Without a lease yet its units are free at once; with one,
     its deletion (the worker's) runs its end."""
-    Status = device_states.UnitReservation
-    if not unit_reservations_db.unit_reservation_close(
+    Status = device_states.DeviceReservation
+    if not device_reservations_db.device_reservation_close(
             context, reservation_id, Status.CANCELLED, reason, Status.LIVE):
         return False
-    if unit_reservations_db.unit_reservation_lease(
+    if device_reservations_db.device_reservation_lease(
             context, reservation_id) is None:
         claims.release(context, reservation_id)
     return True

@@ -6,7 +6,7 @@ ALLOCATED, ACTIVE; COMPLETE and ERROR rows use nothing):
 * ``reservations``: how many;
 * ``instance_hours``: instance_count x started hours of each one.
 
-and two over its live GPU-unit reservations (pending, active,
+and two over its live device reservations (pending, active,
 needs-review, until their units are released):
 
 * ``unit_reservations``: how many;
@@ -35,7 +35,7 @@ from oslo_log import log as logging
 from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import desk
-from reserve.db import unit_reservations as unit_reservations_db
+from reserve.db import device_reservations as device_reservations_db
 from reserve.devices import states as device_states
 
 CONF = cfg.CONF
@@ -43,13 +43,15 @@ LOG = logging.getLogger(__name__)
 
 RESERVATIONS = 'reservations'
 INSTANCE_HOURS = 'instance_hours'
-UNIT_RESERVATIONS = 'unit_reservations'
+# The quota resource's public name (GET /v1/limits, the [quota] option,
+# a registered limit) stays until the API renames it.
+DEVICE_RESERVATIONS = 'unit_reservations'
 UNIT_HOURS = 'unit_hours'
-# The booking desk's resources, and the GPU-unit reservations'.
+# The booking desk's resources, and the device reservations'.
 RESOURCES = (RESERVATIONS, INSTANCE_HOURS)
-UNIT_RESOURCES = (UNIT_RESERVATIONS, UNIT_HOURS)
+DEVICE_RESOURCES = (DEVICE_RESERVATIONS, UNIT_HOURS)
 # What /v1/limits reports.
-REPORTED = RESOURCES + UNIT_RESOURCES
+REPORTED = RESOURCES + DEVICE_RESOURCES
 
 
 def instance_hours(count, start, end):
@@ -58,7 +60,7 @@ def instance_hours(count, start, end):
 
 
 def unit_hours(units, start, end, now=None):
-    """A unit reservation's unit-hours; an open end (None or OPEN_END)
+    """A device reservation's unit-hours; an open end (None or OPEN_END)
     counts the whole hours it has run by ``now`` and
     [quota]open_ended_hours more."""
     if end is None or device_states.is_open_end(end):
@@ -68,9 +70,9 @@ def unit_hours(units, start, end, now=None):
     return instance_hours(units, start, end)
 
 
-def new_unit_reservation(units, start, end):
-    """What a new unit reservation adds."""
-    return {UNIT_RESERVATIONS: 1, UNIT_HOURS: unit_hours(units, start, end)}
+def new_device_reservation(units, start, end):
+    """What a new device reservation adds."""
+    return {DEVICE_RESERVATIONS: 1, UNIT_HOURS: unit_hours(units, start, end)}
 
 
 def new_booking(count, start, end):
@@ -87,17 +89,17 @@ def new_end(count, start, old_end, end):
 
 
 def usage(context, project_id, resources=RESOURCES):
-    """{resource: in use} of a project, from its live bookings and unit
+    """{resource: in use} of a project, from its live bookings and device
     reservations."""
     counted = {}
     if set(resources) & {RESERVATIONS, INSTANCE_HOURS}:
         count, hours = desk.project_usage(context, project_id)
         counted.update({RESERVATIONS: count, INSTANCE_HOURS: hours})
-    if set(resources) & set(UNIT_RESOURCES):
-        windows = unit_reservations_db.project_unit_windows(
-            context, project_id, device_states.UnitReservation.LIVE)
+    if set(resources) & set(DEVICE_RESOURCES):
+        windows = device_reservations_db.project_unit_windows(
+            context, project_id, device_states.DeviceReservation.LIVE)
         now = timeutils.utcnow()
-        counted[UNIT_RESERVATIONS] = len(windows)
+        counted[DEVICE_RESERVATIONS] = len(windows)
         counted[UNIT_HOURS] = sum(unit_hours(units, start, end, now)
                                   for start, end, units in windows)
     return {resource: counted[resource] for resource in resources}

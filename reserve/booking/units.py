@@ -1,7 +1,7 @@
-"""The booking desk's side of GPU-unit reservations
+"""The booking desk's side of device reservations
 (/v1/device-reservations), in the API process, as admission.py is for
 bookings: a 201 is a claim, and the worker then has the manager build
-its lease (reserve.worker.worker.BookingWorker.create_unit_lease).
+its lease (reserve.worker.worker.BookingWorker.create_device_lease).
 
 * ``reserve``: the dates (check_window: not in the past, and
   check_length: [devices]min_duration_seconds and
@@ -35,7 +35,7 @@ from reserve.devices import states
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
-Status = states.UnitReservation
+Status = states.DeviceReservation
 
 
 def _units_asked(request):
@@ -44,7 +44,7 @@ def _units_asked(request):
 
 @db_api.retry_on_deadlock
 def reserve(context, values, start, end, read_domains):
-    """Check, count and claim a unit reservation; returns its id.
+    """Check, count and claim a device reservation; returns its id.
 
     values: the API's request (id, project_id, user_id, viewer, the
     request: unit_ids or count/model/host_id/numa_local, mdev_type,
@@ -64,7 +64,7 @@ def reserve(context, values, start, end, read_domains):
     # Each attachment remembers its domain's owner (reserve.devices.owners).
     values = dict(values, host_id=request.host_id,
                   domain_owners={d: found[d] for d in domains})
-    deltas = quota.new_unit_reservation(_units_asked(request), start, end)
+    deltas = quota.new_device_reservation(_units_asked(request), start, end)
     with admission.capacity_transaction(context):
         quota.enforce(context, values['project_id'], deltas)
         runs.claim(context, values, start, end)
@@ -74,7 +74,7 @@ def reserve(context, values, start, end, read_domains):
 
 
 def check_window(start, end, now):
-    """A unit reservation's window (end None: open-ended) starts at most
+    """A device reservation's window (end None: open-ended) starts at most
     [api]past_tolerance ago, ends after its start and in the future, and
     keeps to check_length."""
     if (now - start).total_seconds() > CONF.api.past_tolerance:
@@ -88,7 +88,7 @@ def check_window(start, end, now):
 
 
 def check_length(start, end, now):
-    """A unit reservation's window (end None: open-ended) lasts at least
+    """A device reservation's window (end None: open-ended) lasts at least
     [devices]min_duration_seconds from its start (from now, once it has
     started), and ends (starts, when open-ended) at most
     [booking]max_query_days from now: nothing is reserved further ahead
@@ -106,6 +106,6 @@ def check_length(start, end, now):
             end - max(start, now)).total_seconds() < shortest:
         raise exception.Invalid(
             reason='end %s is less than %d seconds after the start (or '
-                   'now): a GPU-unit reservation lasts at least %d seconds '
+                   'now): a device reservation lasts at least %d seconds '
                    '([devices] min_duration_seconds)' % (
                        timeutils.isoformat(end), shortest, shortest))

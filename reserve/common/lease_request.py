@@ -1,7 +1,7 @@
 """The request of a lease, one object from where it is made to the
 manager that makes it.
 
-The worker makes it of a booking (reserve.worker.worker) or of a unit
+The worker makes it of a booking (reserve.worker.worker) or of a device
 reservation (reserve.devices.runs.lease_request); it becomes a dict only
 on the bus: ``as_message`` in ManagerAPI.create_lease, ``of_message``
 as LeaseManager.create_lease receives it.

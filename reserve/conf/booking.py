@@ -17,7 +17,7 @@ booking_opts = [
                     'the request gives no end.'),
     cfg.IntOpt('max_query_days', default=731, min=1,
                help='Longest window, in days, that free-slots and '
-                    'availability answer for. A GPU-unit reservation is '
+                    'availability answer for. A device reservation is '
                     'held to it too: its end (its start, when '
                     'open-ended) is at most this many days from now.'),
 ]

@@ -59,7 +59,7 @@ devices_opts = [
                     'would a real one. Unset, each manager holds its own. '
                     'For tests only.'),
     cfg.IntOpt('min_duration_seconds', default=600, min=1,
-               help='Shortest GPU-unit reservation, in seconds, from its '
+               help='Shortest device reservation, in seconds, from its '
                     'start (or now, when it has started) to its end: a '
                     'shorter one is refused (400). Each reservation costs '
                     'a lease, three events and a libvirt attach and '

@@ -2,7 +2,7 @@
 
 Four resources per project: ``reservations`` (live bookings),
 ``instance_hours`` (instance_count x started hours of each live booking),
-``unit_reservations`` (live GPU-unit reservations) and ``unit_hours``
+``unit_reservations`` (live device reservations) and ``unit_hours``
 (units x started hours of each of them).
 Limits come from keystone's unified limits through oslo.limit (its
 ``[oslo_limit]`` section says how to reach keystone), or, on clouds
@@ -35,7 +35,7 @@ quota_opts = [
                     '-1 for no limit. Config driver only.'),
     cfg.IntOpt('unit_hours', default=1440, min=-1,
                help='GPU unit-hours (the units times the started hours of '
-                    'each live unit reservation: pending, active or '
+                    'each live device reservation: pending, active or '
                     'needs-review) a project may hold; -1 for no limit. '
                     'The default, 1440, is one 8-GPU server for a week '
                     '(1344) or two units held open-ended (2 x '
@@ -43,16 +43,16 @@ quota_opts = [
                     'one project to take every GPU of a cloud for good. '
                     'Config driver only.'),
     cfg.IntOpt('unit_reservations', default=10, min=-1,
-               help='Live GPU-unit reservations (pending, active, '
+               help='Live device reservations (pending, active, '
                     'needs-review, until their units are released) a '
                     'project may hold; -1 for no limit. Config driver '
                     'only.'),
     cfg.IntOpt('open_ended_hours', default=720, min=1,
-               help='How an open-ended GPU-unit reservation counts in '
+               help='How an open-ended device reservation counts in '
                     'unit_hours, whichever the driver: the whole hours it '
                     'has run, and this many more. What it has run keeps '
                     'counting: a project whose open-ended reservations '
-                    'have used up its unit_hours gets no new unit '
+                    'have used up its unit_hours gets no new device '
                     'reservation until it ends one.'),
     cfg.BoolOpt('recheck_quota', default=False,
                 help='Check the quota again once a booking is written, and '

@@ -11,7 +11,7 @@ worker_opts = [
                help='Seconds a booking may wait for the worker before the '
                     'reconciler casts again: in PENDING_CREATE (its '
                     'creation), or with an end its lease has not taken '
-                    '(its update). The same for a GPU-unit reservation '
+                    '(its update). The same for a device reservation '
                     'with no lease yet, or cancelled and not released.'),
     cfg.IntOpt('purge_after_days', default=7, min=0,
                help='Days after their end at which COMPLETE bookings are '

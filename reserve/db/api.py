@@ -1,7 +1,7 @@
 """The database's engine and transactions, and what every module of
 reserve.db shares; the queries live in a module per resource
 (reserve.db.bookings, leases, hosts, events, flavors, maintenance,
-devices, unit_reservations, services, and desk for the booking desk's
+devices, device_reservations, services, and desk for the booking desk's
 calendar reads).
 
 Every function of those modules takes a RequestContext first and joins

@@ -1,5 +1,5 @@
 """Database access for libvirt hosts and their GPU units (devices); the
-unit reservations are reserve.db.unit_reservations.
+device reservations are reserve.db.device_reservations.
 
 Like reserve.db.api, every function takes a RequestContext first and joins
 the caller's transaction when there is one.

@@ -15,7 +15,7 @@ import contextlib
 
 from oslo_log import log as logging
 
-from reserve.db import unit_reservations as unit_reservations_db
+from reserve.db import device_reservations as device_reservations_db
 from reserve.devices import states
 from reserve.virt import exception as virt_exception
 
@@ -73,7 +73,7 @@ def mark_attaching(context, attachments):
     ids = [a.id for a in attachments
            if a.state == states.Attachment.PLANNED]
     if ids:
-        unit_reservations_db.attachments_set_state(
+        device_reservations_db.attachments_set_state(
             context, ids, states.Attachment.ATTACHING,
             only_from=(states.Attachment.PLANNED,))
 
@@ -101,7 +101,7 @@ def realize(context, conn, reservation, attachments, undo):
                                        attachment.domain),
                       conn.detach, attachment.domain, target)
         hostdev = conn.attach(attachment.domain, target)
-        unit_reservations_db.attachment_update(context, attachment.id, {
+        device_reservations_db.attachment_update(context, attachment.id, {
             'state': states.Attachment.ATTACHED, 'live': hostdev.live,
             'config': hostdev.config})
     return len(undo) - before
@@ -129,7 +129,7 @@ def release(context, conn, attachments, end_action='detach',
             continue
         if attachment.state in states.Attachment.MAY_BE_ATTACHED:
             _take_back(conn, attachment)
-        unit_reservations_db.attachment_update(context, attachment.id, {
+        device_reservations_db.attachment_update(context, attachment.id, {
             'state': final_state, 'live': None, 'config': None})
 
 

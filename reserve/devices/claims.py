@@ -20,9 +20,9 @@ import datetime
 from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import api as db_api
+from reserve.db import device_reservations as device_reservations_db
 from reserve.db import devices as devices_db
 from reserve.db import hosts as hosts_db
-from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import selection
 from reserve.devices import states
 
@@ -41,8 +41,8 @@ def held_now(context, host_ids=None, now=None):
     """{device_id: reservation} of the reservations holding units now."""
     now = now or timeutils.utcnow()
     return {device_id: reservation for device_id, reservation in
-            unit_reservations_db.claims(context, now, now + INSTANT,
-                                        host_ids=host_ids)}
+            device_reservations_db.claims(context, now, now + INSTANT,
+                                          host_ids=host_ids)}
 
 
 def hidden(device_id, holders, viewer):
@@ -91,7 +91,7 @@ def _claim_reason(reservation, viewer):
     if can_see(reservation, viewer):
         text += ' by reservation %s' % reservation.id
         if reservation.released_at is None and (
-                reservation.status == states.UnitReservation.CANCELLED):
+                reservation.status == states.DeviceReservation.CANCELLED):
             text += ' (cancelled, being released)'
     return text
 
@@ -134,7 +134,7 @@ def units(context, start, end, viewer=None, host_ids=None, exclude=None):
     if host_ids is not None:
         hosts = {k: v for k, v in hosts.items() if k in host_ids}
     devices = devices_db.device_list(context, host_ids=list(hosts))
-    claimed = dict(unit_reservations_db.claims(
+    claimed = dict(device_reservations_db.claims(
         context, start, end, host_ids=list(hosts), exclude=exclude))
     holders = held_now(context, host_ids=list(hosts))
     by_address = {(d.host_id, d.pci_address): d for d in devices}
@@ -244,7 +244,7 @@ def claim(context, request, start, end, viewer, values, projects,
     devices_db.lock_host(context, request.host_id)
     chosen = check(context, request, start, end, viewer=viewer)
     values = dict(values, host_id=chosen.host_id)
-    reservation = unit_reservations_db.unit_reservation_create(
+    reservation = device_reservations_db.device_reservation_create(
         context, values, projects, chosen.unit_ids,
         attachments_for(chosen))
     return reservation, chosen
@@ -259,7 +259,7 @@ def release(context, reservation_id):
     start never ran, so nothing of it is on the host, and its planned
     attachments are closed without libvirt. Idempotent; a reservation
     with something attached is left to the manager (runs.end)."""
-    reservation = unit_reservations_db.unit_reservation_find(
+    reservation = device_reservations_db.device_reservation_find(
         context, reservation_id)
     if reservation is None or reservation.released_at is not None:
         return False
@@ -269,10 +269,10 @@ def release(context, reservation_id):
     with db_api.writer.using(context):
         for attachment in reservation.attachments:
             if attachment.state != states.Attachment.DETACHED:
-                unit_reservations_db.attachment_update(
+                device_reservations_db.attachment_update(
                     context, attachment.id,
                     {'state': states.Attachment.DETACHED, 'live': None,
                      'config': None})
-        unit_reservations_db.unit_reservation_update(
+        device_reservations_db.device_reservation_update(
             context, reservation_id, {'released_at': timeutils.utcnow()})
     return True

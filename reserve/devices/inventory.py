@@ -10,8 +10,8 @@ devices reserve did not create: such a unit cannot be reserved.
 import dataclasses
 
 from reserve.common import timeutils
+from reserve.db import device_reservations as device_reservations_db
 from reserve.db import devices as devices_db
-from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import states
 
 
@@ -105,7 +105,7 @@ def sync(context, host, conn):
     """Discover the host and write what was found: its device rows and
     its topology generation. Returns what changed, as a dict."""
     found = discover(conn)
-    attached = unit_reservations_db.attachments_of_host(
+    attached = device_reservations_db.attachments_of_host(
         context, host.id, list(states.Attachment.MAY_BE_ATTACHED))
     rows = device_rows(found, attached)
     added, missing = devices_db.devices_sync(context, host.id, rows)

@@ -18,7 +18,7 @@ from oslo_log import log as logging
 from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import api as db_api
-from reserve.db import unit_reservations as unit_reservations_db
+from reserve.db import device_reservations as device_reservations_db
 from reserve.devices import attachments
 from reserve.devices import claims
 from reserve.devices import hosts
@@ -30,7 +30,7 @@ from reserve.devices import status
 
 LOG = logging.getLogger(__name__)
 
-Status = states.UnitReservation
+Status = states.DeviceReservation
 
 
 # review ------------------------------------------------------------------
@@ -39,7 +39,7 @@ def affirm(context, reservation_id, who):
     """Re-affirm a reservation in review against the host's topology
     now: active again (attached) if its window has started, else
     pending. Refused while one of its units is missing."""
-    reservation = unit_reservations_db.unit_reservation_get(
+    reservation = device_reservations_db.device_reservation_get(
         context, reservation_id)
     if reservation.status != Status.NEEDS_REVIEW:
         raise exception.InvalidState(
@@ -51,7 +51,7 @@ def affirm(context, reservation_id, who):
         conn = hosts.connect(host.uri)
         generation = runs.rediscover(context, host,
                                      conn)['topology_generation']
-        reservation = unit_reservations_db.unit_reservation_get(
+        reservation = device_reservations_db.device_reservation_get(
             context, reservation_id)
         gone = [u.device.pci_address for u in reservation.units
                 if u.device.state == states.Device.MISSING]
@@ -70,7 +70,7 @@ def affirm(context, reservation_id, who):
                     topology_generation=generation,
                     status_reason='affirmed by %s at %s' % (
                         who, timeutils.isoformat(timeutils.utcnow()))):
-                current = unit_reservations_db.unit_reservation_find(
+                current = device_reservations_db.device_reservation_find(
                     context, reservation_id)
                 raise exception.InvalidState(
                     what='Device reservation %s' % reservation_id,
@@ -107,9 +107,9 @@ def _hold(context, reservation_id, statuses, what):
     """The compare-and-swap that comes first in a transaction giving
     units (see the module's docstring): InvalidState (409) once the
     reservation has none of ``statuses`` (cancelled, ended)."""
-    if not unit_reservations_db.unit_reservation_hold(
+    if not device_reservations_db.device_reservation_hold(
             context, reservation_id, statuses):
-        current = unit_reservations_db.unit_reservation_find(
+        current = device_reservations_db.device_reservation_find(
             context, reservation_id)
         raise exception.InvalidState(
             what='Device reservation %s' % reservation_id,
@@ -120,7 +120,7 @@ def _hold(context, reservation_id, statuses, what):
 def attach(context, reservation_id, domain, unit_ids, project_id):
     """Give a domain units of a live reservation: now when it is
     active (undone on failure), at its start when it is pending."""
-    reservation = unit_reservations_db.unit_reservation_get(
+    reservation = device_reservations_db.device_reservation_get(
         context, reservation_id)
     _check_live(reservation)
     host = runs.host_of(context, reservation)
@@ -144,12 +144,12 @@ def _add_attachments(context, conn, reservation, rows):
     live = (Status.PENDING, Status.ACTIVE)
     with db_api.writer.using(context):
         _hold(context, reservation.id, live, 'no unit can be attached')
-        active = unit_reservations_db.unit_reservation_get(
+        active = device_reservations_db.device_reservation_get(
             context, reservation.id).status == Status.ACTIVE
         if active:
             rows = [dict(r, state=states.Attachment.ATTACHING)
                     for r in rows]
-        ids = {a.id for a in unit_reservations_db.attachments_add(
+        ids = {a.id for a in device_reservations_db.attachments_add(
             context, reservation.id, rows)}
     if not active:
         return
@@ -157,20 +157,20 @@ def _add_attachments(context, conn, reservation, rows):
         with attachments.saga() as undo, db_api.writer.using(context):
             _hold(context, reservation.id, (Status.ACTIVE,),
                   'no unit can be attached')
-            current = unit_reservations_db.unit_reservation_get(
+            current = device_reservations_db.device_reservation_get(
                 context, reservation.id)
             runs.realize(context, conn, current, ids, undo)
     except Exception:
         # Undone on the host: the rows go too (a cancel's end that read
         # them meanwhile finds nothing attached).
-        unit_reservations_db.attachments_delete(context, ids)
+        device_reservations_db.attachments_delete(context, ids)
         raise
 
 
 def detach(context, reservation_id, domain, project_id=None):
     """Take a reservation's units back from a domain (only those
     ``project_id`` attached, when given). The domain keeps running."""
-    reservation = unit_reservations_db.unit_reservation_get(
+    reservation = device_reservations_db.device_reservation_get(
         context, reservation_id)
     if reservation.status not in Status.LIVE:
         raise exception.InvalidState(
@@ -192,7 +192,8 @@ def detach(context, reservation_id, domain, project_id=None):
     with hosts.host_lock(host.id):
         conn = hosts.connect(host.uri)
         attachments.release(context, conn, rows)
-        unit_reservations_db.attachments_delete(context, [a.id for a in rows])
+        device_reservations_db.attachments_delete(context,
+                                                  [a.id for a in rows])
         runs.resync(context, host, conn)
     return [{'device_id': a.device_id, 'domain': a.domain, 'kind': a.kind,
              'mdev_uuid': a.mdev_uuid, 'project_id': a.project_id,
@@ -205,7 +206,7 @@ def set_domains(context, reservation_id, domains, project_id):
     detached first (their units may be what the new ones get), then the
     new ones attached as by ``attach``. If an attach fails, the domains
     detached get their units back: the reservation is left as it was."""
-    reservation = unit_reservations_db.unit_reservation_get(
+    reservation = device_reservations_db.device_reservation_get(
         context, reservation_id)
     _check_live(reservation)
     current = {a.domain for a in reservation.attachments
@@ -226,7 +227,7 @@ def set_domains(context, reservation_id, domains, project_id):
 def _give_back(context, host, reservation_id, rows):
     conn = hosts.connect(host.uri)
     _add_attachments(context, conn,
-                     unit_reservations_db.unit_reservation_get(
+                     device_reservations_db.device_reservation_get(
                          context, reservation_id),
                      rows)
     runs.resync(context, host, conn)
@@ -243,12 +244,12 @@ def settle(context):
     holds nothing on the host: the worker's reconciler builds or
     releases it, and deletes the leases of cancelled ones."""
     moved = []
-    unreleased = unit_reservations_db.unit_reservations_unreleased(context)
+    unreleased = device_reservations_db.device_reservations_unreleased(context)
     for reservation in unreleased:
         attached = reservation.status == Status.ACTIVE or any(
             a.state in states.Attachment.MAY_BE_ATTACHED
             for a in reservation.attachments)
-        if not attached or unit_reservations_db.unit_reservation_lease(
+        if not attached or device_reservations_db.device_reservation_lease(
                 context, reservation.id) is not None:
             continue
         LOG.warning('Device reservation %s has no lease: releasing it',

@@ -31,8 +31,8 @@ from oslo_log import log as logging
 from reserve.common import exception
 from reserve.common import policy
 from reserve.common.policies import device_reservations as policies
+from reserve.db import device_reservations as device_reservations_db
 from reserve.db import domain_owners as owners_db
-from reserve.db import unit_reservations as unit_reservations_db
 from reserve.virt import uris
 
 LOG = logging.getLogger(__name__)
@@ -134,5 +134,5 @@ def leave_alone(context, rows, final_state):
     domain; the next discovery shows what the domain still holds as in
     use outside reserve."""
     for row in rows:
-        unit_reservations_db.attachment_update(context, row.id, {
+        device_reservations_db.attachment_update(context, row.id, {
             'state': final_state, 'live': None, 'config': None})

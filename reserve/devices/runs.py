@@ -28,8 +28,8 @@ from reserve.common import lease_request as lease_requests
 from reserve.common import states as engine_states
 from reserve.common import timeutils
 from reserve.db import api as db_api
+from reserve.db import device_reservations as device_reservations_db
 from reserve.db import hosts as hosts_db
-from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import attachments
 from reserve.devices import claims
 from reserve.devices import hosts
@@ -44,7 +44,7 @@ from reserve.devices import status
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
-Status = states.UnitReservation
+Status = states.DeviceReservation
 
 
 # claim -------------------------------------------------------------------
@@ -96,8 +96,9 @@ def claim(context, values, start, end):
         _projects(values), planned)
     if host is None:
         host = hosts_db.host_get(context, chosen.host_id)
-        unit_reservations_db.unit_reservation_update(context, reservation.id, {
-            'topology_generation': host.topology_generation or ''})
+        device_reservations_db.device_reservation_update(
+            context, reservation.id,
+            {'topology_generation': host.topology_generation or ''})
 
 
 def lease_request(reservation_id, project_id, user_id, start, end):
@@ -185,14 +186,14 @@ def start(context, reservation_id):
     needs review (or must: the host's topology moved since it was
     written). A failure undoes what this start did and is raised (the
     event is retried); the units stay the reservation's."""
-    reservation = unit_reservations_db.unit_reservation_find(
+    reservation = device_reservations_db.device_reservation_find(
         context, reservation_id)
     if reservation is None or reservation.status not in (
             Status.PENDING, Status.ACTIVE):
         return
     # Back to back on a unit, the end before gives it back first: were it
     # late, this start would attach what that end then takes away.
-    held = unit_reservations_db.unreleased_predecessors(context, reservation)
+    held = device_reservations_db.unreleased_predecessors(context, reservation)
     if held:
         raise exception.UnitsNotReleased(
             units=', '.join(sorted({u for us in held.values() for u in us})),
@@ -205,7 +206,7 @@ def start(context, reservation_id):
             return
         try:
             ids = to_attach(context, host, conn,
-                            unit_reservations_db.unit_reservation_get(
+                            device_reservations_db.device_reservation_get(
                                 context, reservation_id).attachments)
             with attachments.saga() as undo, db_api.writer.using(context):
                 # The compare-and-swap first: a cancel that came before
@@ -214,11 +215,11 @@ def start(context, reservation_id):
                 if not status.move(context, reservation_id, 'started',
                                    status_reason=None):
                     return
-                reservation = unit_reservations_db.unit_reservation_get(
+                reservation = device_reservations_db.device_reservation_get(
                     context, reservation_id)
                 realize(context, conn, reservation, ids, undo)
         except exception.ReserveException as exc:
-            unit_reservations_db.unit_reservation_update(
+            device_reservations_db.device_reservation_update(
                 context, reservation_id,
                 {'status_reason': 'start failed, retried: %s' %
                  exc.user_message})
@@ -229,7 +230,7 @@ def start(context, reservation_id):
 def end(context, reservation_id):
     """end_lease (also after a cancellation): take every unit back and
     free them. Idempotent."""
-    reservation = unit_reservations_db.unit_reservation_find(
+    reservation = device_reservations_db.device_reservation_find(
         context, reservation_id)
     if reservation is None or reservation.released_at is not None:
         return
@@ -243,7 +244,7 @@ def end(context, reservation_id):
         conn = hosts.connect(host.uri)
         # Read again under the lock: an attach that held it may have
         # added rows since.
-        reservation = unit_reservations_db.unit_reservation_find(
+        reservation = device_reservations_db.device_reservation_find(
             context, reservation_id)
         theirs = _theirs(context, host, conn, reservation.attachments,
                          states.Attachment.DETACHED)
@@ -269,7 +270,7 @@ def _theirs(context, host, conn, rows, final_state):
 
 def _released(context, reservation_id):
     status.move(context, reservation_id, 'ended')
-    unit_reservations_db.unit_reservation_update(
+    device_reservations_db.device_reservation_update(
         context, reservation_id, {'released_at': timeutils.utcnow()})
 
 
@@ -290,7 +291,7 @@ def rediscover(context, host, conn):
 
 def _review(context, host, conn, generation):
     moved = []
-    for reservation in unit_reservations_db.unit_reservations_of_host(
+    for reservation in device_reservations_db.device_reservations_of_host(
             context, host.id, (Status.PENDING, Status.ACTIVE)):
         if reservation.topology_generation == generation:
             continue
@@ -316,19 +317,19 @@ def _review(context, host, conn, generation):
 
 def _converge(context, host, conn):
     restored = []
-    for reservation in unit_reservations_db.unit_reservations_of_host(
+    for reservation in device_reservations_db.device_reservations_of_host(
             context, host.id, (Status.ACTIVE,)):
         try:
             ids = to_attach(context, host, conn, reservation.attachments)
             with attachments.saga() as undo, db_api.writer.using(context):
-                if not unit_reservations_db.unit_reservation_hold(
+                if not device_reservations_db.device_reservation_hold(
                         context, reservation.id, (Status.ACTIVE,)):
                     continue    # cancelled meanwhile: its end releases
                 changed = realize(context, conn, reservation, ids, undo)
         except exception.ReserveException as exc:
             LOG.warning('Device reservation %s: attachments not restored: '
                         '%s', reservation.id, exc)
-            unit_reservations_db.unit_reservation_update(
+            device_reservations_db.device_reservation_update(
                 context, reservation.id,
                 {'status_reason': 'attachments could not be restored: %s' %
                  exc.user_message})

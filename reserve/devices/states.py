@@ -28,7 +28,7 @@ class Unit:
     ALL = (AVAILABLE, RESERVED, IN_USE, MISSING)
 
 
-class UnitReservation:
+class DeviceReservation:
     PENDING = 'pending'
     ACTIVE = 'active'
     EXPIRED = 'expired'

@@ -1,4 +1,4 @@
-"""A unit reservation's status after its creation: the manager's alone.
+"""A device reservation's status after its creation: the manager's alone.
 
 The desk writes a reservation ``pending`` and may cancel it
 (reserve/booking/cancel.py: a fact of its own, ``closed_as``, that the
@@ -7,10 +7,10 @@ move is the manager's, made here: its lease refused, its start, its
 end, a review and an affirmation. Each is a compare-and-swap on the
 shown status, so a cancelled reservation never moves again.
 """
-from reserve.db import unit_reservations as unit_reservations_db
+from reserve.db import device_reservations as device_reservations_db
 from reserve.devices import states
 
-S = states.UnitReservation
+S = states.DeviceReservation
 
 # move: (statuses it moves from, status it moves to)
 MOVES = {
@@ -26,5 +26,5 @@ MOVES = {
 def move(context, reservation_id, name, **values):
     """Make move ``name`` of MOVES, with ``values``; whether it moved."""
     sources, target = MOVES[name]
-    return unit_reservations_db.unit_reservation_move(
+    return device_reservations_db.device_reservation_move(
         context, reservation_id, target, sources, **values)

@@ -19,9 +19,9 @@ from reserve.common import placement
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
+from reserve.db import device_reservations as device_reservations_db
 from reserve.db import hosts as hosts_db
 from reserve.db import leases as leases_db
-from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import lifecycle as device_lifecycle
 from reserve.devices import portable
 from reserve.devices import runs as device_runs
@@ -48,7 +48,7 @@ def _awaits_lease(reservation):
     """Whether a device reservation is claimed and live, its lease yet
     to be made (by the worker)."""
     return (reservation is not None and reservation.released_at is None
-            and reservation.status in device_states.UnitReservation.LIVE)
+            and reservation.status in device_states.DeviceReservation.LIVE)
 
 
 class LeaseManager:
@@ -345,9 +345,9 @@ class LeaseManager:
         """Move the end of a live device reservation (None: open-ended)
         through its lease, if its units stay free that long (``end``: a
         naive UTC datetime)."""
-        lease = unit_reservations_db.unit_reservation_lease(
+        lease = device_reservations_db.device_reservation_lease(
             context, reservation_id)
-        found = unit_reservations_db.unit_reservation_find(
+        found = device_reservations_db.device_reservation_find(
             context, reservation_id)
         if lease is None and _awaits_lease(found):
             # Its lease, not made yet (the worker's cast still on its
@@ -355,7 +355,7 @@ class LeaseManager:
             self.make_lease(context, device_runs.lease_request(
                 found.id, found.project_id, found.user_id,
                 found.start_date, found.end_date))
-            lease = unit_reservations_db.unit_reservation_lease(
+            lease = device_reservations_db.device_reservation_lease(
                 context, reservation_id)
         if lease is None:
             raise exception.InvalidState(
@@ -366,10 +366,10 @@ class LeaseManager:
                               {'end_date': end or device_states.OPEN_END})
         except exception.InvalidState:
             # Said of the reservation, not of its lease, once it is over.
-            found = unit_reservations_db.unit_reservation_find(
+            found = device_reservations_db.device_reservation_find(
                 context, reservation_id)
             if found is None or found.status in \
-                    device_states.UnitReservation.LIVE:
+                    device_states.DeviceReservation.LIVE:
                 raise
             raise exception.InvalidState(
                 what='Device reservation %s' % reservation_id,

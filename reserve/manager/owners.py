@@ -1,4 +1,4 @@
-"""What the owner of a lease (a booking, a unit reservation) becomes
+"""What the owner of a lease (a booking, a device reservation) becomes
 when the manager makes, refuses, starts or ends the lease: the manager
 writes it, in the transaction that moves the lease, through the one
 module of transitions of each kind (booking_status.py,
@@ -31,7 +31,7 @@ def refused(context, owner_type, owner_id, exc):
 
 
 def follow(context, lease, lease_status):
-    """The owner after its lease became ``lease_status`` (a unit
+    """The owner after its lease became ``lease_status`` (a device
     reservation's start and end are its plugin's: reserve.devices.runs)."""
     return booking_status.follow(context, lease, lease_status)
 

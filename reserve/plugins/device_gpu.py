@@ -9,7 +9,7 @@ reservation's id is the device reservation's
 """
 from reserve.capacity import store as capacity_store
 from reserve.common import exception
-from reserve.db import unit_reservations as unit_reservations_db
+from reserve.db import device_reservations as device_reservations_db
 from reserve.devices import claims
 from reserve.devices import runs
 from reserve.devices import states
@@ -21,8 +21,8 @@ class DeviceGpuPlugin(base.ResourcePlugin):
 
     def reserve(self, context, lease_values, values):
         request = values.get('device_reservation') or {}
-        found = request.get('id') and unit_reservations_db \
-            .unit_reservation_find(context, request['id'])
+        found = request.get('id') and device_reservations_db \
+            .device_reservation_find(context, request['id'])
         if not found:
             raise exception.Invalid(
                 reason='a device:gpu reservation is made through '
@@ -39,20 +39,20 @@ class DeviceGpuPlugin(base.ResourcePlugin):
         runs.end(context, reservation.id)
 
     def check_new_window(self, context, lease, reservation, start, end):
-        found = unit_reservations_db.unit_reservation_get(
+        found = device_reservations_db.device_reservation_get(
             context, reservation.id)
         claims.check_window(context, found, start, end)
         # Called in the transaction that moves the lease: the device
         # reservation's own window (what its claims use) moves with it,
         # while it is live (a compare-and-swap: a cancel that got there
         # first wins, and the whole move is refused).
-        if not unit_reservations_db.unit_reservation_update(
+        if not device_reservations_db.device_reservation_update(
                 context, reservation.id,
                 {'start_date': start, 'end_date': end},
-                expected_status=states.UnitReservation.LIVE):
+                expected_status=states.DeviceReservation.LIVE):
             raise exception.InvalidState(
                 what='Device reservation %s' % reservation.id,
-                status=unit_reservations_db.unit_reservation_get(
+                status=device_reservations_db.device_reservation_get(
                     context, reservation.id).status,
                 reason='it was cancelled or ended; its end cannot move')
         capacity_store.claims_set_end(context, end,

@@ -1,7 +1,7 @@
 """The reconciler: the database is the truth, messages are hints.
 
 Run periodically by the worker, it walks the owners of leases of both
-kinds (states.Owner: bookings and unit reservations, joined to their
+kinds (states.Owner: bookings and device reservations, joined to their
 leases by the owner key) and drives on every one whose next step is
 overdue, whatever message was lost on the way. For each kind (_KINDS):
 
@@ -11,7 +11,7 @@ overdue, whatever message was lost on the way. For each kind (_KINDS):
   one);
 * cancelled (or over) while its lease still runs, or is DELETING with
   its end still ahead (a lost deletion cast, or a manager that died
-  between the two), or, for a unit reservation, with no lease and its
+  between the two), or, for a device reservation, with no lease and its
   claim not released: its deletion is cast again. For bookings this is
   also where a lease with no owner at all goes.
 
@@ -39,14 +39,14 @@ from reserve.capacity import store as capacity_store
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import bookings as bookings_db
+from reserve.db import device_reservations as device_reservations_db
 from reserve.db import leases as leases_db
-from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import states as device_states
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
-Units = device_states.UnitReservation
+Units = device_states.DeviceReservation
 
 
 def _end_ahead(lease, now):
@@ -74,14 +74,14 @@ def _touch_booking(context, booking):
                                expected_status=booking.status)
 
 
-# Unit reservations --------------------------------------------------------
+# Device reservations --------------------------------------------------------
 
 def _overdue_units(context, cutoff, statuses):
     """(reservation, its lease or None) of the unreleased ones of
     ``statuses`` untouched since ``cutoff``."""
-    found = [r for r in unit_reservations_db.unit_reservations_unreleased(
+    found = [r for r in device_reservations_db.device_reservations_unreleased(
         context, statuses) if r.updated_at < cutoff]
-    return [(r, unit_reservations_db.unit_reservation_lease(context, r.id))
+    return [(r, device_reservations_db.device_reservation_lease(context, r.id))
             for r in found]
 
 
@@ -100,13 +100,14 @@ def _units_not_torn_down(context, cutoff, now, worker_api):
             _end_ahead(lease, now))]
 
 
-def _touch_unit_reservation(context, reservation):
-    unit_reservations_db.unit_reservation_update(context, reservation.id, {})
+def _touch_device_reservation(context, reservation):
+    device_reservations_db.device_reservation_update(context, reservation.id,
+                                                     {})
 
 
-def _delete_unit_lease(worker_api, context, reservation):
-    _touch_unit_reservation(context, reservation)
-    worker_api.delete_unit_lease(context, reservation.id)
+def _delete_device_lease(worker_api, context, reservation):
+    _touch_device_reservation(context, reservation)
+    worker_api.delete_device_lease(context, reservation.id)
 
 
 # What the walk needs of each kind of owner: how to find the overdue
@@ -127,11 +128,11 @@ _KINDS = (
          lambda api, context, lease: api.delete_lease(context, None,
                                                       lease_id=lease.id)),
     Kind(states.Owner.DEVICE_RESERVATION, 'Device reservation',
-         _units_awaiting_lease, 'unit_leases',
-         lambda api, context, rsv: api.create_unit_lease(context, rsv.id),
-         _touch_unit_reservation,
-         'Device reservation', _units_not_torn_down, 'unit_cancels',
-         _delete_unit_lease),
+         _units_awaiting_lease, 'device_leases',
+         lambda api, context, rsv: api.create_device_lease(context, rsv.id),
+         _touch_device_reservation,
+         'Device reservation', _units_not_torn_down, 'device_cancels',
+         _delete_device_lease),
 )
 
 

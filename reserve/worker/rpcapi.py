@@ -1,7 +1,7 @@
 """Client side of the worker's RPC API (topic reserve-worker).
 
 1.0 - the first release: create_lease, update_lease, delete_lease (of a
-      booking); create_unit_lease, delete_unit_lease (of a GPU-unit
+      booking); create_device_lease, delete_device_lease (of a device
       reservation the booking desk claimed)
 
 A method added later names its version in its cast; [upgrade_levels]
@@ -48,13 +48,13 @@ class WorkerAPI:
         self._cast(context, 'delete_lease', booking_id=booking_id,
                    lease_id=lease_id)
 
-    def create_unit_lease(self, context, reservation_id):
-        """Make the lease of a claimed unit reservation (idempotent)."""
-        self._cast(context, 'create_unit_lease',
+    def create_device_lease(self, context, reservation_id):
+        """Make the lease of a claimed device reservation (idempotent)."""
+        self._cast(context, 'create_device_lease',
                    reservation_id=reservation_id)
 
-    def delete_unit_lease(self, context, reservation_id):
-        """Tear a cancelled unit reservation's lease down, or release
+    def delete_device_lease(self, context, reservation_id):
+        """Tear a cancelled device reservation's lease down, or release
         its claim when it has none."""
-        self._cast(context, 'delete_unit_lease',
+        self._cast(context, 'delete_device_lease',
                    reservation_id=reservation_id)

@@ -1,4 +1,4 @@
-"""The worker's RPC endpoint: turns bookings and unit reservations
+"""The worker's RPC endpoint: turns bookings and device reservations
 (claimed by the booking desk) into leases.
 
 Every method is idempotent and safe to run again: the reconciler casts
@@ -11,9 +11,9 @@ from reserve.common import exception
 from reserve.common import lease_request
 from reserve.common import states
 from reserve.db import bookings as bookings_db
+from reserve.db import device_reservations as device_reservations_db
 from reserve.db import flavors as flavors_db
 from reserve.db import leases as leases_db
-from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import claims as device_claims
 from reserve.devices import runs as device_runs
 from reserve.devices import states as device_states
@@ -111,19 +111,19 @@ class BookingWorker:
         if lease_id:
             self.manager_api.delete_lease(context, lease_id)
 
-    # GPU-unit reservations ----------------------------------------------
+    # device reservations ----------------------------------------------
 
-    def create_unit_lease(self, context, reservation_id):
-        """Have the manager make the lease of a claimed unit reservation
+    def create_device_lease(self, context, reservation_id):
+        """Have the manager make the lease of a claimed device reservation
         (owned by it: the manager answers with the same lease if it made
         one); the device:gpu plugin adopts the claim."""
-        found = unit_reservations_db.unit_reservation_find(
+        found = device_reservations_db.device_reservation_find(
             context, reservation_id)
         if (found is None or found.released_at is not None or
-                found.status not in device_states.UnitReservation.LIVE):
+                found.status not in device_states.DeviceReservation.LIVE):
             return  # cancelled, or over
-        if unit_reservations_db.unit_reservation_lease(context,
-                                                       reservation_id):
+        if device_reservations_db.device_reservation_lease(context,
+                                                           reservation_id):
             return
         request = device_runs.lease_request(
             found.id, found.project_id, found.user_id, found.start_date,
@@ -140,25 +140,25 @@ class BookingWorker:
             LOG.info('Device reservation %s got no lease: %s',
                      reservation_id, exc.message)
             return
-        current = unit_reservations_db.unit_reservation_find(
+        current = device_reservations_db.device_reservation_find(
             context, reservation_id)
         if (current is None or
-                current.status == device_states.UnitReservation.CANCELLED):
+                current.status == device_states.DeviceReservation.CANCELLED):
             # Cancelled while we were at it: the lease must not outlive it.
             self.manager_api.delete_lease(context, lease['id'])
             return
         LOG.info('Device reservation %s has lease %s', reservation_id,
                  lease['id'])
 
-    def delete_unit_lease(self, context, reservation_id):
-        """A cancelled unit reservation: its lease is deleted (its end
+    def delete_device_lease(self, context, reservation_id):
+        """A cancelled device reservation: its lease is deleted (its end
         runs now and detaches); without one, its claim is released."""
-        found = unit_reservations_db.unit_reservation_find(
+        found = device_reservations_db.device_reservation_find(
             context, reservation_id)
         if (found is None or
-                found.status != device_states.UnitReservation.CANCELLED):
+                found.status != device_states.DeviceReservation.CANCELLED):
             return
-        lease = unit_reservations_db.unit_reservation_lease(
+        lease = device_reservations_db.device_reservation_lease(
             context, reservation_id)
         if lease is None:
             device_claims.release(context, reservation_id)

@@ -1,4 +1,4 @@
-"""The embedded default under ordinary use: unit reservations created
+"""The embedded default under ordinary use: device reservations created
 and cancelled in a loop against ``reserve-all-in-one`` (SQLite, the
 in-memory bus, the libvirt test:/// GPU hosts), one client and then
 thirty at once.

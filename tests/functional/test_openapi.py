@@ -26,7 +26,7 @@ from reserve.api.schemas import hosts as host_schema
 from reserve.api.schemas import maintenance as window_schema
 from reserve.api.schemas import reservations as booking_schema
 from reserve.common import timeutils
-from reserve.db import unit_reservations as unit_reservations_db
+from reserve.db import device_reservations as device_reservations_db
 from tests.functional.api_fixtures import ADMIN
 from tests.functional.api_fixtures import admin_context
 from tests.functional.api_fixtures import api  # noqa: F401
@@ -302,7 +302,7 @@ def test_real_answers_match_the_description(gpu_api, casts):  # noqa: F811
     app.patch_json(item, {'domains': ['gpu-vm-2']}, headers=MEMBER_A)
     # Only a reservation in needs-review can be affirmed; then it can.
     app.post(item + '/affirm', headers=ADMIN, expect_errors=True)
-    unit_reservations_db.unit_reservation_move(
+    device_reservations_db.device_reservation_move(
         admin_context(), rsv['id'], 'needs-review', ('pending', 'active'))
     app.post(item + '/affirm', headers=ADMIN)
     app.delete(item, headers=MEMBER_A)

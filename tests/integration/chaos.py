@@ -22,7 +22,7 @@ The checker's lines, each of which should be 0:
   after every lease ended;
 * ``API 5xx``: answers of 500 and up but 503, which the API gives
   while the database is away (counted apart; the client tries again);
-* the GPU-unit reservations' lines (tests/integration/chaos_units.py).
+* the device reservations' lines (tests/integration/chaos_units.py).
 
 Start and end lateness (when an event finished, against its time) are
 printed as p50 / p99 / max.
@@ -51,18 +51,18 @@ FINAL = ('COMPLETE', 'ERROR')
 # The checker's lines that must be 0.
 MUST_BE_ZERO = ('bookings lost', 'bookings stuck', 'overbooked instants',
                 'events run twice', 'artefacts left', 'API 5xx',
-                'unit reservations lost', 'unit reservations stuck',
+                'device reservations lost', 'device reservations stuck',
                 'units assigned twice', 'libvirt artefacts left')
 
 
 @dataclasses.dataclass
 class Profile:
     bookings: int = 500
-    unit_reservations: int = 200    # of GPU units, over the same time
+    device_reservations: int = 200    # of GPU units, over the same time
     load_seconds: float = 600       # bookings are made over this long
     start_within: tuple = (5, 90)   # seconds from when it is made
     length: tuple = (10, 180)       # seconds
-    unit_length: tuple = (5, 60)    # seconds, of a unit reservation
+    unit_length: tuple = (5, 60)    # seconds, of a device reservation
     unit_hosts: int = 4             # libvirt GPU hosts of each kind
     cancel_share: float = 0.1
     kill_every: tuple = (20, 40)    # seconds between two kills
@@ -73,7 +73,7 @@ class Profile:
     grace: float = 60               # after the last end
 
 
-SHORT = Profile(bookings=40, unit_reservations=20, load_seconds=60,
+SHORT = Profile(bookings=40, device_reservations=20, load_seconds=60,
                 start_within=(5, 40), length=(10, 40), unit_length=(5, 20),
                 unit_hosts=2,
                 kill_every=(8, 15),
@@ -175,8 +175,8 @@ class Chaos:
 
     def _unit_load(self):
         gap = self.profile.load_seconds / max(
-            1, self.profile.unit_reservations)
-        for _ in range(self.profile.unit_reservations):
+            1, self.profile.device_reservations)
+        for _ in range(self.profile.device_reservations):
             if self._stop.is_set():
                 return
             to_cancel = self.units.reserve_one(self._lock)
@@ -236,7 +236,7 @@ class Chaos:
             engine.dispose()
 
     def run(self):
-        if self.profile.unit_reservations:
+        if self.profile.device_reservations:
             self.units.enroll()
         threads = [threading.Thread(target=t, daemon=True) for t in (
             self._killer, self._outages, self._sampler)]
@@ -250,7 +250,7 @@ class Chaos:
             last_end = max([end for _, end in self.booked.values()] +
                            [self.units.last_end() or _utcnow()])
             wait = (last_end - _utcnow()).total_seconds()
-            self.log('%d bookings and %d unit reservations accepted; '
+            self.log('%d bookings and %d device reservations accepted; '
                      'waiting %.0f s for the last to end' % (
                          len(self.booked), len(self.units.booked),
                          max(0, wait)))
@@ -341,7 +341,7 @@ def deploy(db_url, profile, log=print):
     daemons = reserve_daemons.ReserveDaemons(
         db_url, nova.url, placement.url, reconcile_interval=5,
         pending_create_timeout=20, api_workers=2, extra_conf=extra,
-        gpu_hosts=profile.unit_reservations > 0)
+        gpu_hosts=profile.device_reservations > 0)
     daemons.start()
     for name in DAEMONS:
         if name not in daemons.procs:

@@ -18,8 +18,8 @@ attached, or to have a lease, right after its 201.
 
 The checker's lines, each of which should be 0:
 
-* ``unit reservations lost``: accepted (201) and then unknown;
-* ``unit reservations stuck``: still pending, active or needs-review
+* ``device reservations lost``: accepted (201) and then unknown;
+* ``device reservations stuck``: still pending, active or needs-review
   once their end is 60 s past;
 * ``units assigned twice``: samples where a GPU or an mdev was held by
   two domains of a host at once (read from libvirt in one go), or a
@@ -162,7 +162,7 @@ class UnitLoad:
                     return rsv_id       # the caller cancels it later
             elif resp.status_code >= 500:
                 self.api_5xx += 1
-                self.log('API %d on a unit reservation: %s' % (
+                self.log('API %d on a device reservation: %s' % (
                     resp.status_code, resp.text[:200]))
             else:
                 error = resp.json()['errors'][0]
@@ -244,13 +244,13 @@ class UnitLoad:
             left += ['%s: mdev %s' % (name, mdev)
                      for mdev in set(now_mdevs) - set(mdevs)]
         return {
-            'unit reservations accepted': len(self.booked),
-            'unit reservations refused': dict(self.refused),
+            'device reservations accepted': len(self.booked),
+            'device reservations refused': dict(self.refused),
             'unit refusals, first of each': self.refusals,
-            'unit reservations cancelled': len(self.cancelled),
+            'device reservations cancelled': len(self.cancelled),
             'unit POSTs unanswered': self.unanswered,
-            'unit reservations lost': len(lost),
-            'unit reservations stuck': len(open_),
+            'device reservations lost': len(lost),
+            'device reservations stuck': len(open_),
             'units assigned twice': self.twice,
             'libvirt artefacts left': len(left),
             'libvirt artefacts': left,

@@ -75,7 +75,7 @@ GPU_HOSTS_CONF = """
 [devices]
 fake_test_driver = True
 fake_test_driver_socket = {socket}
-# Unit reservations of seconds, to see them end within a test.
+# Device reservations of seconds, to see them end within a test.
 min_duration_seconds = 1
 """
 

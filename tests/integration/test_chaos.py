@@ -1,5 +1,5 @@
 """The short chaos run (tests/integration/chaos.py's SHORT profile):
-40 bookings and 20 GPU-unit reservations over a minute through two of
+40 bookings and 20 device reservations over a minute through two of
 each daemon on MariaDB, a daemon killed every 8-15 s, RabbitMQ restarted
 once, 5% of nova and placement calls failing. Every line of the checker
 is 0. The long run, which also restarts the database, is
@@ -36,6 +36,6 @@ def test_short_chaos_run_breaks_nothing(openstack_cloud, tmp_path):
         flavor.delete()
     chaos.report(figures)
     assert figures['bookings accepted'] >= 10, figures
-    assert figures['unit reservations accepted'] >= 5, figures
+    assert figures['device reservations accepted'] >= 5, figures
     for line in chaos.MUST_BE_ZERO:
         assert figures[line] == 0, (line, figures)

@@ -1,4 +1,4 @@
-"""Two projects and the read-only roles against GPU-unit reservations,
+"""Two projects and the read-only roles against device reservations,
 with the four daemons as processes: reserve-api under gunicorn, RabbitMQ,
 MariaDB, a libvirt test:/// host reached through the shared test-host
 server. The functional hostile suites prove the same on the built-in

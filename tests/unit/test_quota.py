@@ -37,7 +37,7 @@ def test_unit_hours_count_started_hours_and_an_open_end(override):
     assert quota.unit_hours(2, T0, T0 + H + datetime.timedelta(
         minutes=30)) == 4
     # T0 is ahead: an open end counts open_ended_hours from the start.
-    assert quota.new_unit_reservation(3, T0, None) == {
+    assert quota.new_device_reservation(3, T0, None) == {
         'unit_reservations': 1, 'unit_hours': 30}
     assert quota.unit_hours(1, T0, device_states.OPEN_END) == 10
 

@@ -8,9 +8,9 @@ from reserve.common import exception
 from reserve.common import states
 from reserve.db import api as db_api
 from reserve.db import bookings as bookings_db
+from reserve.db import device_reservations as device_reservations_db
 from reserve.db import hosts as hosts_db
 from reserve.db import models
-from reserve.db import unit_reservations as unit_reservations_db
 from reserve.worker import reconciler
 from tests.unit import factories
 from tests.unit.factories import ago
@@ -37,11 +37,11 @@ class RecordingWorkerAPI:
     def delete_lease(self, context, booking_id, lease_id=None):
         self.casts.append(('delete_lease', booking_id, lease_id))
 
-    def create_unit_lease(self, context, reservation_id):
-        self.casts.append(('create_unit_lease', reservation_id))
+    def create_device_lease(self, context, reservation_id):
+        self.casts.append(('create_device_lease', reservation_id))
 
-    def delete_unit_lease(self, context, reservation_id):
-        self.casts.append(('delete_unit_lease', reservation_id))
+    def delete_device_lease(self, context, reservation_id):
+        self.casts.append(('delete_device_lease', reservation_id))
 
 
 @pytest.fixture
@@ -210,7 +210,7 @@ def test_claims_of_bookings_over_without_a_lease_are_released(run):
 
 
 def test_nothing_to_do_reports_zero_everywhere(run, worker_api):
-    assert run() == {'recast': 0, 'unit_leases': 0, 'unit_cancels': 0,
+    assert run() == {'recast': 0, 'device_leases': 0, 'device_cancels': 0,
                      'updates': 0, 'orphans': 0,
                      'released': 0, 'purged': 0}
     assert worker_api.casts == []
@@ -218,11 +218,11 @@ def test_nothing_to_do_reports_zero_everywhere(run, worker_api):
 
 # Both kinds in one walk, by owner key -----------------------------------
 
-def unit_reservation(status='pending', updated_at=None, lease_status=None):
-    """A unit reservation (no units: the walk reads none), and its lease
+def device_reservation(status='pending', updated_at=None, lease_status=None):
+    """A device reservation (no units: the walk reads none), and its lease
     (owned by it) when ``lease_status`` is given."""
     ctx = reserve_context.get_admin_context()
-    row = unit_reservations_db.unit_reservation_create(ctx, {
+    row = device_reservations_db.device_reservation_create(ctx, {
         'host_id': 'host-1', 'project_id': 'project-a', 'user_id': 'alice',
         'start_date': ago(hours=1), 'end_date': factories.ahead(hours=1),
         'status': status, 'topology_generation': '1',
@@ -237,16 +237,16 @@ def unit_reservation(status='pending', updated_at=None, lease_status=None):
 def test_one_run_recasts_the_creations_of_both_kinds(run, worker_api):
     booking = factories.make_booking(status=B.PENDING_CREATE,
                                      updated_at=stale())
-    unit = unit_reservation()
+    unit = device_reservation()
     factories.make_lease(status=L.PENDING,  # has its lease: left alone
                          owner_type=states.Owner.DEVICE_RESERVATION,
-                         owner_id=unit_reservation().id)
+                         owner_id=device_reservation().id)
 
     counts = run()
 
-    assert sorted(worker_api.casts) == [('create_lease', booking.id),
-                                        ('create_unit_lease', unit.id)]
-    assert (counts['recast'], counts['unit_leases']) == (1, 1)
+    assert sorted(worker_api.casts) == [('create_device_lease', unit.id),
+                                        ('create_lease', booking.id)]
+    assert (counts['recast'], counts['device_leases']) == (1, 1)
     # Both touched: the next run leaves them to the casts just sent.
     worker_api.casts.clear()
     run()
@@ -256,21 +256,21 @@ def test_one_run_recasts_the_creations_of_both_kinds(run, worker_api):
 @pytest.mark.parametrize('lease_status,recast', [
     (None, True), (L.ACTIVE, True), (L.PENDING, True),
     (L.DELETING, False), (L.TERMINATED, False)])
-def test_a_cancelled_unit_reservation_not_let_go_is_recast(
+def test_a_cancelled_device_reservation_not_let_go_is_recast(
         run, worker_api, lease_status, recast):
-    row = unit_reservation(lease_status=lease_status)
-    cancel.unit_reservation(reserve_context.get_admin_context(), row.id,
-                            'by alice')
-    age_unit_reservation(row.id)
+    row = device_reservation(lease_status=lease_status)
+    cancel.device_reservation(reserve_context.get_admin_context(), row.id,
+                              'by alice')
+    age_device_reservation(row.id)
 
     counts = run()
 
     if lease_status is None:
         # Without a lease the cancel released the claim at once.
-        assert counts['unit_cancels'] == 0
+        assert counts['device_cancels'] == 0
     else:
-        assert (counts['unit_cancels'] == 1) is recast
-        assert (('delete_unit_lease', row.id) in worker_api.casts) is recast
+        assert (counts['device_cancels'] == 1) is recast
+        assert (('delete_device_lease', row.id) in worker_api.casts) is recast
 
 
 def test_a_lease_of_no_owner_and_a_cancelled_booking_s_go_in_one_walk(
@@ -291,7 +291,7 @@ def cancel_booking(lease):
                    'alice')
 
 
-def age_unit_reservation(reservation_id):
+def age_device_reservation(reservation_id):
     """As it is once its cancel is old news."""
     with db_api.writer.using(reserve_context.get_admin_context()) as session:
         (session.query(models.DeviceReservation)

@@ -176,15 +176,15 @@ class BaselineWorker:
         self.calls = []
         self.got = threading.Event()
 
-    def create_unit_lease(self, context, reservation_id):
-        self.calls.append(('create_unit_lease', reservation_id))
+    def create_device_lease(self, context, reservation_id):
+        self.calls.append(('create_device_lease', reservation_id))
         self.got.set()
 
 
 def test_unit_casts_reach_a_worker_capped_at_the_baseline(serve, override):
     override('worker', '1.0', group='upgrade_levels')
     server = serve(BaselineWorker(), topic=rpc.WORKER_TOPIC)
-    worker_rpcapi.WorkerAPI().create_unit_lease(ctx(), 'rsv-1')
+    worker_rpcapi.WorkerAPI().create_device_lease(ctx(), 'rsv-1')
     assert server.got.wait(10)
     time.sleep(0.1)
-    assert server.calls == [('create_unit_lease', 'rsv-1')]
+    assert server.calls == [('create_device_lease', 'rsv-1')]

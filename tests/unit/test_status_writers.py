@@ -1,4 +1,4 @@
-"""One writer per status: the status of a booking and of a unit
+"""One writer per status: the status of a booking and of a device
 reservation moves only through its module of transitions (the
 manager's), and a cancel only through the desk's cancel module."""
 import ast
@@ -8,18 +8,18 @@ import pytest
 
 from reserve.common import context as reserve_context
 from reserve.db import bookings as bookings_db
-from reserve.db import unit_reservations as unit_reservations_db
+from reserve.db import device_reservations as device_reservations_db
 
 ROOT = pathlib.Path(__file__).resolve().parents[2] / 'reserve'
 
 # db function: the only modules (under reserve/) that may call it.
 WRITERS = {
     'booking_move': {'manager/booking_status.py'},
-    'unit_reservation_move': {'devices/status.py'},
+    'device_reservation_move': {'devices/status.py'},
     'booking_close': {'booking/cancel.py'},
     # lifecycle.cancel: the previous release's road, on its way out.
-    'unit_reservation_close': {'booking/cancel.py',
-                               'devices/lifecycle.py'},
+    'device_reservation_close': {'booking/cancel.py',
+                                 'devices/lifecycle.py'},
 }
 STATUS_KEYS = {'status', 'recorded_status', 'closed_as'}
 
@@ -45,7 +45,7 @@ def test_each_status_has_one_writing_module():
 def test_no_update_of_either_table_names_a_status():
     strays = []
     for path, node, name in _calls():
-        if name not in ('booking_update', 'unit_reservation_update'):
+        if name not in ('booking_update', 'device_reservation_update'):
             continue
         for arg in node.args + [k.value for k in node.keywords]:
             if isinstance(arg, ast.Dict) and STATUS_KEYS & {
@@ -83,8 +83,8 @@ def test_only_the_db_layer_names_the_stored_columns():
 @pytest.mark.parametrize('update,key', [
     (bookings_db.booking_update, 'status'),
     (bookings_db.booking_update, 'closed_as'),
-    (unit_reservations_db.unit_reservation_update, 'status'),
-    (unit_reservations_db.unit_reservation_update, 'closed_as'),
+    (device_reservations_db.device_reservation_update, 'status'),
+    (device_reservations_db.device_reservation_update, 'closed_as'),
 ])
 def test_the_plain_updates_refuse_a_status(update, key):
     with pytest.raises(ValueError):

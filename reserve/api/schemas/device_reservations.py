@@ -114,7 +114,7 @@ def response_schemas():
             'request': {'type': ['object', 'null']},
             'start': parts.DATE,
             'end': dict(parts.DATE_OR_NULL, description='null: open-ended'),
-            'status': parts.enum(device_states.UnitReservation.ALL),
+            'status': parts.enum(device_states.DeviceReservation.ALL),
             'status_reason': parts.STR_OR_NULL,
             'contract_ref': parts.STR_OR_NULL,
             'reason': parts.STR_OR_NULL,
@@ -160,19 +160,19 @@ def paths():
     return {
         '/v1/device-reservations': {
             'get': parts.operation(
-                'listDeviceReservations', tag, 'List GPU unit reservations',
+                'listDeviceReservations', tag, 'List device reservations',
                 parts.collection('device_reservations',
                                  'DeviceReservation'),
                 [parts.ALL_PROJECTS, parts.PROJECT_ID,
                  parts.param('status', schema=parts.enum(
-                     device_states.UnitReservation.ALL)),
+                     device_states.DeviceReservation.ALL)),
                  parts.param('host', description='Host ID or name'),
                  parts.LIMIT, parts.MARKER]),
             'post': create,
         },
         '/v1/device-reservations/{device_reservation_id}': {
             'get': parts.operation(
-                'showDeviceReservation', tag, 'Show a GPU unit reservation',
+                'showDeviceReservation', tag, 'Show a device reservation',
                 one, [drsv], errors_=(400, 403, 404)),
             'patch': parts.operation(
                 'updateDeviceReservation', tag,

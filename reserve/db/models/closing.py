@@ -43,7 +43,7 @@ def shown_status():
     """A ``status`` hybrid for a model with ``recorded_status`` and
     ``closed_as``. Assigning it (a row being created) sets the recorded
     status; nothing else writes it (see reserve/db/bookings.py and
-    reserve/db/unit_reservations.py)."""
+    reserve/db/device_reservations.py)."""
     @hybrid.hybrid_property
     def status(self):
         return self.closed_as or self.recorded_status

@@ -84,7 +84,7 @@ class DeviceReservation(closing.Closable, Base):
     # Set once its end has run: from then on its units are free again.
     released_at = orm.mapped_column(sa.DateTime)
     # Not columns: read with the row where asked for (reserve.db.devices
-    # unit_reservation_get), None otherwise. The name of its host (None once
+    # device_reservation_get), None otherwise. The name of its host (None once
     # the host is unenrolled) and the id of the lease it owns (None once
     # that is gone).
     host_name = orm.query_expression()

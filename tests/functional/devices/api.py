@@ -29,7 +29,7 @@ CONF = cfg.CONF
 DEFINITIONS = gpu_cloud.DEFINITIONS
 
 
-UNIT_CASTS = ('create_unit_lease', 'delete_unit_lease')
+UNIT_CASTS = ('create_device_lease', 'delete_device_lease')
 
 
 class GpuApi:

@@ -22,10 +22,10 @@ from reserve.booking import units
 from reserve.common import context as reserve_context
 from reserve.common import timeutils
 from reserve.db import api as db_api
+from reserve.db import device_reservations as device_reservations_db
 from reserve.db import devices as devices_db
 from reserve.db import hosts as hosts_db
 from reserve.db import models
-from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import hosts as device_hosts
 from reserve.devices import owners
 from reserve.manager import events
@@ -77,11 +77,11 @@ class LocalWorkerAPI:
     def __init__(self, booking_worker):
         self.worker = booking_worker
 
-    def create_unit_lease(self, context, reservation_id):
-        self.worker.create_unit_lease(context, reservation_id)
+    def create_device_lease(self, context, reservation_id):
+        self.worker.create_device_lease(context, reservation_id)
 
-    def delete_unit_lease(self, context, reservation_id):
-        self.worker.delete_unit_lease(context, reservation_id)
+    def delete_device_lease(self, context, reservation_id):
+        self.worker.delete_device_lease(context, reservation_id)
 
 
 class GpuCloud:
@@ -146,7 +146,7 @@ class GpuCloud:
         end = timeutils.parse(end) if end else None
         units.reserve(self.ctx, values, start, end,
                       self.domain_reader(values))
-        self.worker.create_unit_lease(self.ctx, values['id'])
+        self.worker.create_device_lease(self.ctx, values['id'])
         return values['id']
 
     def domain_reader(self, values):
@@ -167,11 +167,11 @@ class GpuCloud:
         return read_domains
 
     def reservation(self, reservation_id):
-        return unit_reservations_db.unit_reservation_get(
+        return device_reservations_db.device_reservation_get(
             self.ctx, reservation_id)
 
     def lease(self, reservation_id):
-        return unit_reservations_db.unit_reservation_lease(
+        return device_reservations_db.device_reservation_lease(
             self.ctx, reservation_id)
 
     def tick(self, times=1):
@@ -183,10 +183,10 @@ class GpuCloud:
     def cancel(self, reservation_id):
         """The desk's cancel, then the worker's cast at once; False when
         the reservation was not live any more."""
-        if not cancel.unit_reservation(self.ctx, reservation_id,
-                                       'cancelled by a test'):
+        if not cancel.device_reservation(self.ctx, reservation_id,
+                                         'cancelled by a test'):
             return False
-        self.worker.delete_unit_lease(self.ctx, reservation_id)
+        self.worker.delete_device_lease(self.ctx, reservation_id)
         return True
 
     def reconcile(self):

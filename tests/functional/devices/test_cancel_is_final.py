@@ -1,4 +1,4 @@
-"""A cancel is final for a unit reservation, whatever it meets: a move of
+"""A cancel is final for a device reservation, whatever it meets: a move of
 its end that read the lease before the cancel, an attach that crashed
 between libvirt's answer and its commit, a deletion whose end was not
 made due. The lease engine on a libvirt test:/// host (gpu_cloud)."""
@@ -70,7 +70,7 @@ def test_an_attach_that_crashed_before_its_commit_is_taken_back(
     # libvirt attached, then the process died: no commit of 'attached',
     # no undo, no handler run.
     monkeypatch.setattr(attachments.UndoLog, 'rollback', lambda self: None)
-    monkeypatch.setattr(attachments.unit_reservations_db,
+    monkeypatch.setattr(attachments.device_reservations_db,
                         'attachment_update', crash)
     with pytest.raises(ManagerDied):
         lifecycle.attach(cloud.ctx, rsv_id, 'gpu-vm-3', None, 'project-a')
@@ -119,11 +119,11 @@ def test_a_deletion_whose_end_is_still_ahead_is_cast_again(cloud):
     lease = cloud.lease(rsv_id)
     # A cancel whose deletion marked the lease, its end left ahead (as
     # a release without the one transaction could leave it).
-    assert cancel.unit_reservation(cloud.ctx, rsv_id, 'cancelled by a test')
+    assert cancel.device_reservation(cloud.ctx, rsv_id, 'cancelled by a test')
     leases_db.lease_update(cloud.ctx, lease.id,
                            {'status': engine_states.Lease.DELETING})
     assert _end_event(lease.id).time > timeutils.utcnow()
-    assert cloud.reconcile()['unit_cancels'] == 1
+    assert cloud.reconcile()['device_cancels'] == 1
     assert _end_event(lease.id).time <= timeutils.utcnow()
     cloud.tick()
     assert cloud.reservation(rsv_id).released_at is not None

@@ -27,10 +27,10 @@ from reserve.common import exception
 from reserve.common import states as engine_states
 from reserve.common import timeutils
 from reserve.db import api as db_api
+from reserve.db import device_reservations as device_reservations_db
 from reserve.db import events as events_db
 from reserve.db import leases as leases_db
 from reserve.db import models
-from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import hosts as device_hosts
 from reserve.manager import events
 from tests.functional.devices import gpu_cloud
@@ -108,9 +108,9 @@ def injected(faults, db_steps=True):
         lambda uri: FaultyHost(real_connect(uri), faults))]
     if db_steps:
         for module, name in (
-                (unit_reservations_db, 'unit_reservation_create'),
+                (device_reservations_db, 'device_reservation_create'),
                 (leases_db, 'lease_create'),
-                (unit_reservations_db, 'attachment_update')):
+                (device_reservations_db, 'attachment_update')):
             real = getattr(module, name)
             patches.append(mock.patch.object(
                 module, name,

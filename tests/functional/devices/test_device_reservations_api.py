@@ -50,7 +50,7 @@ def test_reserve_watch_it_go_active_and_see_the_hostdev(gpu_api, a100):
     assert rsv['lease_id'] is None
     assert [(a['domain'], a['kind'], a['state']) for a in
             rsv['attachments']] == [('gpu-vm-2', 'pci', 'planned')] * 2
-    assert gpu_api.casts == [('create_unit_lease', rsv['id'])]
+    assert gpu_api.casts == [('create_device_lease', rsv['id'])]
     gpu_api.tick()
     rsv = show(gpu_api, rsv['id']).json['device_reservation']
     assert rsv['status'] == 'active'

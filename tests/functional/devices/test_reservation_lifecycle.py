@@ -13,9 +13,9 @@ from reserve.capacity import store as capacity_store
 from reserve.common import exception
 from reserve.common import states as engine_states
 from reserve.common import timeutils
+from reserve.db import device_reservations as device_reservations_db
 from reserve.db import events as events_db
 from reserve.db import leases as leases_db
-from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import lifecycle
 from reserve.devices import states
 from reserve.manager import notify
@@ -243,16 +243,16 @@ def test_the_reconciler_finishes_a_cancel_whose_lease_was_not_deleted(
     rsv_id = cloud.reserve(unit_ids=[cloud.unit(host, '0000:17:00.0').id],
                            domains=['gpu-vm-2'])
     cloud.tick()
-    # Cancelled, and the delete_unit_lease cast lost (or the manager died
+    # Cancelled, and the delete_device_lease cast lost (or the manager died
     # between the status and the lease's delete path).
-    unit_reservations_db.unit_reservation_close(
+    device_reservations_db.device_reservation_close(
         cloud.ctx, rsv_id, 'cancelled', 'lost', ('pending', 'active'))
-    assert cloud.reconcile()['unit_cancels'] == 1
+    assert cloud.reconcile()['device_cancels'] == 1
     assert cloud.lease(rsv_id).status == engine_states.Lease.DELETING
     cloud.tick()
     assert cloud.reservation(rsv_id).released_at is not None
     assert cloud.hostdevs(host)['gpu-vm-2'] == []
-    assert cloud.reconcile()['unit_cancels'] == 0
+    assert cloud.reconcile()['device_cancels'] == 0
 
 
 def test_settle_releases_what_a_lost_lease_left_attached(cloud):
@@ -272,7 +272,7 @@ def test_settle_releases_what_a_lost_lease_left_attached(cloud):
     # One with nothing on the host is the reconciler's: it gets its lease
     # again.
     assert cloud.reservation(waiting).released_at is None
-    assert cloud.reconcile()['unit_leases'] == 1
+    assert cloud.reconcile()['device_leases'] == 1
     assert cloud.lease(waiting) is not None
     assert lifecycle.settle(cloud.ctx) == []
 

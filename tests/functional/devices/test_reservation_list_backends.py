@@ -12,8 +12,8 @@ from reserve.api.views import device_reservations as views
 from reserve.common import context as reserve_context
 from reserve.common import states
 from reserve.db import api as db_api
+from reserve.db import device_reservations as device_reservations_db
 from reserve.db import models
-from reserve.db import unit_reservations as unit_reservations_db
 from tests.fixtures import backends
 from tests.fixtures import database
 
@@ -49,7 +49,7 @@ def _reservation(ctx, host_id, unit_ids, projects, attached, hours):
                     'kind': 'pci', 'project_id': 'owner',
                     'state': 'planned', 'live': True, 'config': True}
                    for i, unit_id in enumerate(unit_ids[:attached])]
-    return unit_reservations_db.unit_reservation_create(
+    return device_reservations_db.device_reservation_create(
         ctx, values, projects, unit_ids, attachments).id
 
 
@@ -68,13 +68,13 @@ def test_each_listed_reservation_is_its_get(backend, tmp_path):
         many = ['%s-%03d' % ('p' * 60, i) for i in range(100)]
         _reservation(ctx, host_id, units[4:5], {'allowed': many},
                      attached=0, hours=3)
-        listed = unit_reservations_db.unit_reservation_list(ctx)
+        listed = device_reservations_db.device_reservation_list(ctx)
         assert len(listed) == 4
         by_start = {r.start_date: r for r in listed}
         assert sorted(by_start) == [
             NOW + datetime.timedelta(hours=h) for h in range(4)]
         for item in listed:
-            got = unit_reservations_db.unit_reservation_get(ctx, item.id)
+            got = device_reservations_db.device_reservation_get(ctx, item.id)
             assert (views.reservation_view(ctx, item) ==
                     views.reservation_view(ctx, got))
         first = views.reservation_view(ctx, by_start[NOW])
@@ -87,7 +87,7 @@ def test_each_listed_reservation_is_its_get(backend, tmp_path):
         assert views.reservation_view(
             ctx, by_start[NOW + datetime.timedelta(hours=3)])[
                 'allowed_projects'] == many
-        page = unit_reservations_db.unit_reservation_list(
+        page = device_reservations_db.device_reservation_list(
             ctx, limit=1, marker=listed[0].id)
         assert [r.id for r in page] == [listed[1].id]
 

@@ -11,8 +11,8 @@ import pytest
 from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import api as db_api
+from reserve.db import device_reservations as device_reservations_db
 from reserve.db import hosts as hosts_db
-from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import claims
 from reserve.devices import hosts as device_hosts
 from reserve.devices import selection
@@ -99,7 +99,7 @@ def test_a_host_whose_domains_cannot_be_read_is_not_chosen(cloud):
         'hosts with units of the request): gpu-a100-01, gpu-t4-01 (domains '
         'unreadable: could not connect to the libvirt host at %s: ' %
         t4.uri)
-    assert len(unit_reservations_db.unit_reservation_list(cloud.ctx)) == 1
+    assert len(device_reservations_db.device_reservation_list(cloud.ctx)) == 1
 
 
 def test_units_in_use_outside_reserve_cannot_be_reserved(cloud):
@@ -132,7 +132,7 @@ def test_concurrent_claims_of_one_unit_let_exactly_one_win(cloud):
     for thread in threads:
         thread.join()
     assert len([r for r in results if r]) == 1
-    assert len(unit_reservations_db.unit_reservation_list(cloud.ctx)) == 1
+    assert len(device_reservations_db.device_reservation_list(cloud.ctx)) == 1
 
 
 def _dump(cloud):

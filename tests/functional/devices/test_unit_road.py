@@ -1,4 +1,4 @@
-"""The road of a unit reservation: the booking desk claims it at POST
+"""The road of a device reservation: the booking desk claims it at POST
 (quota of unit-hours, overlap refused), the worker has the manager build
 its lease, a lost cast is the reconciler's, and a cancel before the
 lease frees the units at once."""
@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from reserve.common import context as reserve_context
-from reserve.db import unit_reservations as unit_reservations_db
+from reserve.db import device_reservations as device_reservations_db
 from reserve.worker import reconciler
 from tests.fixtures import config
 from tests.functional.api_fixtures import assert_error
@@ -49,7 +49,7 @@ def test_the_view_shows_the_lease_once_the_worker_ran(gpu_api, a100):
     rsv = _create(gpu_api, {'count': 1, 'start': future(1),
                             'end': future(2)}).json['device_reservation']
     assert (rsv['status'], rsv['lease_id']) == ('pending', None)
-    assert gpu_api.work() == [('create_unit_lease', rsv['id'])]
+    assert gpu_api.work() == [('create_device_lease', rsv['id'])]
     shown = _show(gpu_api, rsv['id'])
     lease = gpu_api.app.get('/v1/leases/%s' % shown['lease_id'],
                             headers=MEMBER_A).json['lease']
@@ -59,11 +59,11 @@ def test_the_view_shows_the_lease_once_the_worker_ran(gpu_api, a100):
         'start_lease', 'before_end_lease', 'end_lease']
     # The plugin adopted the claim: the same units, no second claim.
     assert shown['unit_ids'] == rsv['unit_ids']
-    assert len(unit_reservations_db.unit_reservation_list(
+    assert len(device_reservations_db.device_reservation_list(
         reserve_context.get_admin_context())) == 1
     # Again (a cast repeated): the same lease.
-    gpu_api.worker.create_unit_lease(reserve_context.get_admin_context(),
-                                     rsv['id'])
+    gpu_api.worker.create_device_lease(reserve_context.get_admin_context(),
+                                       rsv['id'])
     assert _show(gpu_api, rsv['id'])['lease_id'] == shown['lease_id']
 
 
@@ -126,24 +126,24 @@ def test_concurrent_posts_of_one_unit_get_one_201(gpu_api, a100):
 def test_a_lost_cast_is_healed_by_the_reconciler(gpu_api, a100):
     rsv = _create(gpu_api, {'count': 1, 'domains': ['gpu-vm-2']}).json[
         'device_reservation']
-    gpu_api.casts.clear()           # the create_unit_lease cast is lost
+    gpu_api.casts.clear()           # the create_device_lease cast is lost
     assert gpu_api.tick() == 0
     assert _show(gpu_api, rsv['id'])['lease_id'] is None
-    assert _reconcile(gpu_api)['unit_leases'] == 1
+    assert _reconcile(gpu_api)['device_leases'] == 1
     gpu_api.tick()
     shown = _show(gpu_api, rsv['id'])
     assert shown['lease_id'] and shown['status'] == 'active'
     assert gpu_api.domain(a100, 'gpu-vm-2')['hostdevs']
-    # A lost delete_unit_lease, the same way.
+    # A lost delete_device_lease, the same way.
     gpu_api.app.delete('%s/%s' % (URL, rsv['id']), headers=MEMBER_A)
     gpu_api.casts.clear()
-    assert _reconcile(gpu_api)['unit_cancels'] == 1
+    assert _reconcile(gpu_api)['device_cancels'] == 1
     gpu_api.tick()
     shown = _show(gpu_api, rsv['id'])
     assert shown['released_at'] and shown['lease_id'] is None
     assert gpu_api.domain(a100, 'gpu-vm-2')['hostdevs'] == []
     counts = _reconcile(gpu_api)
-    assert (counts['unit_leases'], counts['unit_cancels']) == (0, 0)
+    assert (counts['device_leases'], counts['device_cancels']) == (0, 0)
 
 
 def test_a_cancel_before_the_lease_releases_the_units(gpu_api, a100):
@@ -161,7 +161,7 @@ def test_a_cancel_before_the_lease_releases_the_units(gpu_api, a100):
                     headers=MEMBER_B).json['device_reservation']
     # The casts, late: no lease for the cancelled one.
     assert [m for m, _ in gpu_api.work()] == [
-        'create_unit_lease', 'delete_unit_lease', 'create_unit_lease']
+        'create_device_lease', 'delete_device_lease', 'create_device_lease']
     assert _show(gpu_api, rsv['id'])['lease_id'] is None
     gpu_api.tick()
     assert _show(gpu_api, again['id'], headers=MEMBER_B)['status'] == \

@@ -6,7 +6,7 @@ a throwaway database of one backend.
   (tests.fixtures.placement) and the nova double (tests.fakes.nova), two
   compute nodes of two A100s each: four instances of the catalogue's
   ``gpu.large`` fit at once.
-* Unit reservations: a libvirt test:/// host (a100-host.xml), the
+* Device reservations: a libvirt test:/// host (a100-host.xml), the
   manager answering the API's RPC calls on the fake transport.
 
 The API's casts to the worker are recorded, not sent: ``deliver`` hands
@@ -59,7 +59,7 @@ from tests.functional.test_lease_lifecycle import A100_CLASS
 CONF = cfg.CONF
 DEAD_MANAGER = 'manager-that-died'
 CASTS = ('create_lease', 'update_lease', 'delete_lease',
-         'create_unit_lease', 'delete_unit_lease')
+         'create_device_lease', 'delete_device_lease')
 OVERRIDES = (
     ('transport_url', 'fake://', None),
     ('auth_strategy', 'noauth', 'api'),

@@ -6,7 +6,7 @@ HTTP to the real API.
   lease still held: the capacity model freed hosts that were not free,
   and the end found nothing to tear down. Now it is 409 until the lease
   has torn down, and the allocations stay until then.
-* One DELETE and five ``PATCH end`` sent together on an active unit
+* One DELETE and five ``PATCH end`` sent together on an active device
   reservation: the cancel answered 204, two moves 200, and the unit
   stayed held until the new end. Now a move that loses to the cancel is
   409, and the unit is released within one turn of the worker and the
@@ -14,7 +14,7 @@ HTTP to the real API.
 
 Bookings get their lease from the real worker and manager, whose
 flavor:instance plugin leaves nova and placement alone (what it does
-there is not what these tests are about); unit reservations run on the
+there is not what these tests are about); device reservations run on the
 libvirt test:/// host of the device tests.
 """
 import threading
@@ -25,8 +25,8 @@ import pytest
 from reserve.common import context as reserve_context
 from reserve.common import states
 from reserve.db import bookings as bookings_db
+from reserve.db import device_reservations as device_reservations_db
 from reserve.db import leases as leases_db
-from reserve.db import unit_reservations as unit_reservations_db
 from reserve.manager import events
 from reserve.manager import manager
 from reserve.manager import notify
@@ -154,17 +154,17 @@ def test_a_second_delete_keeps_the_live_lease_allocations(http, engine):
     assert http.get('member_a', path).status_code == 404
 
 
-# unit reservations ---------------------------------------------------------
+# device reservations ---------------------------------------------------------
 
-def _active_unit_reservation(http, gpu_api):
+def _active_device_reservation(http, gpu_api):
     made = http.post('member_a', '/v1/device-reservations', json={
         'count': 1, 'model': A100, 'domains': ['gpu-vm-2']})
     assert made.status_code == 201, made.text
     reservation_id = made.json()['device_reservation']['id']
     for _ in range(3):
         gpu_api.tick()
-    found = unit_reservations_db.unit_reservation_get(_admin(),
-                                                      reservation_id)
+    found = device_reservations_db.device_reservation_get(_admin(),
+                                                          reservation_id)
     assert found.status == 'active', found.status_reason
     return reservation_id
 
@@ -187,7 +187,7 @@ def slow_moves(monkeypatch):
 def test_a_cancel_racing_moves_of_the_end_is_final(http, gpu_api, a100,
                                                    slow_moves):
     for _ in range(3):
-        reservation_id = _active_unit_reservation(http, gpu_api)
+        reservation_id = _active_device_reservation(http, gpu_api)
         path = '/v1/device-reservations/%s' % reservation_id
         done = threading.Event()
 
@@ -219,8 +219,8 @@ def test_a_cancel_racing_moves_of_the_end_is_final(http, gpu_api, a100,
         # new end. Now: released within one turn.
         gpu_api.tick()
         gpu_api.tick()
-        found = unit_reservations_db.unit_reservation_get(_admin(),
-                                                          reservation_id)
+        found = device_reservations_db.device_reservation_get(_admin(),
+                                                              reservation_id)
         assert found.status == 'cancelled'
         assert found.released_at is not None
         assert found.lease_id is None

@@ -1,7 +1,7 @@
 """A cancel is final under any interleaving: random sequences of
 creations, moves of the end, cancels (twice, or beside a move or an
 attach, sent together from threads), attaches, detaches, lost casts
-and managers that die mid-event, on bookings and on unit reservations,
+and managers that die mid-event, on bookings and on device reservations,
 on SQLite and MariaDB (cancel_stage.py sets the stage).
 
 After each settle (one turn of the worker, its reconcilers and the
@@ -24,8 +24,8 @@ import sqlalchemy as sa
 
 from reserve.common import states
 from reserve.db import api as db_api
+from reserve.db import device_reservations as device_reservations_db
 from reserve.db import models
-from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import hosts as device_hosts
 from reserve.devices import states as device_states
 from tests.fixtures import database
@@ -37,7 +37,7 @@ from tests.functional.hostile import cancel_stage
 from tests.functional.test_lease_lifecycle import placement_server  # noqa
 from tests.functional.hostile.races import together
 
-Unit = device_states.UnitReservation
+Unit = device_states.DeviceReservation
 Attachment = device_states.Attachment
 # Bounded so that both kinds run in about a minute per backend; a
 # failure is shown as generated (shrinking sequences of threads and
@@ -215,7 +215,7 @@ class UnitRaces(_Races):
     domains = st.sampled_from(['gpu-vm-1', 'gpu-vm-2', 'gpu-vm-3'])
 
     def live(self):
-        return [r.id for r in unit_reservations_db.unit_reservation_list(
+        return [r.id for r in device_reservations_db.device_reservation_list(
             cancel_stage.admin()) if r.status in Unit.LIVE]
 
     @stateful.rule(target=reservations, domain=domains)
@@ -279,7 +279,7 @@ class UnitRaces(_Races):
 
     def check(self):
         given = set()       # (domain, kind, unit) reserve may have given
-        for found in unit_reservations_db.unit_reservation_list(
+        for found in device_reservations_db.device_reservation_list(
                 cancel_stage.admin()):
             if found.status in (Unit.CANCELLED, Unit.EXPIRED):
                 assert found.released_at is not None, found

@@ -160,7 +160,7 @@ class CreateDeviceReservation(base.ReserveCommand, command.ShowOne):
 
 
 class ListDeviceReservation(base.ReserveCommand, command.Lister):
-    """List GPU unit reservations (those of your project unless told
+    """List device reservations (those of your project unless told
     otherwise)."""
 
     def get_parser(self, prog_name):
@@ -206,7 +206,7 @@ class ListDeviceReservation(base.ReserveCommand, command.Lister):
 
 
 class ShowDeviceReservation(base.ReserveCommand, command.ShowOne):
-    """Show a GPU unit reservation."""
+    """Show a device reservation."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -220,7 +220,7 @@ class ShowDeviceReservation(base.ReserveCommand, command.ShowOne):
 
 
 class SetDeviceReservation(base.ReserveCommand, command.ShowOne):
-    """Change a GPU unit reservation: its end, projects, notes or the
+    """Change a device reservation: its end, projects, notes or the
     domains its units are attached to."""
 
     def get_parser(self, prog_name):
@@ -300,7 +300,7 @@ class AffirmDeviceReservation(base.ReserveCommand, command.ShowOne):
 
 
 class CancelDeviceReservation(base.ReserveCommand, command.Command):
-    """Cancel GPU unit reservations: their units are detached and given
+    """Cancel device reservations: their units are detached and given
     back (one that is over is removed)."""
 
     def get_parser(self, prog_name):

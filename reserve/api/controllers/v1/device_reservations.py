@@ -37,8 +37,8 @@ from reserve.common import exception
 from reserve.common.policies import device_reservations as policies
 from reserve.common.policies import devices as device_policies
 from reserve.common import timeutils
+from reserve.db import device_reservations as device_reservations_db
 from reserve.db import hosts as hosts_db
-from reserve.db import unit_reservations as unit_reservations_db
 from reserve.devices import claims
 from reserve.devices import owners
 from reserve.devices import plan
@@ -52,12 +52,12 @@ PATH = '/v1/device-reservations'
 LIST_PARAMS = ('all_projects', 'project_id', 'status', 'host', 'limit',
                'marker')
 
-Status = states.UnitReservation
+Status = states.DeviceReservation
 
 
 def _get(ctx, reservation_id):
     """The reservation, 404 when the caller is not one of its projects."""
-    return unit_reservations_db.unit_reservation_get(
+    return device_reservations_db.device_reservation_get(
         ctx, reservation_id,
         project_id=utils.show_scope(ctx, policies.LIST_ALL_PROJECTS))
 
@@ -75,8 +75,9 @@ def _acts_for_owner(ctx, reservation, all_projects_action):
 
 
 def _show(ctx, reservation_id):
-    return {'device_reservation': views.reservation_view(
-        ctx, unit_reservations_db.unit_reservation_get(ctx, reservation_id))}
+    found = device_reservations_db.device_reservation_get(ctx,
+                                                          reservation_id)
+    return {'device_reservation': views.reservation_view(ctx, found)}
 
 
 def _manager():
@@ -268,9 +269,9 @@ class DeviceReservationsController(rest.RestController):
             host_id = host_id[0] if host_id else params['host']
         limit = utils.parse_limit(params)
         marker = utils.check_marker(
-            params, lambda m: unit_reservations_db.unit_reservation_get(
+            params, lambda m: device_reservations_db.device_reservation_get(
                 ctx, m, project_id=project_id))
-        found = unit_reservations_db.unit_reservation_list(
+        found = device_reservations_db.device_reservation_list(
             ctx, project_id=project_id, status=status, host_id=host_id,
             limit=limit, marker=marker)
         return utils.collection(
@@ -312,7 +313,7 @@ class DeviceReservationsController(rest.RestController):
         # manager build its lease, whose start event attaches.
         reservation_id = units.reserve(ctx, values, start, end,
                                        _domain_reader(ctx, projects))
-        utils.cast('device reservation', 'create_unit_lease', ctx,
+        utils.cast('device reservation', 'create_device_lease', ctx,
                    reservation_id)
         utils.set_created('%s/%s' % (PATH, reservation_id))
         return _show(ctx, reservation_id)
@@ -364,12 +365,12 @@ class DeviceReservationsController(rest.RestController):
         for role, field in ((states.Role.ALLOWED, 'allowed_projects'),
                             (states.Role.MANAGING, 'managing_projects')):
             if field in body:
-                unit_reservations_db.unit_reservation_set_projects(
+                device_reservations_db.device_reservation_set_projects(
                     ctx, reservation.id, role, body[field])
         values = {k: body[k] for k in ('contract_ref', 'reason')
                   if k in body}
         if values:
-            unit_reservations_db.unit_reservation_update(
+            device_reservations_db.device_reservation_update(
                 ctx, reservation.id, values)
 
     @method.expose(policy=policies.DELETE, status=204)
@@ -383,12 +384,12 @@ class DeviceReservationsController(rest.RestController):
         if reservation.status in Status.LIVE:
             reason = 'cancelled by %s at %s' % (
                 ctx.user_id, utils.format_date(timeutils.utcnow()))
-            if not cancel.unit_reservation(ctx, reservation.id, reason):
+            if not cancel.device_reservation(ctx, reservation.id, reason):
                 raise exception.InvalidState(
                     what='Device reservation %s' % reservation.id,
                     status='changing', reason='it changed while being '
                                               'cancelled; try again')
-            utils.cast('device reservation', 'delete_unit_lease', ctx,
+            utils.cast('device reservation', 'delete_device_lease', ctx,
                        reservation.id)
         elif reservation.released_at is None:
             raise exception.InvalidState(
@@ -396,4 +397,5 @@ class DeviceReservationsController(rest.RestController):
                 status=reservation.status,
                 reason='its units are still being released; try again')
         else:
-            unit_reservations_db.unit_reservation_destroy(ctx, reservation.id)
+            device_reservations_db.device_reservation_destroy(ctx,
+                                                              reservation.id)

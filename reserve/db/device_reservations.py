@@ -5,7 +5,7 @@ Like reserve.db.api, every function takes a RequestContext first and joins
 the caller's transaction when there is one, so a claim (reservation,
 units, attachments) is written in the same transaction as its lease.
 
-A unit reservation is visible to a project when the project created it
+A device reservation is visible to a project when the project created it
 or is in its audience or among its managers; functions taking
 ``project_id`` return only those (None: every reservation).
 """
@@ -32,8 +32,8 @@ def _visible_to(project_id):
                                     _PROJECT.project_id == project_id))
 
 
-def unit_reservation_create(context, values, projects, device_ids,
-                            attachments):
+def device_reservation_create(context, values, projects, device_ids,
+                              attachments):
     """Write a reservation with its projects ({role: [project ids]}),
     units and planned attachments (dicts of DeviceAttachment columns)."""
     with db_api.writer.using(context) as session:
@@ -49,7 +49,7 @@ def unit_reservation_create(context, values, projects, device_ids,
         return reservation
 
 
-def unit_reservation_find(context, reservation_id):
+def device_reservation_find(context, reservation_id):
     with db_api.reader.using(context) as session:
         return session.get(_DR, reservation_id)
 
@@ -70,7 +70,7 @@ def _lease_id():
             .scalar_subquery())
 
 
-def unit_reservation_get(context, reservation_id, project_id=None):
+def device_reservation_get(context, reservation_id, project_id=None):
     """The reservation, with its ``host_name`` and ``lease_id``."""
     with db_api.reader.using(context) as session:
         query = (session.query(_DR).filter_by(id=reservation_id)
@@ -110,8 +110,8 @@ _LISTED_FIELDS = [c.key for c in _DR_COLUMNS] + [
 
 
 class Listed(collections.namedtuple('Listed', _LISTED_FIELDS)):
-    """A unit reservation as unit_reservation_list reads it: its columns,
-    ``host_name`` and ``lease_id`` as unit_reservation_get has them, its
+    """A device reservation as device_reservation_list reads it: its columns,
+    ``host_name`` and ``lease_id`` as device_reservation_get has them, its
     ``projects`` ({role: sorted project ids}), and its ``units`` and
     ``attachments`` (the columns the API shows), each with its ``device``
     (id, pci_address, numa_node and what names its model)."""
@@ -151,8 +151,8 @@ def _by_role(joined):
     return projects
 
 
-def unit_reservation_list(context, project_id=None, status=None, host_id=None,
-                          limit=None, marker=None):
+def device_reservation_list(context, project_id=None, status=None,
+                            host_id=None, limit=None, marker=None):
     """A page of reservations by creation, as Listed tuples."""
     projects, units_table = _PROJECT.__table__, _UNIT.__table__
     with db_api.reader.using(context) as session:
@@ -208,14 +208,14 @@ def _read_listed(connection, found, page, units):
         found[row[0]].attachments.append(_Attachment(*row, devices[row[1]]))
 
 
-def unit_reservations_of_host(context, host_id, statuses):
+def device_reservations_of_host(context, host_id, statuses):
     with db_api.reader.using(context) as session:
         return (session.query(_DR).filter_by(host_id=host_id)
                 .filter(_DR.status.in_(statuses))
                 .order_by(_DR.created_at).all())
 
 
-def unit_reservations_unreleased(context, statuses=None):
+def device_reservations_unreleased(context, statuses=None):
     with db_api.reader.using(context) as session:
         query = session.query(_DR).filter(_DR.released_at.is_(None))
         if statuses is not None:
@@ -236,8 +236,8 @@ def project_unit_windows(context, project_id, statuses):
         return [tuple(row) for row in session.execute(query)]
 
 
-# Written only by unit_reservation_move (the manager's moves) and
-# unit_reservation_close (the desk's cancel);
+# Written only by device_reservation_move (the manager's moves) and
+# device_reservation_close (the desk's cancel);
 # tests/unit/test_status_writers.py holds every caller to that.
 _STATUS_COLUMNS = frozenset(('status', 'recorded_status', 'closed_as'))
 
@@ -249,20 +249,20 @@ def _swap(context, reservation_id, values, expected_status=None,
                                        expected_status, open_only=open_only)
 
 
-def unit_reservation_update(context, reservation_id, values,
-                            expected_status=None):
+def device_reservation_update(context, reservation_id, values,
+                              expected_status=None):
     """Update a reservation's other columns; with expected_status (one
     or several), only while it still has it. Returns whether a row
     changed."""
     if _STATUS_COLUMNS & set(values):
-        raise ValueError('a unit reservation\'s status moves by '
-                         'unit_reservation_move or unit_reservation_close '
+        raise ValueError('a device reservation\'s status moves by '
+                         'device_reservation_move or device_reservation_close '
                          'only')
     return _swap(context, reservation_id, values, expected_status)
 
 
-def unit_reservation_move(context, reservation_id, status, sources,
-                          **values):
+def device_reservation_move(context, reservation_id, status, sources,
+                            **values):
     """Move a reservation from one of ``sources`` (shown statuses: a
     cancelled one never moves) to ``status``, with ``values``; whether
     it moved. The manager's, through reserve.devices.status."""
@@ -271,8 +271,8 @@ def unit_reservation_move(context, reservation_id, status, sources,
                  expected_status=sources)
 
 
-def unit_reservation_close(context, reservation_id, closed_as, reason,
-                           live):
+def device_reservation_close(context, reservation_id, closed_as, reason,
+                             live):
     """The desk's cancel of a reservation whose shown status is one of
     ``live``: it shows ``closed_as`` from now on. Whether it was live.
     The one compare-and-swap of a cancel (reserve.booking.cancel)."""
@@ -281,7 +281,7 @@ def unit_reservation_close(context, reservation_id, closed_as, reason,
                  expected_status=live, open_only=True)
 
 
-def unit_reservation_hold(context, reservation_id, statuses):
+def device_reservation_hold(context, reservation_id, statuses):
     """Whether the reservation still has one of ``statuses``, its row
     locked for the caller's transaction (an UPDATE that changes nothing:
     a cancel, itself a compare-and-swap on the status, waits for that
@@ -294,7 +294,8 @@ def unit_reservation_hold(context, reservation_id, statuses):
                             synchronize_session=False))
 
 
-def unit_reservation_set_projects(context, reservation_id, role, project_ids):
+def device_reservation_set_projects(context, reservation_id, role,
+                                    project_ids):
     with db_api.writer.using(context) as session:
         (session.query(_PROJECT)
          .filter_by(reservation_id=reservation_id, role=role)
@@ -304,7 +305,7 @@ def unit_reservation_set_projects(context, reservation_id, role, project_ids):
                                  project_id=project, role=role))
 
 
-def unit_reservation_destroy(context, reservation_id):
+def device_reservation_destroy(context, reservation_id):
     """Delete a reservation (its projects, units and attachments go by
     the foreign keys); idempotent, two DELETEs at once included."""
     with db_api.writer.using(context) as session:
@@ -312,7 +313,7 @@ def unit_reservation_destroy(context, reservation_id):
          .delete(synchronize_session=False))
 
 
-def unit_reservation_lease(context, reservation_id):
+def device_reservation_lease(context, reservation_id):
     """The lease a device reservation owns, or None once it is gone."""
     return leases_db.lease_get_by_owner(
         context, states.Owner.DEVICE_RESERVATION, reservation_id)
