@@ -79,19 +79,42 @@ class LeaseManager:
             raise
 
     def _make_lease(self, context, request):
-        name, owner_type, owner_id = (request.name, request.owner_type,
-                                      request.owner_id)
-        existing = leases_db.lease_get_by_owner(context, owner_type,
-                                                owner_id)
-        if existing is not None:
+        existing = leases_db.lease_get_by_owner(
+            context, request.owner_type, request.owner_id)
+        lease_id = (self._write_lease(context, request) if existing is None
+                    else None)
+        if lease_id is None:
+            # Made already (a recast creation, or a race lost to another
+            # manager): the same answer again.
+            existing = existing or leases_db.lease_get_by_owner(
+                context, request.owner_type, request.owner_id)
             owners.announce(context, owners.allocated(context, existing))
             return views.lease(existing)
-        start, end = request.start, request.end
-        row = {'name': name, 'owner_type': owner_type,
-               'owner_id': owner_id,
+        self._wake()
+        LOG.info('Lease %s (%s) created for project %s', lease_id,
+                 request.name, request.project_id)
+        reason = self._build(context, lease_id)
+        with db_api.writer.using(context):
+            leases_db.lease_update(context, lease_id,
+                                   {'status': states.Lease.PENDING,
+                                    'status_reason': reason},
+                                   expected_status=states.Lease.CREATING)
+            moved = owners.allocated(context,
+                                     leases_db.lease_get(context, lease_id))
+        owners.announce(context, moved)
+        lease = leases_db.lease_get(context, lease_id)
+        notify.emit(context, 'lease.create', lease)
+        return views.lease(lease)
+
+    def _write_lease(self, context, request):
+        """The new lease's id, its reservations and events written under
+        the capacity lock; None when the owner's lease was written
+        meanwhile."""
+        row = {'name': request.name, 'owner_type': request.owner_type,
+               'owner_id': request.owner_id,
                'project_id': request.project_id,
-               'user_id': request.user_id, 'start_date': start,
-               'end_date': end, 'status': states.Lease.CREATING}
+               'user_id': request.user_id, 'start_date': request.start,
+               'end_date': request.end, 'status': states.Lease.CREATING}
         # What needs the cloud (a nova flavor's record) is read first,
         # outside the lock.
         requests = [plugins.get_plugin(v.get('resource_type'))
@@ -109,24 +132,23 @@ class LeaseManager:
                     claims = claims or plugin.claims_capacity
                 lease = leases_db.lease_create(
                     context, row, reservations,
-                    schedule.lease_events(start, end))
+                    schedule.lease_events(request.start, request.end))
                 # Only capacity claims count (an open-ended unit lease
                 # would hold longest_claim at thousands of years).
                 if claims:
-                    capacity_store.note_claims(context, start, end)
-                lease_id = lease.id
+                    capacity_store.note_claims(context, request.start,
+                                               request.end)
+                return lease.id
         except exception.Conflict:
-            existing = leases_db.lease_get_by_owner(context, owner_type,
-                                                    owner_id)
-            if existing is None:
+            if leases_db.lease_get_by_owner(
+                    context, request.owner_type, request.owner_id) is None:
                 raise
-            owners.announce(context, owners.allocated(context, existing))
-            return views.lease(existing)
-        self._wake()
-        LOG.info('Lease %s (%s) created for project %s', lease_id, name,
-                 row['project_id'])
+            return None
+
+    def _build(self, context, lease_id):
+        """Build the lease's artefacts now; the reason shown when some
+        are left for its start (None when all were built)."""
         lease = leases_db.lease_get(context, lease_id)
-        reason = None
         try:
             for reservation in lease.reservations:
                 plugins.get_plugin(reservation.resource_type).build(
@@ -138,19 +160,9 @@ class LeaseManager:
                         lease_id, context.request_id, exc,
                         exc_info=not isinstance(
                             exc, exception.ReserveException))
-            reason = 'artefacts will be built at start: %s' % (
+            return 'artefacts will be built at start: %s' % (
                 exception.public_message(exc, context.request_id))
-        with db_api.writer.using(context):
-            leases_db.lease_update(context, lease_id,
-                                   {'status': states.Lease.PENDING,
-                                    'status_reason': reason},
-                                   expected_status=states.Lease.CREATING)
-            moved = owners.allocated(context,
-                                     leases_db.lease_get(context, lease_id))
-        owners.announce(context, moved)
-        lease = leases_db.lease_get(context, lease_id)
-        notify.emit(context, 'lease.create', lease)
-        return views.lease(lease)
+        return None
 
     def update_lease(self, context, lease_id, values):
         """Move the end of a lease, if its hosts stay free that long.

@@ -131,10 +131,16 @@ def response_schemas():
     }
 
 
+def _host():
+    return parts.path_param('host_ref', 'Host ID or name')
+
+
 def paths():
-    host = parts.path_param('host_ref', 'Host ID or name')
-    domain = parts.path_param('domain_name', 'libvirt domain name')
-    window = parts.path_param('window_id', 'Maintenance window ID')
+    return dict(_enrollment_paths(), **_window_paths(), **_libvirt_paths())
+
+
+def _enrollment_paths():
+    host = _host()
     return {
         '/v1/hosts': {
             'get': parts.operation(
@@ -166,6 +172,13 @@ def paths():
                 'Remove a host that holds no allocation', None,
                 [host], status=204, errors_=(403, 404, 409)),
         },
+    }
+
+
+def _window_paths():
+    host = _host()
+    window = parts.path_param('window_id', 'Maintenance window ID')
+    return {
         '/v1/hosts/{host_ref}/maintenance-windows': {
             'get': parts.operation(
                 'listHostMaintenanceWindows', 'hosts',
@@ -193,6 +206,13 @@ def paths():
                 "Remove a host's maintenance window", None,
                 [host, window], status=204, errors_=(400, 403, 404)),
         },
+    }
+
+
+def _libvirt_paths():
+    host = _host()
+    domain = parts.path_param('domain_name', 'libvirt domain name')
+    return {
         '/v1/hosts/{host_ref}/refresh': {
             'post': parts.operation(
                 'refreshHost', 'hosts',
