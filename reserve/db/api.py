@@ -176,12 +176,13 @@ def get_engine():
 
 
 def compare_and_swap(session, model, row_id, values, expected_status=None,
-                     expected_end=None, open_only=False):
+                     expected_end=None):
     """Update the row ``row_id`` of ``model`` with ``values`` only while
-    it still has ``expected_status`` (one or several), when given
-    ``expected_end``, and with ``open_only`` while nobody closed it
-    (``closed_as``): of two writers who read the same row, the second
-    loses. Returns whether the row changed."""
+    it still has ``expected_status`` (one or several) and, when given,
+    ``expected_end``: of two writers who read the same row, the second
+    loses. Returns whether the row changed. On a closable row the status
+    compared is the one shown (models.closing): a close is never among
+    the live statuses a move or a cancel expects, so it stays final."""
     query = session.query(model).filter_by(id=row_id)
     if expected_status is not None:
         if isinstance(expected_status, str):
@@ -189,8 +190,6 @@ def compare_and_swap(session, model, row_id, values, expected_status=None,
         query = query.filter(model.status.in_(expected_status))
     if expected_end is not None:
         query = query.filter(model.end_date == expected_end)
-    if open_only:
-        query = query.filter(model.closed_as.is_(None))
     values = dict(values, updated_at=models_base._now())
     return bool(query.update(values, synchronize_session=False))
 

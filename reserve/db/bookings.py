@@ -80,13 +80,13 @@ _STATUS_COLUMNS = frozenset(('status', 'recorded_status', 'closed_as'))
 
 
 def _swap(context, booking_id, values, expected_status=None,
-          expected_end=None, open_only=False):
+          expected_end=None):
     """The compare-and-swap under booking_update, booking_move and
     booking_close: the updated booking, or None when it lost."""
     with db_api.writer.using(context) as session:
         if not db_api.compare_and_swap(session, models.Booking, booking_id,
                                        values, expected_status,
-                                       expected_end, open_only):
+                                       expected_end):
             if session.get(models.Booking, booking_id) is None:
                 raise exception.BookingNotFound(id=booking_id)
             return None
@@ -130,7 +130,7 @@ def booking_close(context, booking_id, closed_as, reason, live):
     The one compare-and-swap of a cancel (reserve.booking.cancel)."""
     return _swap(context, booking_id,
                  {'closed_as': closed_as, 'status_reason': reason},
-                 expected_status=live, open_only=True)
+                 expected_status=live)
 
 
 def _drop_unadopted_claims(session, booking_ids):

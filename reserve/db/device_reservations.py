@@ -242,11 +242,10 @@ def project_unit_windows(context, project_id, statuses):
 _STATUS_COLUMNS = frozenset(('status', 'recorded_status', 'closed_as'))
 
 
-def _swap(context, reservation_id, values, expected_status=None,
-          open_only=False):
+def _swap(context, reservation_id, values, expected_status=None):
     with db_api.writer.using(context) as session:
         return db_api.compare_and_swap(session, _DR, reservation_id, values,
-                                       expected_status, open_only=open_only)
+                                       expected_status)
 
 
 def device_reservation_update(context, reservation_id, values,
@@ -278,7 +277,7 @@ def device_reservation_close(context, reservation_id, closed_as, reason,
     The one compare-and-swap of a cancel (reserve.booking.cancel)."""
     return _swap(context, reservation_id,
                  {'closed_as': closed_as, 'status_reason': reason},
-                 expected_status=live, open_only=True)
+                 expected_status=live)
 
 
 def device_reservation_hold(context, reservation_id, statuses):

@@ -59,12 +59,12 @@ def _end_ahead(lease, now):
 
 # Bookings -----------------------------------------------------------------
 
-def _bookings_awaiting_lease(context, cutoff, now, worker_api):
+def _bookings_awaiting_lease(context, cutoff, now):
     return bookings_db.booking_list_stale(
         context, states.Booking.PENDING_CREATE, cutoff)
 
 
-def _bookings_not_torn_down(context, cutoff, now, worker_api):
+def _bookings_not_torn_down(context, cutoff, now):
     # Leases, by the owner key: of a booking gone or over, or of none.
     return leases_db.lease_list_orphans(context, created_before=cutoff)
 
@@ -85,13 +85,13 @@ def _overdue_units(context, cutoff, statuses):
             for r in found]
 
 
-def _units_awaiting_lease(context, cutoff, now, worker_api):
+def _units_awaiting_lease(context, cutoff, now):
     return [r for r, lease in _overdue_units(
         context, cutoff, (Units.PENDING, Units.NEEDS_REVIEW))
         if lease is None]
 
 
-def _units_not_torn_down(context, cutoff, now, worker_api):
+def _units_not_torn_down(context, cutoff, now):
     return [r for r, lease in _overdue_units(
         context, cutoff, (Units.CANCELLED,))
         if lease is None or lease.status not in (
@@ -116,18 +116,18 @@ def _delete_device_lease(worker_api, context, reservation):
 # what it is), how to touch an owner, the worker's casts (a deletion
 # touches what it recasts), and the names of the counts run() returns.
 Kind = collections.namedtuple('Kind', [
-    'owner_type', 'what', 'awaiting', 'awaiting_count', 'create', 'touch',
+    'what', 'awaiting', 'awaiting_count', 'create', 'touch',
     'torn_what', 'not_torn_down', 'not_torn_down_count', 'delete'])
 
 _KINDS = (
-    Kind(states.Owner.BOOKING, 'Booking',
+    Kind('Booking',
          _bookings_awaiting_lease, 'recast',
          lambda api, context, booking: api.create_lease(context, booking.id),
          _touch_booking,
          'Lease', _bookings_not_torn_down, 'orphans',
          lambda api, context, lease: api.delete_lease(context, None,
                                                       lease_id=lease.id)),
-    Kind(states.Owner.DEVICE_RESERVATION, 'Device reservation',
+    Kind('Device reservation',
          _units_awaiting_lease, 'device_leases',
          lambda api, context, rsv: api.create_device_lease(context, rsv.id),
          _touch_device_reservation,
@@ -147,11 +147,9 @@ class Reconciler:
         counts = {}
         for kind in _KINDS:
             counts[kind.awaiting_count] = self._recast_creations(
-                context, kind, kind.awaiting(context, cutoff, now,
-                                             self.worker_api))
+                context, kind, kind.awaiting(context, cutoff, now))
             counts[kind.not_torn_down_count] = self._recast_deletions(
-                context, kind, kind.not_torn_down(context, cutoff, now,
-                                                  self.worker_api))
+                context, kind, kind.not_torn_down(context, cutoff, now))
         counts.update({
             'updates': self._recast_updates(context, cutoff),
             'released': capacity_store.claims_release_stale(context),
