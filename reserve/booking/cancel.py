@@ -23,35 +23,37 @@ from reserve.devices import states as device_states
 LOG = logging.getLogger(__name__)
 
 
+def _close_booking(context, booking_id, closed_as, reason):
+    """Close a live booking as ``closed_as`` and release its claims no
+    lease took (a lease's go at its teardown). The booking, or None
+    when it was not live any more."""
+    closed = bookings_db.booking_close(context, booking_id, closed_as,
+                                       reason, states.Booking.LIVE)
+    if closed is not None:
+        capacity_store.claims_release_unadopted(context, booking_id)
+    return closed
+
+
 def booking(context, booking_id, who):
-    """Cancel a live booking: COMPLETE from now on, its claims no lease
-    took released (a lease's go at its teardown). Returns it; 409 when
+    """Cancel a live booking: COMPLETE from now on. Returns it; 409 when
     it was not live any more."""
     reason = 'Cancelled by %s at %s' % (
         who, timeutils.isoformat(timeutils.utcnow()))
-    closed = bookings_db.booking_close(
-        context, booking_id, states.Booking.COMPLETE, reason,
-        states.Booking.LIVE)
+    closed = _close_booking(context, booking_id, states.Booking.COMPLETE,
+                            reason)
     if closed is None:
         current = bookings_db.booking_get(context, booking_id)
         raise exception.InvalidState(
             what='Reservation %s' % booking_id, status=current.status,
             reason='it changed while being cancelled; try again')
-    capacity_store.claims_release_unadopted(context, booking_id)
     LOG.info('Booking %s cancelled by %s', booking_id, who)
     return closed
 
 
 def evict(context, booking_id, reason):
-    """A drain found no room for a live booking: ERROR from now on, its
-    claims no lease took released. The booking, or None when it was not
-    live any more."""
-    closed = bookings_db.booking_close(
-        context, booking_id, states.Booking.ERROR, reason,
-        states.Booking.LIVE)
-    if closed is not None:
-        capacity_store.claims_release_unadopted(context, booking_id)
-    return closed
+    """A drain found no room for a live booking: ERROR from now on. The
+    booking, or None when it was not live any more."""
+    return _close_booking(context, booking_id, states.Booking.ERROR, reason)
 
 
 def device_reservation(context, reservation_id, reason):
