@@ -3,9 +3,7 @@ at any depth, as naive UTC to the microsecond, and reads it back."""
 import datetime
 import json
 
-from oslo_config import cfg
 import oslo_messaging as messaging
-from oslo_messaging import conffixture
 import pytest
 
 from reserve.common import context as reserve_context
@@ -13,8 +11,8 @@ from reserve.common import lease_request
 from reserve.common import rpc
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
 from reserve.manager import rpcapi as manager_rpcapi
+from tests.fixtures import rpc_servers
 
-CONF = cfg.CONF
 START = datetime.datetime(2026, 12, 2, 10, 0)
 END = datetime.datetime(2026, 12, 2, 12, 30, 15, 250)
 
@@ -79,25 +77,9 @@ class RecordingManager:
 
 @pytest.fixture
 def memory_bus():
-    """The all-in-one's in-memory bus: each message goes through kombu
-    as JSON, as over RabbitMQ."""
-    conffixture.ConfFixture(CONF)
-    CONF.set_override('transport_url', 'kombu+memory:////')
-    rpc.cleanup()
-    servers = []
-
-    def serve(endpoint):
-        server = rpc.get_server(rpc.MANAGER_TOPIC, '1.0', [endpoint])
-        server.start()
-        servers.append(server)
-        return endpoint
-
-    yield serve
-    for server in servers:
-        server.stop()
-        server.wait()
-    rpc.cleanup()
-    CONF.clear_override('transport_url')
+    """The all-in-one's in-memory bus."""
+    with rpc_servers.serving('kombu+memory:////') as serve:
+        yield serve
 
 
 def test_a_call_sends_and_receives_datetimes(memory_bus):

@@ -9,9 +9,7 @@ import datetime
 import threading
 import time
 
-from oslo_config import cfg
 import oslo_messaging as messaging
-from oslo_messaging import conffixture
 import pytest
 
 from reserve.common import context as reserve_context
@@ -23,8 +21,8 @@ from reserve.manager import manager
 from reserve.manager import rpcapi as manager_rpcapi
 from reserve.worker import rpcapi as worker_rpcapi
 from reserve.worker import worker
+from tests.fixtures import rpc_servers
 
-CONF = cfg.CONF
 # The version of a method the next release might add.
 NEXT = '1.1'
 
@@ -78,23 +76,8 @@ class NextWorkerAPI(worker_rpcapi.WorkerAPI):
 
 @pytest.fixture
 def serve(override):
-    conffixture.ConfFixture(CONF)
-    CONF.set_override('transport_url', 'fake://')
-    rpc.cleanup()
-    servers = []
-
-    def start(endpoint, topic=rpc.MANAGER_TOPIC):
-        server = rpc.get_server(topic, endpoint.target.version, [endpoint])
-        server.start()
-        servers.append(server)
-        return endpoint
-
-    yield start
-    for server in servers:
-        server.stop()
-        server.wait()
-    rpc.cleanup()
-    CONF.clear_override('transport_url')
+    with rpc_servers.serving('fake://') as start:
+        yield start
 
 
 def ctx():
