@@ -116,6 +116,17 @@ def get_client(topic, version, timeout=None, version_cap=None):
                                     version_cap=version_cap)
 
 
+def prepare(client, group, method, version):
+    """``client`` prepared to send ``method`` at ``version``; refused
+    with RPCVersionCapped when [upgrade_levels] ``group`` (manager,
+    worker) caps messages below it, as while older daemons still run."""
+    if not client.can_send_version(version):
+        raise exception.RPCVersionCapped(
+            topic='reserve-%s' % group, method=method, version=version,
+            group=group, cap=CONF.upgrade_levels[group])
+    return client.prepare(version=version)
+
+
 def get_server(topic, version, endpoints):
     target = messaging.Target(topic=topic, server=CONF.host, version=version)
     return messaging.get_rpc_server(

@@ -12,7 +12,6 @@ what this node sends while older managers run (RPCVersionCapped).
 """
 from oslo_config import cfg
 
-from reserve.common import exception
 from reserve.common import rpc
 
 CONF = cfg.CONF
@@ -27,11 +26,7 @@ class ManagerAPI:
             version_cap=CONF.upgrade_levels.manager)
 
     def _prepare(self, method, version):
-        if not self._client.can_send_version(version):
-            raise exception.RPCVersionCapped(
-                topic='reserve-manager', method=method, version=version,
-                group='manager', cap=CONF.upgrade_levels.manager)
-        return self._client.prepare(version=version)
+        return rpc.prepare(self._client, 'manager', method, version)
 
     def _call(self, context, method, version='1.0', **kwargs):
         return self._prepare(method, version).call(context, method,

@@ -10,7 +10,6 @@ worker caps what this node sends while older workers run
 """
 from oslo_config import cfg
 
-from reserve.common import exception
 from reserve.common import rpc
 
 CONF = cfg.CONF
@@ -25,12 +24,8 @@ class WorkerAPI:
             version_cap=CONF.upgrade_levels.worker)
 
     def _cast(self, context, method, version='1.0', **kwargs):
-        if not self._client.can_send_version(version):
-            raise exception.RPCVersionCapped(
-                topic='reserve-worker', method=method, version=version,
-                group='worker', cap=CONF.upgrade_levels.worker)
-        self._client.prepare(version=version).cast(context, method,
-                                                   **kwargs)
+        rpc.prepare(self._client, 'worker', method, version).cast(
+            context, method, **kwargs)
 
     def create_lease(self, context, booking_id):
         """Turn a PENDING_CREATE booking into a lease (idempotent)."""
