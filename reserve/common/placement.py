@@ -38,9 +38,9 @@ class PlacementClient:
         return self._adapter
 
     def _request(self, method, url, expected=(200,), json=None,
-                 tolerated=()):
+                 tolerated=(), microversion=MICROVERSION):
         resp = self.adapter.request(
-            url, method, json=json, microversion=MICROVERSION,
+            url, method, json=json, microversion=microversion,
             raise_exc=False, headers={'Accept': 'application/json'})
         if resp.status_code in expected:
             return resp.json() if resp.content else None
@@ -58,6 +58,13 @@ class PlacementClient:
                              urllib.parse.urlencode({'name': name}))
         providers = body['resource_providers']
         return providers[0] if providers else None
+
+    def get_providers_with_trait(self, trait):
+        """The providers that hold ``trait`` (``required`` is 1.18)."""
+        body = self._request('GET', '/resource_providers?' +
+                             urllib.parse.urlencode({'required': trait}),
+                             microversion='1.18')
+        return body['resource_providers']
 
     def get_provider(self, uuid):
         return self._request('GET', '/resource_providers/%s' % uuid,

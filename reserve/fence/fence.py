@@ -91,9 +91,9 @@ def _fence(nova, placement, host, aggregate):
     return done
 
 
-def _holds_reservations(placement, host):
+def _holds_reservations(placement, hypervisor_name):
     child = placement.get_provider_by_name(placement_api.CHILD_PREFIX +
-                                           host.name)
+                                           hypervisor_name)
     return child is not None and any(
         rc.startswith(placement_api.RESERVATION_CLASS_PREFIX)
         for rc in placement.get_inventories(child['uuid']))
@@ -112,7 +112,7 @@ def _unfence(nova, placement, host, members):
     # of the aggregate it keeps nothing away, and sync takes it once
     # their inventory is gone.
     if (traits and CONF.fence.trait in traits and
-            not _holds_reservations(placement, host) and
+            not _holds_reservations(placement, host.name) and
             placement.remove_provider_trait(uuid, CONF.fence.trait)):
         done.append('%s: trait %s removed' % (host.name,
                                               CONF.fence.trait))
@@ -171,6 +171,40 @@ def sync(context, nova, placement):
         except exception.CloudError as exc:
             LOG.warning('Host %s not taken out of aggregate %s: %s',
                         stranger, aggregate.name, exc)
+    done += _untrait_strangers(placement, hosts)
+    return done
+
+
+def _strangers(placement, hosts):
+    """The providers holding the trait that are no enrolled host's: a
+    host removed from reserve, or a trait set by hand."""
+    known = {h.name for h in hosts} | {h.provider_uuid for h in hosts}
+    return [p for p in placement.get_providers_with_trait(CONF.fence.trait)
+            if p['name'] not in known and p['uuid'] not in known]
+
+
+def _untrait_strangers(placement, hosts):
+    # Out of the aggregate the trait keeps no boot away (nova isolates
+    # aggregates, not traits), but it is reserve's mark: a host removed
+    # from reserve is left as it was found, once no reserved flavor
+    # still needs the trait there.
+    done = []
+    try:
+        strangers = _strangers(placement, hosts)
+    except exception.CloudError as exc:
+        LOG.warning('Providers holding trait %s not listed: %s',
+                    CONF.fence.trait, exc)
+        return done
+    for provider in strangers:
+        try:
+            if (not _holds_reservations(placement, provider['name']) and
+                    placement.remove_provider_trait(provider['uuid'],
+                                                    CONF.fence.trait)):
+                done.append('%s: not enrolled, trait %s removed' % (
+                    provider['name'], CONF.fence.trait))
+        except exception.CloudError as exc:
+            LOG.warning('Trait %s not taken from provider %s: %s',
+                        CONF.fence.trait, provider['name'], exc)
     return done
 
 
@@ -208,4 +242,7 @@ def check(nova, placement, hosts):
         elif trait not in traits:
             problems.append('the resource provider of host %s lacks trait '
                             '%s' % (host.name, trait))
+    for provider in _strangers(placement, hosts):
+        problems.append('resource provider %s holds trait %s but is no '
+                        'enrolled host' % (provider['name'], trait))
     return problems

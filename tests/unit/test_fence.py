@@ -94,7 +94,12 @@ class Cloud:
 
 @pytest.fixture
 def cloud(placement_server, db):
-    return Cloud(placement_server)
+    cloud = Cloud(placement_server)
+    yield cloud
+    # The placement server outlives the test: its hosts must not be
+    # strangers holding the trait in the next test's cloud.
+    for provider in cloud.placement.get_providers_with_trait(TRAIT):
+        cloud.placement.remove_provider_trait(provider['uuid'], TRAIT)
 
 
 def _host(ctx, values, reservable=True):
@@ -211,6 +216,50 @@ def test_unfence_keeps_the_trait_while_reservations_hold_the_host(
     host = hosts_db.host_update(ctx, host.id, {'reservable': False})
     assert fence.sync(ctx, cloud.nova, cloud.placement) == [
         '%s: trait %s removed' % (host.name, TRAIT)]
+
+
+def test_a_host_no_longer_enrolled_is_given_back_whole(cloud, ctx):
+    # A host removed from reserve is left as it was found: out of the
+    # aggregate and without the trait.
+    gone = _host(ctx, cloud.compute('host1'))
+    kept = _host(ctx, cloud.compute('host2'))
+    fence.sync(ctx, cloud.nova, cloud.placement)
+    hosts_db.host_destroy(ctx, gone.id)
+    problems = fence.check(cloud.nova, cloud.placement,
+                           hosts_db.host_list(ctx))
+    assert problems == ['resource provider %s holds trait %s but is no '
+                        'enrolled host' % (gone.name, TRAIT)]
+
+    assert sorted(fence.sync(ctx, cloud.nova, cloud.placement)) == sorted([
+        '%s: not enrolled, taken out of aggregate %s' % (gone.service_name,
+                                                         AGGREGATE),
+        '%s: not enrolled, trait %s removed' % (gone.name, TRAIT)])
+    assert cloud.traits(gone.provider_uuid) == set(NOVA_TRAITS)
+    assert TRAIT in cloud.traits(kept.provider_uuid)
+    assert cloud.aggregate().hosts == [kept.service_name]
+    assert fence.check(cloud.nova, cloud.placement,
+                       hosts_db.host_list(ctx)) == []
+    assert fence.sync(ctx, cloud.nova, cloud.placement) == []
+
+
+def test_a_host_no_longer_enrolled_keeps_the_trait_its_reservations_need(
+        cloud, ctx):
+    gone = _host(ctx, cloud.compute('host1'))
+    fence.sync(ctx, cloud.nova, cloud.placement)
+    rc = placement.reservation_resource_class(str(uuid.uuid4()))
+    cloud.placement.ensure_resource_class(rc)
+    child = cloud.placement.ensure_child_provider(gone.provider_uuid,
+                                                  gone.name)
+    cloud.placement.set_inventory(child['uuid'], rc, 1)
+    hosts_db.host_destroy(ctx, gone.id)
+
+    assert fence.sync(ctx, cloud.nova, cloud.placement) == [
+        '%s: not enrolled, taken out of aggregate %s' % (gone.service_name,
+                                                         AGGREGATE)]
+    assert TRAIT in cloud.traits(gone.provider_uuid)
+    cloud.placement.delete_inventory(child['uuid'], rc)
+    assert fence.sync(ctx, cloud.nova, cloud.placement) == [
+        '%s: not enrolled, trait %s removed' % (gone.name, TRAIT)]
 
 
 def test_sync_repairs_hand_edits(cloud, ctx):
