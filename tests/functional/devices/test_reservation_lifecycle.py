@@ -315,8 +315,8 @@ def test_a_start_waits_for_the_late_end_before_it(cloud):
     end = next(e for e in cloud.lease(first).events
                if e.event_type == 'end_lease')
     events_db.event_update(cloud.ctx, end.id, {
-        'status': 'IN_PROGRESS', 'claimed_by': 'manager-gone',
-        'claimed_at': timeutils.utcnow()})
+        'status': 'IN_PROGRESS', 'taken_by': 'manager-gone',
+        'taken_at': timeutils.utcnow()})
     _wait_start(2.1)
 
     cloud.tick()
