@@ -10,7 +10,7 @@ its lease (reserve.worker.worker.BookingWorker.create_device_lease).
   writer transaction under the capacity lock the quota
   (unit_reservations and unit_hours, quota.py) and the claim of the
   units under their host's lock (reserve.devices.runs.claim). The
-  reservation is ``pending`` with no lease.
+  reservation is ``PENDING`` with no lease.
 
 Its cancel is the desk's other cancel (cancel.py).
 

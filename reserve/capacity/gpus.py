@@ -29,6 +29,7 @@ import json
 import re
 
 from reserve.common import exception
+from reserve.common import states
 
 ALIAS_SPEC = 'pci_passthrough:alias'
 ALIAS_KEY_PREFIX = 'alias:'
@@ -166,7 +167,8 @@ def from_devices(devices):
     and the vGPUs its mdev types can still make plus those made."""
     gpus = {}
     for device in devices:
-        if device.get('state', 'present') != 'present':
+        if device.get('state', states.Device.PRESENT) != \
+                states.Device.PRESENT:
             continue
         if device.get('vendor_id') and device.get('product_id'):
             rc = pci_class(device['vendor_id'].replace('0x', ''),

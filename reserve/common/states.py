@@ -56,9 +56,10 @@ class Lease:
 
 
 class LeaseReservation:
-    PENDING = 'pending'
-    ACTIVE = 'active'
-    DELETED = 'deleted'
+    PENDING = 'PENDING'
+    ACTIVE = 'ACTIVE'
+    DELETED = 'DELETED'
+    ALL = (PENDING, ACTIVE, DELETED)
 
 
 class Event:
@@ -77,5 +78,5 @@ class Event:
 
 class Device:
     """What the last discovery found (stored)."""
-    PRESENT = 'present'
-    MISSING = 'missing'
+    PRESENT = 'PRESENT'
+    MISSING = 'MISSING'

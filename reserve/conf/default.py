@@ -9,7 +9,7 @@ default_opts = [
                default=socket.gethostname(),
                sample_default='<hostname>',
                help='Name of this node, used as the RPC server name and in '
-                    'the claims the manager puts on events. Every daemon '
+                    'the events a manager takes to run. Every daemon '
                     'of one kind (every reserve-manager, say) needs its own '
                     'host name.'),
     cfg.IntOpt('heartbeat_interval', default=5, min=1,

@@ -38,7 +38,7 @@ def host_record_refresh(context, host_id, values):
 def lock_host(context, host_id):
     """Serialise claims on one host until the transaction ends: its row
     is locked (FOR UPDATE); on SQLite the write lock is taken now, so
-    that two claimers never read the same free units."""
+    that two transactions never read the same free units."""
     with db_api.writer.using(context) as session:
         (session.query(models.Host)
          .filter_by(id=host_id)
@@ -72,7 +72,7 @@ def device_list(context, host_ids=None, states_in=None):
 def devices_sync(context, host_id, found):
     """Make the host's device rows what discovery ``found`` (dicts of
     Device columns keyed by pci_address); devices no longer found are
-    kept, as 'missing'. Returns (added, missing) PCI addresses."""
+    kept, as MISSING. Returns (added, missing) PCI addresses."""
     added, missing = [], []
     with db_api.writer.using(context) as session:
         rows = {d.pci_address: d for d in session.query(models.Device)

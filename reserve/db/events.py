@@ -1,4 +1,4 @@
-"""A lease's events and the claims managers take on them.
+"""A lease's events, and managers taking them to run.
 
 Same conventions as reserve.db.api, whose transaction context
 this module uses: every function takes a RequestContext first and
@@ -24,33 +24,33 @@ MANAGER_BINARY = 'reserve-manager'
 
 
 def _gone(binary, host_column, since):
-    """``binary`` on the host named by ``host_column`` (a claimed_by
+    """``binary`` on the host named by ``host_column`` (a taken_by
     column) has not beaten since ``since`` (reserve.db.services). A
-    claimer with no heartbeat row at all (a daemon of a release without
+    taker with no heartbeat row at all (a daemon of a release without
     heartbeats, during an upgrade) is not taken for gone."""
     S = models.Service
     return sa.exists().where(S.binary == binary, S.host == host_column,
                              S.heartbeat_at < since)
 
 
-# InnoDB may pick a claimer as a deadlock victim: the claim is a
+# InnoDB may pick a taker as a deadlock victim: the take is a
 # transaction of its own, so running it again is safe.
 @oslo_db_api.wrap_db_retry(max_retries=5, retry_on_deadlock=True)
-def event_claim_due(context, now, claimer, stuck_before, retry_before,
-                    max_attempts, alive_since=None, limit=50):
-    """Claim the events due now, each at most once across managers.
+def event_take_due(context, now, taker, stuck_before, retry_before,
+                   max_attempts, alive_since=None, limit=50):
+    """Take the events due now, each at most once across managers.
 
     An event is due when it is UNDONE and its time has come, when it is
     IN_PROGRESS but its manager is gone (its last heartbeat is older
-    than ``alive_since``) or hung (it claimed the event before
+    than ``alive_since``) or hung (it took the event before
     ``stuck_before``), or when it failed before ``retry_before`` with
     attempts left. Only the
     earliest unfinished event of each lease is eligible, so a lease's own
-    events always run in order. An event claimed ``max_attempts`` times is
+    events always run in order. An event taken ``max_attempts`` times is
     left for an operator.
 
     Rows are locked with FOR UPDATE SKIP LOCKED where the database has it,
-    and each claim is a compare-and-swap on the status, so that SQLite (no
+    and each take is a compare-and-swap on the status, so that SQLite (no
     row locks) is safe as well.
     """
     e = models.Event
@@ -58,9 +58,9 @@ def event_claim_due(context, now, claimer, stuck_before, retry_before,
         sa.and_(e.status == states.Event.UNDONE, e.time <= now),
         sa.and_(e.status == states.Event.IN_PROGRESS,
                 e.attempts < max_attempts,
-                sa.or_(e.claimed_at < stuck_before,
+                sa.or_(e.taken_at < stuck_before,
                        sa.false() if alive_since is None else
-                       _gone(MANAGER_BINARY, e.claimed_by, alive_since))),
+                       _gone(MANAGER_BINARY, e.taken_by, alive_since))),
         sa.and_(e.status == states.Event.ERROR,
                 e.attempts < max_attempts,
                 e.updated_at < retry_before))
@@ -72,11 +72,11 @@ def event_claim_due(context, now, claimer, stuck_before, retry_before,
         sa.or_(earlier.time < e.time,
                sa.and_(earlier.time == e.time,
                        _lifecycle_order(earlier) < _lifecycle_order(e))))
-    claimed = []
+    taken = []
     with db_api.writer.using(context) as session:
         if session.bind.dialect.name == 'sqlite':
             # Take SQLite's write lock before reading, so that a concurrent
-            # claimer waits for it instead of failing with "locked".
+            # taker waits for it instead of failing with "locked".
             session.execute(sa.update(e).where(sa.false())
                             .values(status=e.status))
         # At the same instant, the ends of some leases before the starts
@@ -92,31 +92,31 @@ def event_claim_due(context, now, claimer, stuck_before, retry_before,
                    .filter(e.id == event.id, e.status == event.status,
                            e.attempts == event.attempts)
                    .update({'status': states.Event.IN_PROGRESS,
-                            'claimed_by': claimer, 'claimed_at': now,
+                            'taken_by': taker, 'taken_at': now,
                             'attempts': e.attempts + 1,
                             'updated_at': now},
                            synchronize_session=False))
             if won:
-                claimed.append(event.id)
-    if not claimed:
+                taken.append(event.id)
+    if not taken:
         return []
     with db_api.reader.using(context) as session:
-        return (session.query(e).filter(e.id.in_(claimed)).all())
+        return (session.query(e).filter(e.id.in_(taken)).all())
 
 
-def event_release_claims_of(context, claimer, claimed_before):
-    """Put back the events ``claimer`` left IN_PROGRESS before
-    ``claimed_before``: a manager starting under the same host name takes
+def event_hand_back(context, taker, taken_before):
+    """Put back the events ``taker`` left IN_PROGRESS, taken before
+    ``taken_before``: a manager starting under the same host name takes
     up at once what its previous run was doing when it died, instead of
     waiting out [manager]event_timeout. Returns how many."""
     e = models.Event
     with db_api.writer.using(context) as session:
         return (session.query(e)
                 .filter(e.status == states.Event.IN_PROGRESS)
-                .filter(e.claimed_by == claimer)
-                .filter(e.claimed_at < claimed_before)
+                .filter(e.taken_by == taker)
+                .filter(e.taken_at < taken_before)
                 .update({'status': states.Event.UNDONE,
-                         'claimed_by': None, 'claimed_at': None,
+                         'taken_by': None, 'taken_at': None,
                          'last_error': 'taken back: its manager stopped '
                                        'while running it'},
                         synchronize_session=False))

@@ -1,6 +1,6 @@
 """A daemon's heartbeat in the database, from a thread of its own.
 
-Work a daemon claims in the database (a manager's events) names it by
+Work a daemon takes in the database (a manager's events) names it by
 [DEFAULT]host; once its heartbeat is older than
 [DEFAULT]service_down_time, other daemons of its kind take that work
 over. A clean stop removes the row after the daemon has handed its work
@@ -31,7 +31,7 @@ class Heartbeat:
     def fresh(self):
         """Whether other daemons see this one alive for a while yet: its
         last beat is younger than [DEFAULT]service_down_time less one
-        interval. Work claimed while it is not could be taken over at
+        interval. Work taken while it is not could be taken over at
         once."""
         if self._written is None:
             return False
@@ -59,7 +59,7 @@ class Heartbeat:
         return True
 
     def start(self):
-        """The first beat now, so work claimed from here on is seen
+        """The first beat now, so work taken from here on is seen
         alive; then one every [DEFAULT]heartbeat_interval."""
         self.beat()
         self._thread = threading.Thread(target=self._loop,

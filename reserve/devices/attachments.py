@@ -5,8 +5,8 @@ Which unit goes to which domain is reserve.devices.plan's business.
 attaching) and records each change in an UndoLog; the caller runs it
 inside ``saga()``, so that a failure at any step undoes every step
 before it: no mdev left created, no hostdev left attached. Before it,
-``mark_attaching`` commits the rows it will attach as 'attaching': a
-crash between libvirt's attach and the commit of 'attached' leaves rows
+``mark_attaching`` commits the rows it will attach as ATTACHING: a
+crash between libvirt's attach and the commit of ATTACHED leaves rows
 that say the unit may be there. ``release`` takes back every attachment
 not known detached (detach, then remove the mdevs); it is idempotent,
 so a teardown that failed half-way converges when run again.
@@ -67,7 +67,7 @@ def _hostdev_keys(conn, domain):
 
 
 def mark_attaching(context, attachments):
-    """Commit the planned ones of ``attachments`` as 'attaching', before
+    """Commit the planned ones of ``attachments`` as ATTACHING, before
     realize asks libvirt (call it outside any transaction of the
     caller's: the mark must outlive a crash of what follows)."""
     ids = [a.id for a in attachments
@@ -109,10 +109,10 @@ def realize(context, conn, reservation, attachments, undo):
 
 def release(context, conn, attachments, end_action='detach',
             final_state=states.Attachment.DETACHED):
-    """Take back every attachment that may be on the host, 'attached'
-    or 'attaching' (powering the domains of those attached off first
+    """Take back every attachment that may be on the host, ATTACHED
+    or ATTACHING (powering the domains of those attached off first
     with end_action 'destroy'), remove the mdevs; idempotent: what
-    libvirt says is not attached is left as it is. A 'planned' one is
+    libvirt says is not attached is left as it is. A PLANNED one is
     known not attached (nothing was asked of libvirt for it: the mark
     comes first) and is only closed: the same unit in the same domain
     may be another reservation's now."""

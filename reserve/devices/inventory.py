@@ -69,7 +69,7 @@ def _in_use_by(gpu, discovery, ours, our_mdevs):
 
 def device_rows(discovery, attachments):
     """{pci_address: Device columns} of the discovered GPUs, given the
-    attachments reserve made on the host (state 'attached')."""
+    attachments reserve made on the host (state ATTACHED)."""
     ours, our_mdevs = _ours(attachments)
     rows = {}
     for gpu in discovery.gpus:

@@ -44,7 +44,7 @@ def affirm(context, reservation_id, who):
     if reservation.status != Status.NEEDS_REVIEW:
         raise exception.InvalidState(
             what='Device reservation %s' % reservation_id,
-            status=reservation.status,
+            status=states.in_words(reservation.status),
             reason='only a reservation in needs-review can be affirmed')
     host = runs.host_of(context, reservation)
     with hosts.host_lock(host.id):
@@ -74,7 +74,8 @@ def affirm(context, reservation_id, who):
                     context, reservation_id)
                 raise exception.InvalidState(
                     what='Device reservation %s' % reservation_id,
-                    status=current.status if current else 'gone',
+                    status=(states.in_words(current.status) if current
+                            else 'gone'),
                     reason='only a reservation in needs-review can be '
                            'affirmed; it changed meanwhile')
             if started:
@@ -98,7 +99,7 @@ def _check_live(reservation):
     if reservation.status not in (Status.PENDING, Status.ACTIVE):
         raise exception.InvalidState(
             what='Device reservation %s' % reservation.id,
-            status=reservation.status,
+            status=states.in_words(reservation.status),
             reason='domains can be given units while it is pending or '
                    'active')
 
@@ -113,7 +114,8 @@ def _hold(context, reservation_id, statuses, what):
             context, reservation_id)
         raise exception.InvalidState(
             what='Device reservation %s' % reservation_id,
-            status=current.status if current else 'gone',
+            status=(states.in_words(current.status) if current
+                    else 'gone'),
             reason='%s: it was cancelled or changed meanwhile' % what)
 
 
@@ -139,7 +141,7 @@ def attach(context, reservation_id, domain, unit_ids, project_id):
 def _add_attachments(context, conn, reservation, rows):
     """Write attachment rows, and realize them if the reservation is
     active; all or nothing. The rows of an active one are committed as
-    'attaching' first (a crash before libvirt's answer is recorded
+    ATTACHING first (a crash before libvirt's answer is recorded
     leaves them for release to take back), while it is still live."""
     live = (Status.PENDING, Status.ACTIVE)
     with db_api.writer.using(context):
@@ -175,7 +177,7 @@ def detach(context, reservation_id, domain, project_id=None):
     if reservation.status not in Status.LIVE:
         raise exception.InvalidState(
             what='Device reservation %s' % reservation_id,
-            status=reservation.status,
+            status=states.in_words(reservation.status),
             reason='its end takes every unit back; there is nothing to '
                    'detach')
     rows = [a for a in reservation.attachments if a.domain == domain and

@@ -120,7 +120,7 @@ def adopt(context, reservation):
     if reservation.status not in Status.LIVE or reservation.released_at:
         raise exception.InvalidState(
             what='Device reservation %s' % reservation.id,
-            status=reservation.status,
+            status=states.in_words(reservation.status),
             reason='only a live reservation gets a lease')
     count = len(reservation.units)
     return {'id': reservation.id, 'resource_type': states.RESOURCE_TYPE,
@@ -145,7 +145,7 @@ def to_attach(context, host, conn, rows):
     """The ids of the rows of ``rows`` that may be attached: those whose
     domain still has the owner it had when it was named (each other one
     is logged once and stays as it is). The planned ones among them are
-    committed as 'attaching' before libvirt is asked (call it outside
+    committed as ATTACHING before libvirt is asked (call it outside
     any transaction: the mark must outlive a crash of what follows)."""
     rows = owners.still_theirs(context, host, conn, list(rows), 'attached')
     attachments.mark_attaching(context, rows)

@@ -20,23 +20,30 @@ def is_open_end(end_date):
 
 
 class Unit:
-    """A unit's state as the API shows it (computed when read)."""
-    AVAILABLE = 'available'
-    RESERVED = 'reserved'      # held by a reservation now
-    IN_USE = 'in-use'          # held by something reserve did not attach
-    MISSING = 'missing'
+    """A unit's state now, computed when read (never stored)."""
+    AVAILABLE = 'AVAILABLE'
+    RESERVED = 'RESERVED'      # held by a reservation now
+    IN_USE = 'IN_USE'          # held by something reserve did not attach
+    MISSING = 'MISSING'
     ALL = (AVAILABLE, RESERVED, IN_USE, MISSING)
 
 
 class DeviceReservation:
-    PENDING = 'pending'
-    ACTIVE = 'active'
-    EXPIRED = 'expired'
-    CANCELLED = 'cancelled'
-    NEEDS_REVIEW = 'needs-review'
+    PENDING = 'PENDING'
+    ACTIVE = 'ACTIVE'
+    EXPIRED = 'EXPIRED'
+    CANCELLED = 'CANCELLED'
+    NEEDS_REVIEW = 'NEEDS_REVIEW'
     ALL = (PENDING, ACTIVE, EXPIRED, CANCELLED, NEEDS_REVIEW)
     # Reservations that still mean to hold their units.
     LIVE = (PENDING, ACTIVE, NEEDS_REVIEW)
+
+
+def in_words(status):
+    """A status as a message people read says it, in lower case with a
+    hyphen: NEEDS_REVIEW is 'needs-review' (the API's values are
+    reserve/api/views/statuses.py)."""
+    return status.lower().replace('_', '-')
 
 
 class Role:
@@ -45,12 +52,12 @@ class Role:
 
 
 class Attachment:
-    PLANNED = 'planned'
+    PLANNED = 'PLANNED'
     # Written (committed) before libvirt is asked to attach: a crash
     # before the answer is recorded leaves a row that release takes back.
-    ATTACHING = 'attaching'
-    ATTACHED = 'attached'
-    DETACHED = 'detached'
+    ATTACHING = 'ATTACHING'
+    ATTACHED = 'ATTACHED'
+    DETACHED = 'DETACHED'
     PCI = 'pci'
     MDEV = 'mdev'
     # What may be on the host: release takes these back, discovery

@@ -1,6 +1,6 @@
 """A device reservation's status after its creation: the manager's alone.
 
-The desk writes a reservation ``pending`` and may cancel it
+The desk writes a reservation ``PENDING`` and may cancel it
 (reserve/booking/cancel.py: a fact of its own, ``closed_as``, that the
 status shown takes over, see reserve/db/models/closing.py); every other
 move is the manager's, made here: its lease refused, its start, its

@@ -1,10 +1,10 @@
 """The event loop: runs start_lease, before_end_lease and end_lease.
 
 Every ``[manager]event_interval`` seconds (or sooner when woken, or when
-the next event is due sooner) the loop claims the due events and runs
+the next event is due sooner) the loop takes the due events and runs
 them: all before_end events of the tick first, then the end events, then
 the start events, so back-to-back leases on the same hosts hand over
-cleanly. Claims are atomic (see db.events.event_claim_due), so several
+cleanly. Takes are atomic (see db.events.event_take_due), so several
 managers can share one database.
 """
 import datetime
@@ -35,7 +35,7 @@ _NOT_DELETING = tuple(s for s in states.Lease.ALL
 
 
 class EventRunner:
-    """Runs one claimed event and records how it went."""
+    """Runs one taken event and records how it went."""
 
     def run(self, context, event):
         handler = {states.Event.START: self._start_lease,
@@ -170,28 +170,28 @@ class EventRunner:
 class EventLoop:
     """Polls the events table in a thread of its own.
 
-    The loop claims no more events than it has workers free
-    ([manager]event_workers), and runs each claimed group in a thread of
+    The loop takes no more events than it has workers free
+    ([manager]event_workers), and runs each taken group in a thread of
     its own: ends first, then starts (see the module's docstring). An
     event that hangs (a cloud call waiting out its timeout) holds its own
-    worker only: the loop claims more as soon as any worker is free.
+    worker only: the loop takes more as soon as any worker is free.
     """
 
     def __init__(self, runner=None, alive=None):
         self.runner = runner or EventRunner()
         # alive() says whether this manager's heartbeat is fresh: while
-        # it is not (the database was away when it last beat), claiming
+        # it is not (the database was away when it last beat), taking
         # would hand another manager work this one is about to run.
         self._alive = alive or (lambda: True)
-        self._paused = False        # said once: claiming nothing
+        self._paused = False        # said once: taking nothing
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._thread = None
         self._workers = CONF.manager.event_workers
         self._pool = futurist.ThreadPoolExecutor(max_workers=self._workers)
         self._lock = threading.Lock()
-        self._claimed = 0           # claimed and not finished
-        self._groups = set()        # threads running claimed groups
+        self._taken = 0             # taken and not finished
+        self._groups = set()        # threads running taken groups
 
     def wake(self):
         self._wake.set()
@@ -210,7 +210,7 @@ class EventLoop:
         its heartbeat is [DEFAULT]service_down_time old."""
         context = reserve_context.get_admin_context()
         try:
-            count = events_db.event_release_claims_of(
+            count = events_db.event_hand_back(
                 context, CONF.host, timeutils.utcnow_precise())
         except Exception as exc:  # the loop's timeout takes them up
             LOG.warning('Events of a previous run not taken back: %s', exc)
@@ -222,8 +222,8 @@ class EventLoop:
         return count
 
     def stop(self, timeout=30):
-        """Claim nothing more, finish the events running, and hand back
-        any still claimed (a group cut short) to the other managers."""
+        """Take nothing more, finish the events running, and hand back
+        any still taken (a group cut short) to the other managers."""
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
@@ -232,7 +232,7 @@ class EventLoop:
             group.join(timeout)
         self._pool.shutdown(wait=True)
         try:
-            count = events_db.event_release_claims_of(
+            count = events_db.event_hand_back(
                 reserve_context.get_admin_context(), CONF.host,
                 timeutils.utcnow_precise())
         except Exception as exc:
@@ -245,7 +245,7 @@ class EventLoop:
 
     def _free(self):
         with self._lock:
-            return self._workers - self._claimed
+            return self._workers - self._taken
 
     def _loop(self):
         while not self._stop.is_set():
@@ -264,16 +264,16 @@ class EventLoop:
             self._wake.clear()
 
     def _dispatch(self):
-        """Claim what the free workers can run and start it in a group
-        thread; True when it claimed as many as it could."""
+        """Take what the free workers can run and start it in a group
+        thread; True when it took as many as it could."""
         free = self._free()
         if free <= 0:
             return False
-        events = self._claim(free)
+        events = self._take(free)
         if not events:
             return False
         with self._lock:
-            self._claimed += len(events)
+            self._taken += len(events)
         group = threading.Thread(target=self._run_group,
                                  args=(events, True),
                                  name='reserve-events', daemon=True)
@@ -297,26 +297,26 @@ class EventLoop:
         return max(0.05, min(interval, until + 0.05))
 
     def tick(self):
-        """Claim what is due and run it, waiting for it to finish;
+        """Take what is due and run it, waiting for it to finish;
         returns how many events ran."""
-        events = self._claim(self._workers)
+        events = self._take(self._workers)
         self._run_group(events)
         return len(events)
 
-    def _claim(self, limit):
+    def _take(self, limit):
         if not self._alive():
             if not self._paused:
                 self._paused = True
-                LOG.warning('Claiming no event until this manager\'s '
+                LOG.warning('Taking no event until this manager\'s '
                             'heartbeat (%s) is written again', CONF.host)
             return []
         if self._paused:
-            LOG.info('Heartbeat written again: claiming events')
+            LOG.info('Heartbeat written again: taking events')
             self._paused = False
         context = reserve_context.get_admin_context()
         now = timeutils.utcnow()
-        return events_db.event_claim_due(
-            context, now, claimer=CONF.host,
+        return events_db.event_take_due(
+            context, now, taker=CONF.host,
             stuck_before=now - datetime.timedelta(
                 seconds=CONF.manager.event_timeout),
             retry_before=now - datetime.timedelta(
@@ -329,7 +329,7 @@ class EventLoop:
             limit=limit)
 
     def _run_group(self, events, counted=False):
-        """Run claimed events: before_end, then end, then start, each
+        """Run taken events: before_end, then end, then start, each
         kind once the kind before it has finished."""
         try:
             for priority in sorted({states.Event.PRIORITY[e.event_type]
@@ -349,5 +349,5 @@ class EventLoop:
         finally:
             if counted:
                 with self._lock:
-                    self._claimed -= 1
-                self.wake()     # a worker is free: claim more
+                    self._taken -= 1
+                self.wake()     # a worker is free: take more

@@ -385,6 +385,6 @@ class LeaseManager:
                 raise
             raise exception.InvalidState(
                 what='Device reservation %s' % reservation_id,
-                status=found.status,
+                status=device_states.in_words(found.status),
                 reason='a cancelled or ended reservation\'s end cannot '
                        'move')

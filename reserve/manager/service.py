@@ -23,8 +23,8 @@ class ManagerService:
         self._server = None
 
     def start(self):
-        # Alive before claiming anything, so no other manager takes over
-        # what this one claims (the event loop claims nothing while the
+        # Alive before taking anything, so no other manager takes over
+        # what this one takes (the event loop takes nothing while the
         # heartbeat is not fresh: a start with the database away).
         self.heartbeat.start()
         self._server = rpc.get_server(rpc.MANAGER_TOPIC,

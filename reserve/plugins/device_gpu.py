@@ -1,7 +1,7 @@
 """device:gpu — GPU units of a libvirt host reserved for projects.
 
-The units are claimed by the booking desk (reserve.booking.units) before
-the lease is asked for: its reserve adopts that claim. At start they are
+The booking desk (reserve.booking.units) claims the units before the
+lease is asked for: its reserve adopts that claim. At start they are
 handed to the reservation's domains as PCI hostdevs or mediated devices,
 at the end taken back (see reserve.devices.runs). The lease
 reservation's id is the device reservation's
@@ -52,8 +52,9 @@ class DeviceGpuPlugin(base.ResourcePlugin):
                 expected_status=states.DeviceReservation.LIVE):
             raise exception.InvalidState(
                 what='Device reservation %s' % reservation.id,
-                status=device_reservations_db.device_reservation_get(
-                    context, reservation.id).status,
+                status=states.in_words(
+                    device_reservations_db.device_reservation_get(
+                        context, reservation.id).status),
                 reason='it was cancelled or ended; its end cannot move')
         capacity_store.claims_set_end(context, end,
                                       reservation_id=reservation.id)

@@ -66,7 +66,7 @@ ADMIN = {'X-User-Id': 'root', 'X-Project-Id': 'admin-project',
 PATH = '/v1/device-reservations?all_projects=1&limit=%d'
 # A100 SXM4 80GB: a model selection.model_name knows.
 VENDOR, PRODUCT = '0x10de', '0x20b2'
-STATUSES = ('pending', 'active', 'expired', 'cancelled')
+STATUSES = ('PENDING', 'ACTIVE', 'EXPIRED', 'CANCELLED')
 
 
 def _ids(rnd):
@@ -99,7 +99,7 @@ def build(engine, args):
                 vendor_id=VENDOR, product_id=PRODUCT,
                 vendor_name='NVIDIA Corporation',
                 product_name='GA100 [A100 SXM4 80GB]', numa_node=u % 2,
-                iommu_group=u, driver='vfio-pci', state='present'))
+                iommu_group=u, driver='vfio-pci', state='PRESENT'))
     by_host = {}
     for device in devices:
         by_host.setdefault(device['host_id'], []).append(device)
@@ -120,7 +120,7 @@ def build(engine, args):
             status=status, request={'count': 2, 'model': 'A100 SXM4 80GB'},
             contract_ref='C-%d' % i, reason='bench',
             topology_generation='g1',
-            released_at=end if status in ('expired', 'cancelled')
+            released_at=end if status in ('EXPIRED', 'CANCELLED')
             else None))
         rows['device_reservation_projects'].append(dict(
             stamps, reservation_id=rsv_id, project_id=project,
@@ -133,7 +133,7 @@ def build(engine, args):
                 stamps, id=next(ids), reservation_id=rsv_id,
                 device_id=units[d]['id'], domain='vm-%d' % i, kind='pci',
                 project_id=project,
-                state='attached' if status == 'active' else 'planned',
+                state='ATTACHED' if status == 'ACTIVE' else 'PLANNED',
                 live=True, config=True))
         lease_id = next(ids)
         rows['leases'].append(dict(
@@ -143,7 +143,7 @@ def build(engine, args):
             end_date=end, status='PENDING', degraded=False))
         rows['lease_reservations'].append(dict(
             stamps, id=rsv_id, lease_id=lease_id, resource_type='device:gpu',
-            status='pending', amount=2, extra_specs={}))
+            status='PENDING', amount=2, extra_specs={}))
     tables = models.Base.metadata.tables
     with engine.begin() as conn:
         conn.execute(tables['hosts'].insert(), hosts)

@@ -200,7 +200,7 @@ def test_devices_libvirt_found_on_the_same_machine(api, nova_flavors):
 def _device(name, address):
     return {'name': name, 'pci_address': address, 'pci_class': '0x030200',
             'vendor_id': '0x10de', 'product_id': '0x20b0',
-            'state': 'present'}
+            'state': 'PRESENT'}
 
 
 def test_an_update_keeps_the_record_when_nova_cannot_answer(

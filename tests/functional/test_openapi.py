@@ -303,7 +303,7 @@ def test_real_answers_match_the_description(gpu_api, casts):  # noqa: F811
     # Only a reservation in needs-review can be affirmed; then it can.
     app.post(item + '/affirm', headers=ADMIN, expect_errors=True)
     device_reservations_db.device_reservation_move(
-        admin_context(), rsv['id'], 'needs-review', ('pending', 'active'))
+        admin_context(), rsv['id'], 'NEEDS_REVIEW', ('PENDING', 'ACTIVE'))
     app.post(item + '/affirm', headers=ADMIN)
     app.delete(item, headers=MEMBER_A)
     windows = '/v1/hosts/%s/maintenance-windows' % nova_host.id

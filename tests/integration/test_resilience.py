@@ -146,13 +146,13 @@ def test_cancel_while_worker_down_leaves_no_orphan(daemons, source_flavor):
 def _start_event(engine, lease_id):
     with engine.connect() as conn:
         return conn.execute(sa.text(
-            "SELECT status, claimed_by, attempts FROM events WHERE "
+            "SELECT status, taken_by, attempts FROM events WHERE "
             "lease_id = :lease AND event_type = 'start_lease'"),
             {'lease': lease_id}).first()
 
 
-def _kill_the_claimer(daemons, engine, booking_id, managers):
-    """Watch the booking's start event; SIGKILL the manager that claims
+def _kill_the_taker(daemons, engine, booking_id, managers):
+    """Watch the booking's start event; SIGKILL the manager that takes
     it while it runs. Returns (its name, when), or None when the start
     was done before it could be caught."""
     lease_id = _status(daemons, booking_id)['lease_id']
@@ -160,13 +160,13 @@ def _kill_the_claimer(daemons, engine, booking_id, managers):
     while time.monotonic() < deadline:
         row = _start_event(engine, lease_id)
         if row is not None and row.status == 'IN_PROGRESS':
-            name = managers[row.claimed_by]
+            name = managers[row.taken_by]
             daemons.kill_daemon(name, signal.SIGKILL)
             return name, time.monotonic()
         if row is not None and row.status == 'DONE':
             return None
         time.sleep(0.01)
-    raise AssertionError('the start of %s was never claimed' % booking_id)
+    raise AssertionError('the start of %s was never taken' % booking_id)
 
 
 def test_a_start_killed_mid_flight_is_taken_over_by_the_other_manager(
@@ -185,7 +185,7 @@ def test_a_start_killed_mid_flight_is_taken_over_by_the_other_manager(
             booking_id = _book(daemons, source_flavor, 6, 600)
             _wait('ALLOCATED', lambda: _status(daemons, booking_id)[
                 'status'] == 'ALLOCATED', 60)
-            killed = _kill_the_claimer(daemons, engine, booking_id,
+            killed = _kill_the_taker(daemons, engine, booking_id,
                                        managers)
             if killed is not None:
                 break
@@ -198,7 +198,7 @@ def test_a_start_killed_mid_flight_is_taken_over_by_the_other_manager(
         lease_id = _status(daemons, booking_id)['lease_id']
         row = _start_event(engine, lease_id)
         survivor = [h for h, n in managers.items() if n != name][0]
-        assert (row.status, row.claimed_by, row.attempts) == (
+        assert (row.status, row.taken_by, row.attempts) == (
             'DONE', survivor, 2)
         assert recovered <= 30, 'took %.1f s' % recovered
         print('start taken over %.1f s after its manager was killed' %

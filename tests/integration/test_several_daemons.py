@@ -82,7 +82,7 @@ def test_two_of_each_daemon_run_every_event_once(daemons, source_flavor):
     try:
         with engine.connect() as conn:
             events = conn.execute(sa.text(
-                "SELECT e.event_type, e.status, e.attempts, e.claimed_by "
+                "SELECT e.event_type, e.status, e.attempts, e.taken_by "
                 "FROM events e JOIN bookings b ON b.lease_id = e.lease_id "
                 "WHERE b.project_id = :project"),
                 {'project': PROJECT}).all()
@@ -91,7 +91,7 @@ def test_two_of_each_daemon_run_every_event_once(daemons, source_flavor):
     assert len(events) == 3 * BOOKINGS
     assert {(e.status, e.attempts) for e in events} == {('DONE', 1)}
     managers = {daemons.host_of('manager'), daemons.host_of('manager-b')}
-    ran_by = collections.Counter(e.claimed_by for e in events)
+    ran_by = collections.Counter(e.taken_by for e in events)
     assert set(ran_by) <= managers
     print('events run by each manager: %s' % dict(ran_by))
     for name in ('manager', 'manager-b'):

@@ -76,7 +76,7 @@ def test_tick_runs_teardown_before_start(override):
     loop.stop()
 
 
-def test_tick_claims_no_more_than_it_runs_at_once(loop):
+def test_tick_takes_no_more_than_it_runs_at_once(loop):
     # Four workers: the other due events stay for another manager.
     for kind in (START, END, BEFORE_END, START, BEFORE_END, END, START):
         lease_due_at(kind)
@@ -85,11 +85,11 @@ def test_tick_claims_no_more_than_it_runs_at_once(loop):
     assert loop.tick() == 0
 
 
-def test_tick_hands_the_runner_claimed_events(loop):
+def test_tick_hands_the_runner_taken_events(loop):
     lease = lease_due_at(START)
     loop.tick()
     assert loop.runner.ran == [(START, lease.id, states.Event.IN_PROGRESS, 1)]
-    assert factories.events_of(lease.id)[START].claimed_by == 'manager-a'
+    assert factories.events_of(lease.id)[START].taken_by == 'manager-a'
 
 
 def test_tick_runs_nothing_twice_nor_early(loop):
@@ -111,9 +111,9 @@ def test_next_event_of_a_lease_runs_on_the_following_tick(loop):
         == [(START, lease.id), (END, lease.id)]
 
 
-def test_nothing_is_claimed_while_the_heartbeat_is_not_fresh(override):
+def test_nothing_is_taken_while_the_heartbeat_is_not_fresh(override):
     # A manager started with the database away has not beaten yet: what
-    # it claimed, another manager would take over as a dead one's.
+    # it took, another manager would take over as a dead one's.
     override('host', 'manager-a')
     alive = [False]
     event_loop = manager_events.EventLoop(runner=RecordingRunner(),
@@ -121,7 +121,7 @@ def test_nothing_is_claimed_while_the_heartbeat_is_not_fresh(override):
     try:
         lease = lease_due_at(START)
         assert event_loop.tick() == 0
-        assert factories.events_of(lease.id)[START].claimed_by is None
+        assert factories.events_of(lease.id)[START].taken_by is None
         alive[0] = True
         assert event_loop.tick() == 1
     finally:
@@ -172,7 +172,7 @@ class HangingRunner(RecordingRunner):
 
 
 def test_an_event_that_hangs_holds_only_its_own_worker(override):
-    # A cloud call waiting out its timeout: the loop goes on claiming and
+    # A cloud call waiting out its timeout: the loop goes on taking and
     # running what comes due meanwhile.
     override('host', 'manager-a')
     override('event_interval', 1, group='manager')

@@ -92,10 +92,10 @@ def test_inventories_of_the_tree_count_what_can_be_allocated():
 
 def test_discovered_devices_count_by_product_and_vgpu_slices():
     devices = [
-        {'vendor_id': '0x10de', 'product_id': '0x20b0', 'state': 'present',
+        {'vendor_id': '0x10de', 'product_id': '0x20b0', 'state': 'PRESENT',
          'mdev_types': [], 'mdevs': []},
-        {'vendor_id': '0x10de', 'product_id': '0x20b0', 'state': 'missing'},
-        {'vendor_id': '0x10de', 'product_id': '0x1eb8', 'state': 'present',
+        {'vendor_id': '0x10de', 'product_id': '0x20b0', 'state': 'MISSING'},
+        {'vendor_id': '0x10de', 'product_id': '0x1eb8', 'state': 'PRESENT',
          'mdev_types': [{'id': 'nvidia-222', 'available_instances': 3},
                         {'id': 'nvidia-223', 'available_instances': 1}],
          'mdevs': [{'uuid': 'u1', 'type_id': 'nvidia-222'}]},

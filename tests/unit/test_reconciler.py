@@ -11,6 +11,7 @@ from reserve.db import bookings as bookings_db
 from reserve.db import device_reservations as device_reservations_db
 from reserve.db import hosts as hosts_db
 from reserve.db import models
+from reserve.devices import states as device_states
 from reserve.worker import reconciler
 from tests.unit import factories
 from tests.unit.factories import ago
@@ -218,7 +219,8 @@ def test_nothing_to_do_reports_zero_everywhere(run, worker_api):
 
 # Both kinds in one walk, by owner key -----------------------------------
 
-def device_reservation(status='pending', updated_at=None, lease_status=None):
+def device_reservation(status=device_states.DeviceReservation.PENDING,
+                       updated_at=None, lease_status=None):
     """A device reservation (no units: the walk reads none), and its lease
     (owned by it) when ``lease_status`` is given."""
     ctx = reserve_context.get_admin_context()

@@ -6,7 +6,7 @@ timezone); which of unit_ids and count is given, and what goes with it,
 is checked by the controller, so that the message says it plainly.
 """
 from reserve.api.schemas import parts
-from reserve.devices import states as device_states
+from reserve.api.views import statuses
 
 _date = {'type': 'string', 'minLength': 1, 'maxLength': 64,
          'format': 'date-time'}
@@ -96,10 +96,7 @@ def response_schemas():
             'pci_address': parts.STR,
             'kind': parts.enum(('pci', 'mdev')),
             'mdev_uuid': parts.STR_OR_NULL,
-            'state': parts.enum((device_states.Attachment.PLANNED,
-                                 device_states.Attachment.ATTACHING,
-                                 device_states.Attachment.ATTACHED,
-                                 device_states.Attachment.DETACHED)),
+            'state': parts.enum(statuses.ATTACHMENT.shown),
             'live': parts.BOOL_OR_NULL, 'config': parts.BOOL_OR_NULL,
             'project_id': parts.STR_OR_NULL,
         }),
@@ -114,7 +111,7 @@ def response_schemas():
             'request': {'type': ['object', 'null']},
             'start': parts.DATE,
             'end': dict(parts.DATE_OR_NULL, description='null: open-ended'),
-            'status': parts.enum(device_states.DeviceReservation.ALL),
+            'status': parts.enum(statuses.DEVICE_RESERVATION.shown),
             'status_reason': parts.STR_OR_NULL,
             'contract_ref': parts.STR_OR_NULL,
             'reason': parts.STR_OR_NULL,
@@ -165,7 +162,7 @@ def paths():
                                  'DeviceReservation'),
                 [parts.ALL_PROJECTS, parts.PROJECT_ID,
                  parts.param('status', schema=parts.enum(
-                     device_states.DeviceReservation.ALL)),
+                     statuses.DEVICE_RESERVATION.shown)),
                  parts.param('host', description='Host ID or name'),
                  parts.LIMIT, parts.MARKER]),
             'post': create,

@@ -1,6 +1,6 @@
 """/v1/devices (read only: no bodies): its part of the OpenAPI document."""
 from reserve.api.schemas import parts
-from reserve.devices import states as device_states
+from reserve.api.views import statuses
 
 
 def response_schemas():
@@ -28,7 +28,7 @@ def response_schemas():
             'mdevs': parts.array_of(parts.ANY),
             'in_use_by': parts.array_of(parts.ANY),
             'driver': parts.STR_OR_NULL,
-            'state': parts.enum(device_states.Unit.ALL),
+            'state': parts.enum(statuses.UNIT.shown),
             'reservation_id': dict(parts.STR_OR_NULL, description=(
                 'The device reservation holding it now')),
             'device_reservation_id': dict(parts.STR_OR_NULL, description=(
@@ -59,7 +59,7 @@ def paths():
                 [parts.param('host', description='Host ID or name'),
                  parts.param('model'),
                  parts.param('state',
-                             schema=parts.enum(device_states.Unit.ALL)),
+                             schema=parts.enum(statuses.UNIT.shown)),
                  parts.param('numa_node',
                              schema={'type': 'integer', 'minimum': 0}),
                  parts.param('include_vfs', schema=parts.BOOL,

@@ -1,5 +1,6 @@
 """The representation of a device reservation (/v1/device-reservations)."""
 from reserve.api.views import devices as device_views
+from reserve.api.views import statuses
 from reserve.common import timeutils
 from reserve.devices import states
 
@@ -14,7 +15,8 @@ def _attachment_view(attachment):
     return {'domain': attachment.domain, 'unit_id': attachment.device_id,
             'pci_address': attachment.device.pci_address,
             'kind': attachment.kind, 'mdev_uuid': attachment.mdev_uuid,
-            'state': attachment.state, 'live': attachment.live,
+            'state': statuses.ATTACHMENT.show(attachment.state),
+            'live': attachment.live,
             'config': attachment.config,
             'project_id': attachment.project_id}
 
@@ -65,7 +67,7 @@ def reservation_view(ctx, reservation, unit_view=_unit_view):
         'request': reservation.request,
         'start': timeutils.isoformat(reservation.start_date),
         'end': end_view(reservation.end_date),
-        'status': reservation.status,
+        'status': statuses.DEVICE_RESERVATION.show(reservation.status),
         'status_reason': reservation.status_reason,
         'contract_ref': reservation.contract_ref,
         'reason': reservation.reason,

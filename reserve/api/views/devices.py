@@ -1,5 +1,6 @@
 """The representation of a GPU unit (/v1/devices)."""
 from reserve.api import microversion
+from reserve.api.views import statuses
 from reserve.common import timeutils
 from reserve.devices import selection
 
@@ -45,7 +46,7 @@ def device_view(device, state, holder=None, sees_all=False):
         'mdevs': list(device.mdevs or ()) if sees_all else [],
         'in_use_by': list(device.in_use_by or ()) if sees_all else [],
         'driver': device.driver,
-        'state': state,
+        'state': statuses.UNIT.show(state),
         'reservation_id': holder.id if holder is not None else None,
         'created_at': timeutils.isoformat(device.created_at),
         'updated_at': timeutils.isoformat(device.updated_at),

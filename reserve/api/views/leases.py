@@ -1,5 +1,6 @@
 """The representation of a lease (/v1/leases) and what it holds."""
 from reserve.api import microversion
+from reserve.api.views import statuses
 from reserve.common import placement
 from reserve.common import states
 from reserve.common import timeutils
@@ -25,7 +26,7 @@ def lease_reservation_view(reservation):
     view = {
         'id': reservation.id,
         'resource_type': reservation.resource_type,
-        'status': reservation.status,
+        'status': statuses.LEASE_RESERVATION.show(reservation.status),
         'amount': reservation.amount,
         'source_flavor_id': reservation.source_flavor_id,
         'vcpus': reservation.vcpus,

@@ -2,6 +2,7 @@
 import sqlalchemy as sa
 from sqlalchemy import orm
 
+from reserve.common import states
 from reserve.db.models.base import Base
 from reserve.db.models.base import _uuid
 from reserve.db.models import closing
@@ -44,9 +45,9 @@ class Device(Base):
     # 'mdev <uuid>'): such a unit is in use and cannot be reserved.
     in_use_by = orm.mapped_column(sa.JSON, nullable=False, default=list)
     driver = orm.mapped_column(sa.String(64))
-    # 'present', or 'missing' when the last discovery did not find it.
+    # PRESENT, or MISSING when the last discovery did not find it.
     state = orm.mapped_column(sa.String(16), nullable=False,
-                              default='present')
+                              default=states.Device.PRESENT)
 
     host = orm.relationship('Host', lazy='joined')
 
@@ -73,7 +74,7 @@ class DeviceReservation(closing.Closable, Base):
     end_date = orm.mapped_column(sa.DateTime, nullable=False)
     # status (closing.Closable): what its lease made of it, which the
     # manager alone moves (reserve/devices/status.py), unless the desk
-    # cancelled it (reserve/booking/cancel.py: 'cancelled'; final).
+    # cancelled it (reserve/booking/cancel.py: CANCELLED; final).
     # None: whole PCI functions; else one mdev of this type per domain.
     mdev_type = orm.mapped_column(sa.String(64))
     # How the units were asked for: {unit_ids} or {count, model, ...}.
@@ -142,9 +143,9 @@ class DeviceReservationUnit(Base):
 class DeviceAttachment(Base):
     """A unit of a reservation handed to a domain of its host, as a PCI
     hostdev or as a mediated device (``mdev_uuid``, named after the
-    reservation, unit and domain). ``state``: 'planned' (for the start,
-    or withheld while the reservation needs review), 'attaching' (written
-    before libvirt is asked), 'attached', 'detached' (after the end)."""
+    reservation, unit and domain). ``state``: PLANNED (for the start, or
+    withheld while the reservation needs review), ATTACHING (written
+    before libvirt is asked), ATTACHED, DETACHED (after the end)."""
     __tablename__ = 'device_attachments'
     __table_args__ = (
         sa.UniqueConstraint('reservation_id', 'device_id', 'domain',

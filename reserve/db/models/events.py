@@ -22,8 +22,8 @@ class Event(Base):
     time = orm.mapped_column(sa.DateTime, nullable=False)
     status = orm.mapped_column(sa.String(32), nullable=False)
     attempts = orm.mapped_column(sa.Integer, nullable=False, default=0)
-    claimed_by = orm.mapped_column(sa.String(255))
-    claimed_at = orm.mapped_column(sa.DateTime)
+    taken_by = orm.mapped_column(sa.String(255))
+    taken_at = orm.mapped_column(sa.DateTime)
     last_error = orm.mapped_column(sa.Text)
 
     lease = orm.relationship('Lease', back_populates='events')

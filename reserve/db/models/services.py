@@ -7,7 +7,7 @@ from reserve.db.models.base import Base
 
 class Service(Base):
     """A running daemon's heartbeat: one row per (binary, host), written
-    every [DEFAULT]heartbeat_interval. Work a daemon claimed (events, for
+    every [DEFAULT]heartbeat_interval. Work a daemon took (events, for
     reserve-manager) is taken over once its heartbeat is older than
     [DEFAULT]service_down_time."""
     __tablename__ = 'services'

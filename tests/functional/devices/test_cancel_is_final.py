@@ -23,7 +23,7 @@ def _active(cloud, domains=('gpu-vm-2',)):
     host = cloud.enroll('a100-host.xml')
     rsv_id = cloud.reserve(count=1, model=A100_MODEL, domains=list(domains))
     cloud.tick()
-    assert cloud.reservation(rsv_id).status == 'active'
+    assert cloud.reservation(rsv_id).status == 'ACTIVE'
     return host, rsv_id
 
 
@@ -67,7 +67,7 @@ def test_an_attach_that_crashed_before_its_commit_is_taken_back(
     def crash(*args, **kwargs):
         raise ManagerDied()
 
-    # libvirt attached, then the process died: no commit of 'attached',
+    # libvirt attached, then the process died: no commit of ATTACHED,
     # no undo, no handler run.
     monkeypatch.setattr(attachments.UndoLog, 'rollback', lambda self: None)
     monkeypatch.setattr(attachments.device_reservations_db,

@@ -162,7 +162,7 @@ def attached_everything(cloud, host, rsv_id):
     rsv = cloud.reservation(rsv_id)
     hostdevs, mdevs = cloud.libvirt_state(host)
     for attachment in rsv.attachments:
-        assert attachment.state == 'attached'
+        assert attachment.state == 'ATTACHED'
         target = (attachment.mdev_uuid if attachment.kind == 'mdev'
                   else attachment.device.pci_address)
         assert (attachment.kind, target) in hostdevs[attachment.domain]
@@ -217,7 +217,7 @@ def test_an_immediate_claim_takes_all_or_nothing(mode, data, fail_at,
             # cancelled it, and its units are free again.
             event('lease failed: injected at %s' % faults.failed_step)
             rsv = cloud.reservation(rsv_id)
-            assert (rsv.status, cloud.lease(rsv_id)) == ('cancelled', None)
+            assert (rsv.status, cloud.lease(rsv_id)) == ('CANCELLED', None)
             assert rsv.released_at is not None
             assert cloud.libvirt_state(host) == initial
             return
@@ -225,7 +225,7 @@ def test_an_immediate_claim_takes_all_or_nothing(mode, data, fail_at,
         # Its start, due at once, attaches.
         cloud.tick()
         attached_everything(cloud, host, rsv_id)
-        assert cloud.reservation(rsv_id).status == 'active'
+        assert cloud.reservation(rsv_id).status == 'ACTIVE'
         ended_cleanly(cloud, host, rsv_id, initial)
 
 
@@ -270,14 +270,14 @@ def test_a_failed_start_leaves_nothing_attached_and_is_retried(
         event('start %s' % ('failed at %s' % faults.failed_step
                             if faults.injected else 'succeeded'))
         if faults.injected:
-            assert rsv.status == 'pending'
+            assert rsv.status == 'PENDING'
             assert 'start failed' in rsv.status_reason
             assert cloud.libvirt_state(host) == initial
             # The units stay the reservation's: it still holds its window.
             assert rsv.released_at is None
             _retry_now(cloud, rsv_id)
             cloud.tick()
-        assert cloud.reservation(rsv_id).status == 'active'
+        assert cloud.reservation(rsv_id).status == 'ACTIVE'
         attached_everything(cloud, host, rsv_id)
         ended_cleanly(cloud, host, rsv_id, initial)
 
@@ -305,7 +305,7 @@ def test_a_failed_end_converges_when_retried(mode, data, fail_at, after):
             _retry_now(cloud, rsv_id)
             cloud.tick()
         rsv = cloud.reservation(rsv_id)
-        assert rsv.status == 'cancelled' and rsv.released_at is not None
+        assert rsv.status == 'CANCELLED' and rsv.released_at is not None
         assert cloud.libvirt_state(host) == initial
 
 

@@ -98,7 +98,7 @@ def test_an_attach_by_a_member_checks_the_owner(cloud, policy_conf):
                                        'gpu-vm-3', None, 'project-b')
     [attachment] = cloud.reservation(rsv_id).attachments
     assert (attachment.domain, attachment.state, attachment.domain_owner) \
-        == ('gpu-vm-3', 'attached', 'project-b')
+        == ('gpu-vm-3', 'ATTACHED', 'project-b')
 
 
 def test_a_start_leaves_a_domain_that_changed_hands(cloud, caplog):
@@ -112,8 +112,8 @@ def test_a_start_leaves_a_domain_that_changed_hands(cloud, caplog):
     with caplog.at_level(logging.WARNING, logger=owners.__name__):
         cloud.tick()
     rsv = cloud.reservation(rsv_id)
-    assert rsv.status == 'active'
-    assert [a.state for a in rsv.attachments] == ['planned']
+    assert rsv.status == 'ACTIVE'
+    assert [a.state for a in rsv.attachments] == ['PLANNED']
     assert cloud.hostdevs(host)['gpu-vm-2'] == []
     assert ['not attached' in r.getMessage() for r in caplog.records
             if 'changed owner' in r.getMessage()] == [True]
@@ -135,7 +135,7 @@ def test_a_review_leaves_a_domain_that_changed_hands(cloud):
     # Not detached from project-b's domain; let go of in the records.
     assert ('pci', '0000:17:00.0') in cloud.hostdevs(host)['gpu-vm-2']
     assert [a.state for a in cloud.reservation(rsv_id).attachments] == [
-        'planned']
+        'PLANNED']
     # Re-affirmed, it does not go back into it either.
     cloud.conn(host).detach('gpu-vm-2', '0000:17:00.0')
     cloud.manager.affirm_device_reservation(cloud.ctx, rsv_id, 'root')
@@ -157,7 +157,7 @@ def test_an_end_takes_back_from_its_own_domains_only(cloud):
     rsv = cloud.reservation(rsv_id)
     assert rsv.released_at is not None
     assert {a.domain: a.state for a in rsv.attachments} == {
-        'gpu-vm-2': 'detached', 'gpu-vm-3': 'detached'}
+        'gpu-vm-2': 'DETACHED', 'gpu-vm-3': 'DETACHED'}
     after = cloud.hostdevs(host)
     assert after['gpu-vm-2'] == []
     assert after['gpu-vm-3'] == held['gpu-vm-3']

@@ -98,7 +98,7 @@ def test_a_changed_topology_puts_reservations_in_review(cloud):
     active = cloud.reserve(unit_ids=[cloud.unit(host, '0000:17:00.0').id],
                            domains=['gpu-vm-2'])
     cloud.tick()
-    assert cloud.reservation(active).status == 'active'
+    assert cloud.reservation(active).status == 'ACTIVE'
     before = cloud.libvirt_state(host)
     assert ('pci', '0000:17:00.0') in before[0]['gpu-vm-2']
     # A NUMA node moves: the generation changes.
@@ -109,7 +109,7 @@ def test_a_changed_topology_puts_reservations_in_review(cloud):
     report = refresh.refresh(cloud.ctx, host.id)
     assert report['needs_review'] == [active]
     rsv = cloud.reservation(active)
-    assert rsv.status == 'needs-review'
+    assert rsv.status == 'NEEDS_REVIEW'
     assert 'topology' in rsv.status_reason
     # It grants nothing: detached. It still withholds its unit.
     assert cloud.hostdevs(host)['gpu-vm-2'] == []
@@ -120,7 +120,7 @@ def test_a_changed_topology_puts_reservations_in_review(cloud):
     # Re-affirmed, it is attached again against the new generation.
     cloud.manager.affirm_device_reservation(cloud.ctx, active, 'root')
     rsv = cloud.reservation(active)
-    assert rsv.status == 'active'
+    assert rsv.status == 'ACTIVE'
     assert rsv.topology_generation == \
         cloud.conn(host).topology_generation()
     assert ('pci', '0000:17:00.0') in cloud.hostdevs(host)['gpu-vm-2']
@@ -134,11 +134,11 @@ def test_affirm_is_refused_while_a_unit_is_missing(cloud):
         r'\s*<device>\s*<name>pci_0000_b1_00_0</name>.*?</device>', '',
         text, count=1, flags=re.S))
     refresh.refresh(cloud.ctx, host.id)
-    assert cloud.reservation(rsv_id).status == 'needs-review'
+    assert cloud.reservation(rsv_id).status == 'NEEDS_REVIEW'
     with pytest.raises(exception.UnitsUnavailable) as caught:
         cloud.manager.affirm_device_reservation(cloud.ctx, rsv_id, 'root')
     assert '0000:b1:00.0' in caught.value.message
-    assert cloud.reservation(rsv_id).status == 'needs-review'
+    assert cloud.reservation(rsv_id).status == 'NEEDS_REVIEW'
     # Cancelling it frees the unit record.
     assert cloud.cancel(rsv_id) is True
     cloud.tick()
@@ -156,7 +156,7 @@ def test_start_checks_the_generation_itself(cloud):
         "<iommuGroup number='22'>", "<iommuGroup number='23'>", 1))
     time.sleep(3.1)
     cloud.tick()
-    assert cloud.reservation(rsv_id).status == 'needs-review'
+    assert cloud.reservation(rsv_id).status == 'NEEDS_REVIEW'
     assert cloud.hostdevs(host) == before[0]
 
 
@@ -169,7 +169,7 @@ def test_refresh_restores_what_an_active_reservation_lost(cloud):
                            domains=['vgpu-vm-2', 'vgpu-vm-3'])
     cloud.tick()
     rsv = cloud.reservation(rsv_id)
-    assert rsv.status == 'active'
+    assert rsv.status == 'ACTIVE'
     held = cloud.libvirt_state(host)
     uuids = sorted(a.mdev_uuid for a in rsv.attachments)
     assert set(uuids) <= set(held[1])
@@ -196,13 +196,13 @@ def test_the_manager_refreshes_every_interval(cloud):
         loop.start()
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            if _rows(cloud, host)['0000:b1:00.0'].state == 'missing':
+            if _rows(cloud, host)['0000:b1:00.0'].state == 'MISSING':
                 break
             time.sleep(0.2)
     finally:
         loop.stop()
         gpu_cloud.CONF.clear_override('refresh_interval', group='devices')
-    assert _rows(cloud, host)['0000:b1:00.0'].state == 'missing'
+    assert _rows(cloud, host)['0000:b1:00.0'].state == 'MISSING'
 
 
 def test_no_periodic_refresh_at_interval_zero(cloud, monkeypatch):

@@ -49,11 +49,11 @@ def test_pending_then_active_then_expired(cloud, monkeypatch):
                            domains=['gpu-vm-2'], start=iso(ahead(seconds=3)),
                            end=iso(ahead(seconds=8)), reason='training')
     rsv = cloud.reservation(rsv_id)
-    assert rsv.status == 'pending'
+    assert rsv.status == 'PENDING'
     assert sorted(u.device.pci_address for u in rsv.units) == [
         '0000:17:00.0', '0000:31:00.0']
     assert rsv.topology_generation == host.topology_generation
-    assert [a.state for a in rsv.attachments] == ['planned', 'planned']
+    assert [a.state for a in rsv.attachments] == ['PLANNED', 'PLANNED']
     assert cloud.libvirt_state(host) == initial
     # Its lease: named after it, one device:gpu reservation of its id.
     lease = cloud.lease(rsv_id)
@@ -68,10 +68,10 @@ def test_pending_then_active_then_expired(cloud, monkeypatch):
     _wait_start(3.1)
     cloud.tick()
     rsv = cloud.reservation(rsv_id)
-    assert rsv.status == 'active'
+    assert rsv.status == 'ACTIVE'
     assert cloud.lease(rsv_id).status == engine_states.Lease.ACTIVE
     assert [(a.state, a.live, a.config) for a in rsv.attachments] == [
-        ('attached', True, True)] * 2
+        ('ATTACHED', True, True)] * 2
     assert cloud.hostdevs(host)['gpu-vm-2'] == [('pci', '0000:17:00.0'),
                                                 ('pci', '0000:31:00.0')]
     xml = cloud.conn(host).domain_xml('gpu-vm-2')
@@ -81,9 +81,9 @@ def test_pending_then_active_then_expired(cloud, monkeypatch):
     time.sleep(5)
     cloud.tick(2)
     rsv = cloud.reservation(rsv_id)
-    assert rsv.status == 'expired'
+    assert rsv.status == 'EXPIRED'
     assert rsv.released_at is not None
-    assert [a.state for a in rsv.attachments] == ['detached', 'detached']
+    assert [a.state for a in rsv.attachments] == ['DETACHED', 'DETACHED']
     # Detached; the guest keeps running.
     assert cloud.libvirt_state(host) == initial
     assert next(d for d in cloud.conn(host).domains()
@@ -100,17 +100,17 @@ def test_a_reservation_starting_now_is_attached_by_its_start_at_once(cloud):
     rsv_id = cloud.reserve(count=1, model='Tesla T4',
                            mdev_type='nvidia-222', domains=['vgpu-vm-2'])
     assert [a.state for a in cloud.reservation(rsv_id).attachments] == [
-        'planned']
+        'PLANNED']
     # Its start event is due at once.
     assert cloud.tick() == 1
     rsv = cloud.reservation(rsv_id)
     [attachment] = rsv.attachments
-    assert attachment.state == 'attached'
+    assert attachment.state == 'ATTACHED'
     assert attachment.kind == 'mdev'
     assert attachment.mdev_uuid in cloud.mdevs(host)
     assert cloud.hostdevs(host)['vgpu-vm-2'] == [('mdev',
                                                   attachment.mdev_uuid)]
-    assert cloud.reservation(rsv_id).status == 'active'
+    assert cloud.reservation(rsv_id).status == 'ACTIVE'
 
 
 def test_open_ended_until_cancelled(cloud):
@@ -128,11 +128,11 @@ def test_open_ended_until_cancelled(cloud):
     cloud.tick()
     assert cloud.hostdevs(host)['gpu-vm-3'] == [('pci', '0000:b1:00.0')]
     assert cloud.cancel(rsv_id) is True
-    assert cloud.reservation(rsv_id).status == 'cancelled'
+    assert cloud.reservation(rsv_id).status == 'CANCELLED'
     assert cloud.lease(rsv_id).status == engine_states.Lease.DELETING
     cloud.tick()
     rsv = cloud.reservation(rsv_id)
-    assert rsv.status == 'cancelled' and rsv.released_at is not None
+    assert rsv.status == 'CANCELLED' and rsv.released_at is not None
     assert cloud.lease(rsv_id) is None     # the lease's delete path
     assert cloud.libvirt_state(host) == initial
     assert cloud.cancel(rsv_id) is False
@@ -161,14 +161,14 @@ def test_domains_named_while_active(cloud):
     initial = cloud.libvirt_state(host)
     rsv_id = cloud.reserve(count=1, model='Tesla T4', mdev_type='nvidia-222')
     cloud.tick()
-    assert cloud.reservation(rsv_id).status == 'active'
+    assert cloud.reservation(rsv_id).status == 'ACTIVE'
     cloud.manager.attach_device_domain(cloud.ctx, rsv_id, 'vgpu-vm-2', None,
                                        'project-a')
     cloud.manager.attach_device_domain(cloud.ctx, rsv_id, 'vgpu-vm-3', None,
                                        'project-b')
     rsv = cloud.reservation(rsv_id)
     assert sorted((a.domain, a.state) for a in rsv.attachments) == [
-        ('vgpu-vm-2', 'attached'), ('vgpu-vm-3', 'attached')]
+        ('vgpu-vm-2', 'ATTACHED'), ('vgpu-vm-3', 'ATTACHED')]
     assert len(cloud.mdevs(host)) == len(initial[1]) + 2
     # Idempotent.
     cloud.manager.attach_device_domain(cloud.ctx, rsv_id, 'vgpu-vm-2', None,
@@ -246,7 +246,7 @@ def test_the_reconciler_finishes_a_cancel_whose_lease_was_not_deleted(
     # Cancelled, and the delete_device_lease cast lost (or the manager died
     # between the status and the lease's delete path).
     device_reservations_db.device_reservation_close(
-        cloud.ctx, rsv_id, 'cancelled', 'lost', ('pending', 'active'))
+        cloud.ctx, rsv_id, 'CANCELLED', 'lost', ('PENDING', 'ACTIVE'))
     assert cloud.reconcile()['device_cancels'] == 1
     assert cloud.lease(rsv_id).status == engine_states.Lease.DELETING
     cloud.tick()
@@ -290,7 +290,7 @@ def test_setting_domains_that_fail_leaves_the_reservation_as_it_was(cloud):
     assert cloud.libvirt_state(host) == before
     rsv = cloud.reservation(rsv_id)
     assert [(a.domain, a.state) for a in rsv.attachments] == [
-        ('gpu-vm-2', 'attached')]
+        ('gpu-vm-2', 'ATTACHED')]
     # Moving it whole works.
     cloud.manager.set_device_domains(cloud.ctx, rsv_id, ['gpu-vm-3'],
                                      'project-a')
@@ -311,12 +311,12 @@ def test_a_start_waits_for_the_late_end_before_it(cloud):
                            end=iso(ahead(hours=1)))
     _wait_start(2.1)
     cloud.tick()
-    assert cloud.reservation(first).status == 'active'
+    assert cloud.reservation(first).status == 'ACTIVE'
     end = next(e for e in cloud.lease(first).events
                if e.event_type == 'end_lease')
     events_db.event_update(cloud.ctx, end.id, {
-        'status': 'IN_PROGRESS', 'claimed_by': 'manager-gone',
-        'claimed_at': timeutils.utcnow()})
+        'status': 'IN_PROGRESS', 'taken_by': 'manager-gone',
+        'taken_at': timeutils.utcnow()})
     _wait_start(2.1)
 
     cloud.tick()
@@ -324,7 +324,7 @@ def test_a_start_waits_for_the_late_end_before_it(cloud):
                  if e.event_type == 'start_lease')
     assert (start.status, start.attempts) == ('ERROR', 0)   # not counted
     assert 'whose end has not run yet' in start.last_error
-    assert cloud.reservation(second).status == 'pending'
+    assert cloud.reservation(second).status == 'PENDING'
     assert 'start_lease waits' in cloud.lease(second).status_reason
     assert cloud.hostdevs(host)['gpu-vm-2'] == [('pci', '0000:17:00.0')]
     assert cloud.hostdevs(host)['gpu-vm-3'] == []
@@ -334,7 +334,7 @@ def test_a_start_waits_for_the_late_end_before_it(cloud):
     # (retried after [manager]event_retry_interval, dates to the second)
     _wait_start(2.1)
     cloud.tick(2)
-    assert cloud.reservation(first).status == 'expired'
-    assert cloud.reservation(second).status == 'active'
+    assert cloud.reservation(first).status == 'EXPIRED'
+    assert cloud.reservation(second).status == 'ACTIVE'
     assert cloud.hostdevs(host)['gpu-vm-2'] == []
     assert cloud.hostdevs(host)['gpu-vm-3'] == [('pci', '0000:17:00.0')]

@@ -43,11 +43,11 @@ def _reservation(ctx, host_id, unit_ids, projects, attached, hours):
     values = {'host_id': host_id, 'project_id': 'owner', 'user_id': 'u',
               'start_date': NOW + datetime.timedelta(hours=hours),
               'end_date': NOW + datetime.timedelta(hours=hours + 2),
-              'status': 'pending', 'request': {'count': len(unit_ids)},
+              'status': 'PENDING', 'request': {'count': len(unit_ids)},
               'topology_generation': 'g1'}
     attachments = [{'device_id': unit_id, 'domain': 'vm-%d' % i,
                     'kind': 'pci', 'project_id': 'owner',
-                    'state': 'planned', 'live': True, 'config': True}
+                    'state': 'PLANNED', 'live': True, 'config': True}
                    for i, unit_id in enumerate(unit_ids[:attached])]
     return device_reservations_db.device_reservation_create(
         ctx, values, projects, unit_ids, attachments).id

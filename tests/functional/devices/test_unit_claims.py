@@ -74,7 +74,7 @@ def test_domains_are_read_outside_every_lock_and_steer_the_claim(
     cloud.tick()
     rsv = cloud.reservation(rsv.id)
     assert [(a.domain, a.state) for a in rsv.attachments] == [
-        ('gpu-vm-2', 'attached')]
+        ('gpu-vm-2', 'ATTACHED')]
     # Once per host with units of the request, before the claim.
     assert sorted(read) == [('gpu-a100-01', False, False),
                             ('gpu-t4-01', False, False)]

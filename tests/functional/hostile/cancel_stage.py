@@ -205,7 +205,7 @@ class Stage:
 
     def kill_manager(self):
         """The due events left as a manager leaves them when it dies
-        running them: IN_PROGRESS, claimed by it, its heartbeat stopped
+        running them: IN_PROGRESS, taken by it, its heartbeat stopped
         (another manager takes them over)."""
         now = timeutils.utcnow()
         e, s = models.Event.__table__, models.Service.__table__
@@ -219,7 +219,7 @@ class Stage:
                 e.update().where(e.c.status == states.Event.UNDONE,
                                  e.c.time <= now)
                 .values(status=states.Event.IN_PROGRESS,
-                        claimed_by=DEAD_MANAGER, claimed_at=now,
+                        taken_by=DEAD_MANAGER, taken_at=now,
                         attempts=e.c.attempts + 1)).rowcount
 
     def _age(self):

@@ -165,7 +165,7 @@ def _active_device_reservation(http, gpu_api):
         gpu_api.tick()
     found = device_reservations_db.device_reservation_get(_admin(),
                                                           reservation_id)
-    assert found.status == 'active', found.status_reason
+    assert found.status == 'ACTIVE', found.status_reason
     return reservation_id
 
 
@@ -221,7 +221,7 @@ def test_a_cancel_racing_moves_of_the_end_is_final(http, gpu_api, a100,
         gpu_api.tick()
         found = device_reservations_db.device_reservation_get(_admin(),
                                                               reservation_id)
-        assert found.status == 'cancelled'
+        assert found.status == 'CANCELLED'
         assert found.released_at is not None
         assert found.lease_id is None
         assert gpu_api.domain(a100, 'gpu-vm-2')['hostdevs'] == []

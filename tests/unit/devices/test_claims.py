@@ -22,7 +22,8 @@ def device(uid, address, pf=None, vfs=(), group=None, in_use_by=(),
 
 def reservation(rid, project='project-a'):
     return types.SimpleNamespace(
-        id=rid, project_id=project, projects=[], status='active',
+        id=rid, project_id=project, projects=[],
+        status=states.DeviceReservation.ACTIVE,
         released_at=None, start_date=datetime.datetime(2030, 1, 1),
         end_date=states.OPEN_END)
 
@@ -56,26 +57,27 @@ def test_units_sharing_hardware_with_a_held_one_are_reserved(held,
                                                              reserved):
     holders = {held: reservation('r1')}
     found = states_of(holders)
-    assert {u for u, s in found.items() if s == 'reserved'} == reserved
+    assert {u for u, s in found.items()
+            if s == states.Unit.RESERVED} == reserved
     assert {s for u, s in found.items() if u not in reserved} == {
-        'available'}
+        states.Unit.AVAILABLE}
     for unit in reserved:
         assert claims.holder(BY_ID[unit], holders, BY_ADDRESS).id == 'r1'
 
 
 def test_without_its_host_s_devices_only_the_unit_itself_counts():
     holders = {'pf': reservation('r1')}
-    assert claims.unit_state(BY_ID['vf4'], holders) == 'available'
+    assert claims.unit_state(BY_ID['vf4'], holders) == states.Unit.AVAILABLE
     assert claims.holder(BY_ID['vf4'], holders) is None
-    assert claims.unit_state(BY_ID['pf'], holders) == 'reserved'
+    assert claims.unit_state(BY_ID['pf'], holders) == states.Unit.RESERVED
 
 
 def test_missing_and_in_use_come_first():
     holders = {'pf': reservation('r1')}
     busy = device('vf4', VFS[0], pf=PF, in_use_by=['domain vm'])
     gone = device('vf4', VFS[0], pf=PF, state=states.Device.MISSING)
-    assert claims.unit_state(busy, holders, BY_ADDRESS) == 'in-use'
-    assert claims.unit_state(gone, holders, BY_ADDRESS) == 'missing'
+    assert claims.unit_state(busy, holders, BY_ADDRESS) == states.Unit.IN_USE
+    assert claims.unit_state(gone, holders, BY_ADDRESS) == states.Unit.MISSING
 
 
 @pytest.mark.parametrize('claimed,unit,shares', [

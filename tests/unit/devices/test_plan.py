@@ -5,6 +5,7 @@ import pytest
 
 from reserve.common import exception
 from reserve.devices import plan
+from reserve.devices import states
 
 
 def unit(uid, address, available=16):
@@ -20,7 +21,7 @@ def test_passthrough_deals_the_units_over_the_domains():
     rows = plan.for_domains('r', UNITS, ['vm1', 'vm2'], None, 'p')
     assert [(r['device_id'], r['domain'], r['kind']) for r in rows] == [
         ('a', 'vm1', 'pci'), ('b', 'vm2', 'pci'), ('c', 'vm1', 'pci')]
-    assert {r['state'] for r in rows} == {'planned'}
+    assert {r['state'] for r in rows} == {states.Attachment.PLANNED}
     assert all(r['mdev_uuid'] is None for r in rows)
 
 
@@ -56,7 +57,8 @@ def test_no_domains_no_rows():
 
 def _reservation(mdev_type=None, attachments=()):
     return types.SimpleNamespace(id='r', mdev_type=mdev_type, attachments=[
-        types.SimpleNamespace(device_id=d, domain=dom, state='attached')
+        types.SimpleNamespace(device_id=d, domain=dom,
+                              state=states.Attachment.ATTACHED)
         for d, dom in attachments])
 
 

@@ -31,6 +31,7 @@ from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import device_reservations as schema
 from reserve.api.views import device_reservations as views
+from reserve.api.views import statuses
 from reserve.booking import cancel
 from reserve.booking import units
 from reserve.common import exception
@@ -262,7 +263,8 @@ class DeviceReservationsController(rest.RestController):
     @method.expose(policy=policies.LIST, params=LIST_PARAMS)
     def get_all(self, *, ctx, params):
         project_id = utils.list_scope(ctx, params, policies.LIST_ALL_PROJECTS)
-        status = utils.choice(params, 'status', Status.ALL)
+        status = statuses.DEVICE_RESERVATION.code(utils.choice(
+            params, 'status', statuses.DEVICE_RESERVATION.shown))
         host_id = None
         if 'host' in params:
             host_id = devices_api.host_filter(ctx, params['host'])
@@ -354,7 +356,7 @@ class DeviceReservationsController(rest.RestController):
             if reservation.status not in Status.LIVE:
                 raise exception.InvalidState(
                     what='Device reservation %s' % reservation.id,
-                    status=reservation.status,
+                    status=states.in_words(reservation.status),
                     reason='only a live reservation can be moved')
             end = utils.parse_date(body['end'], 'end') if body['end'] \
                 else None
@@ -394,7 +396,7 @@ class DeviceReservationsController(rest.RestController):
         elif reservation.released_at is None:
             raise exception.InvalidState(
                 what='Device reservation %s' % reservation.id,
-                status=reservation.status,
+                status=states.in_words(reservation.status),
                 reason='its units are still being released; try again')
         else:
             device_reservations_db.device_reservation_destroy(ctx,

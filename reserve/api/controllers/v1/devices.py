@@ -15,6 +15,7 @@ from pecan import rest
 from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
 from reserve.api.views import devices as views
+from reserve.api.views import statuses
 from reserve.common import exception
 from reserve.common.policies import devices as policies
 from reserve.common import timeutils
@@ -22,7 +23,6 @@ from reserve.db import devices as devices_db
 from reserve.db import hosts as hosts_db
 from reserve.devices import claims
 from reserve.devices import selection
-from reserve.devices import states
 
 PATH = '/v1/devices'
 AVAILABILITY = 'availability'
@@ -146,7 +146,8 @@ class DevicesController(rest.RestController):
 
     @method.expose(policy=policies.LIST, params=LIST_PARAMS)
     def get_all(self, *, ctx, params):
-        state = utils.choice(params, 'state', states.Unit.ALL)
+        state = statuses.UNIT.code(utils.choice(params, 'state',
+                                                statuses.UNIT.shown))
         numa_node = _int_param(params, 'numa_node')
         include_vfs = utils.parse_bool('include_vfs',
                                        params.get('include_vfs', 'false'))

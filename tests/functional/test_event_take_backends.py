@@ -1,5 +1,5 @@
-"""Several managers claiming the same due events at once, on every
-backend: each event is claimed exactly once (FOR UPDATE SKIP LOCKED on
+"""Several managers taking the same due events at once, on every
+backend: each event is taken exactly once (FOR UPDATE SKIP LOCKED on
 MariaDB and PostgreSQL, compare-and-swap everywhere)."""
 import collections
 import datetime
@@ -30,17 +30,17 @@ def _lease(ctx, i, now):
 
 
 @pytest.mark.parametrize('backend', backends.BACKENDS)
-def test_concurrent_managers_claim_each_event_once(backend, tmp_path):
+def test_concurrent_managers_take_each_event_once(backend, tmp_path):
     with database.on_backend(backend, tmp_path):
-        _run_claimers(backend)
+        _run_takers(backend)
 
 
-def _run_claimers(backend):
+def _run_takers(backend):
     now = timeutils.utcnow()
     ctx = reserve_context.get_admin_context()
     for i in range(40):
         _lease(ctx, i, now)
-    claimed = collections.Counter()
+    taken = collections.Counter()
     errors = []
     barrier = threading.Barrier(6)
     lock = threading.Lock()
@@ -49,9 +49,9 @@ def _run_claimers(backend):
         barrier.wait()
         while True:
             try:
-                got = events_db.event_claim_due(
+                got = events_db.event_take_due(
                     reserve_context.get_admin_context(), timeutils.utcnow(),
-                    claimer=name,
+                    taker=name,
                     stuck_before=now - datetime.timedelta(hours=1),
                     retry_before=now - datetime.timedelta(hours=1),
                     max_attempts=5, limit=5)
@@ -61,7 +61,7 @@ def _run_claimers(backend):
             if not got:
                 return
             with lock:
-                claimed.update((e.id, name) for e in got)
+                taken.update((e.id, name) for e in got)
 
     threads = [threading.Thread(target=manager, args=('m%d' % i,))
                for i in range(6)]
@@ -70,14 +70,14 @@ def _run_claimers(backend):
     for thread in threads:
         thread.join(60)
     assert errors == []
-    by_event = collections.Counter(event_id for event_id, _ in claimed)
+    by_event = collections.Counter(event_id for event_id, _ in taken)
     assert len(by_event) == 40
     assert set(by_event.values()) == {1}
 
 
 @pytest.mark.parametrize('backend', backends.BACKENDS)
 def test_a_dead_managers_events_are_taken_over(backend, tmp_path):
-    """Events claimed by a manager whose heartbeat stopped go to another
+    """Events taken by a manager whose heartbeat stopped go to another
     one after [DEFAULT]service_down_time, not after event_timeout; those
     of a live manager, or of one with no heartbeat row (an older release
     during an upgrade), stay with it."""
@@ -85,9 +85,9 @@ def test_a_dead_managers_events_are_taken_over(backend, tmp_path):
         _take_over()
 
 
-def _claim(ctx, claimer, now):
-    return {e.lease_id for e in events_db.event_claim_due(
-        ctx, now, claimer=claimer,
+def _take(ctx, taker, now):
+    return {e.lease_id for e in events_db.event_take_due(
+        ctx, now, taker=taker,
         stuck_before=now - datetime.timedelta(hours=1),
         retry_before=now - datetime.timedelta(hours=1), max_attempts=5,
         alive_since=now - datetime.timedelta(seconds=15))}
@@ -102,22 +102,22 @@ def _take_over():
               for i, name in enumerate(('dies', 'lives', 'old'))}
     services_db.beat(ctx, 'reserve-manager', 'dies', now)
     services_db.beat(ctx, 'reserve-manager', 'lives', now)
-    assert _claim(ctx, 'dies', now) == set(leases.values())
-    # Hand two of them to the others, as if each had claimed its own.
+    assert _take(ctx, 'dies', now) == set(leases.values())
+    # Hand two of them to the others, as if each had taken its own.
     for owner in ('lives', 'old'):
         events_db.event_update(ctx, database.lease_events(
-            ctx, leases[owner])[0].id, {'claimed_by': owner})
+            ctx, leases[owner])[0].id, {'taken_by': owner})
 
     later = now + 10 * second
     services_db.beat(ctx, 'reserve-manager', 'lives', later)
-    assert _claim(ctx, 'taker', later) == set()   # 'dies' beat 10 s ago
+    assert _take(ctx, 'taker', later) == set()   # 'dies' beat 10 s ago
 
     later = now + 16 * second
     services_db.beat(ctx, 'reserve-manager', 'lives', later)
-    assert _claim(ctx, 'taker', later) == {leases['dies']}
+    assert _take(ctx, 'taker', later) == {leases['dies']}
     taken = database.lease_events(ctx, leases['dies'])[0]
-    assert (taken.claimed_by, taken.attempts) == ('taker', 2)
+    assert (taken.taken_by, taken.attempts) == ('taker', 2)
     # A minute on: 'lives' still beats, and the 'old' one (no row) and
     # the taker keep theirs until event_timeout.
     services_db.beat(ctx, 'reserve-manager', 'lives', later + 60 * second)
-    assert _claim(ctx, 'again', later + 60 * second) == set()
+    assert _take(ctx, 'again', later + 60 * second) == set()
