@@ -10,13 +10,13 @@ def allocation_view(allocation, reservation, lease):
         'host_id': allocation.host_id,
         'host': allocation.host.name if allocation.host else None,
         'reservation_id': reservation.id,
-        # The booking (/v1/reservations) whose claim this is, when the
+        # The booking (/v1/reservations) whose allocation this is, when the
         # lease was made for one: the id its user holds.
         'booking_id': allocation.booking_id,
         'resource_type': reservation.resource_type,
         'lease_id': lease.id,
         'project_id': lease.project_id,
-        'count': allocation.count,
+        'count': allocation.amount,
         'start': timeutils.isoformat(lease.start_date),
         'end': timeutils.isoformat(lease.end_date),
         'status': lease.status,

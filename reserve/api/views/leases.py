@@ -9,7 +9,7 @@ def allocation_view(allocation):
     return {
         'host_id': allocation.host_id,
         'host': allocation.host.name if allocation.host else None,
-        'count': allocation.count,
+        'count': allocation.amount,
     }
 
 

@@ -50,7 +50,7 @@ class AllocationsController(rest.RestController):
                 pass
         found = leases_db.allocation_list(
             ctx, project_id=project_id, host_id=host_id,
-            reservation_id=params.get('reservation_id'),
+            lease_reservation_id=params.get('reservation_id'),
             lease_id=params.get('lease_id'), limit=limit, marker=marker)
         return utils.collection('allocations',
                                 [views.allocation_view(*row)
