@@ -1,7 +1,7 @@
 """The capacity model's maths: pure functions, no I/O.
 
 A host has a capacity ({vcpus, memory_mb, disk_gb, gpus: {key: n}}, what
-is left once other consumers' usage is taken off) and allocations on it. A
+is left once other consumers' usage is taken off) and allocations on it. An
 allocation holds ``amount`` instances of a size (the same keys) over
 [start, until): its window plus the hand-over guard. What a host offers
 an instance size ("need") over time is a step function: at every instant,
