@@ -26,7 +26,13 @@ ENV_KEY = 'reserve.api_version'
 #         lease's reservation (flavor_id), lease_reservation_id of an
 #         allocation (reservation_id), device_reservation_id of a GPU
 #         unit (reservation_id)
-VERSIONS = ('1.0', '1.1')
+#   1.2 - one name per concept, the earlier ones gone: an allocation's
+#         amount (count) and lease_reservation_id (reservation_id, also
+#         as a query parameter of /v1/allocations), and of a lease's
+#         allocations amount (count); reserved_flavor_id alone of a
+#         reservation (compute_flavor) and of a lease's reservation
+#         (flavor_id)
+VERSIONS = ('1.0', '1.1', '1.2')
 
 
 class Version(collections.namedtuple('Version', 'major minor')):
@@ -51,6 +57,7 @@ class Version(collections.namedtuple('Version', 'major minor')):
 MIN_VERSION = Version.parse(VERSIONS[0])
 MAX_VERSION = Version.parse(VERSIONS[-1])
 GLOSSARY_NAMES = Version(1, 1)
+ONE_NAME = Version(1, 2)
 
 
 def _requested(header_value):

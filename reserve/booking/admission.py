@@ -12,7 +12,7 @@ A booking must fit twice: in its catalogue flavor's own slots (the
 calendar, calendar.py) and on the enrolled hosts, counted by the one
 capacity model (reserve.capacity) with every other booking and lease on
 them. Admission chooses the hosts and writes them as the booking's
-claims in the same transaction: a 201 is a placement, and the manager
+allocations in the same transaction: a 201 is a placement, and the manager
 only builds it. Free-slots and availability ask the same two models, so
 what they answer and what admission decides agree.
 """
@@ -212,7 +212,7 @@ def availability(context, flavors, start=None, end=None, offers=None):
 
     The least of the flavor's free slots (calendar.least_free's answer,
     summed by the database: desk.peak_loads) and of what the hosts hold
-    of its nova flavor over the window beside every claim on them. A
+    of its nova flavor over the window beside every allocation on them. A
     maintenance window of the flavor takes every slot: those flavors are
     0.
 
@@ -264,11 +264,12 @@ def _withdraw_if_over_quota(context, booking, project_id, deltas,
     except exception.OverQuota as exc:
         LOG.info('Reservation %s withdrawn: %s', booking.id, exc)
         if restore is None:
-            bookings_db.booking_destroy(context, booking.id)  # claims go too
+            # Its allocations go too.
+            bookings_db.booking_destroy(context, booking.id)
         else:
             bookings_db.booking_update(context, booking.id, restore)
-            store.claims_set_end(context, restore['end_date'],
-                                 booking_id=booking.id)
+            store.allocations_set_end(context, restore['end_date'],
+                                      booking_id=booking.id)
         raise exception.OverQuota(
             reason='%s, with reservations made at the same time; this one '
                    'was withdrawn' % exc.kwargs['reason'])
@@ -309,9 +310,9 @@ def book(context, flavor, start, end, count, bypass_maintenance=False):
             'end_date': end,
             'status': states.Booking.PENDING_CREATE,
         })
-        store.claims_create(context, placed, start, end,
-                            sizing(flavor)[0], booking_id=booking.id,
-                            state=locked.state)
+        store.allocations_create(context, placed, start, end,
+                                 sizing(flavor)[0], booking_id=booking.id,
+                                 state=locked.state)
     _withdraw_if_over_quota(context, booking, project_id, deltas)
     LOG.info('Reservation %s admitted: %d x %s from %s to %s for project '
              '%s', booking.id, count, flavor.name, start, end, project_id)
@@ -326,7 +327,7 @@ def _check_longer(context, state, flavor, booking, old_end, end,
     free = slots_free(context, flavor, old_end, end, maintenance,
                       exclude_booking=booking.id)
     hosts_free = booking.instance_count - model.short_on_own_hosts(
-        context, state, store.claims_of_booking(context, booking.id),
+        context, state, store.allocations_of_booking(context, booking.id),
         old_end, end, exclude_booking=booking.id)
     if booking.instance_count > min(free, hosts_free):
         raise exception.NoCapacity(
@@ -373,7 +374,7 @@ def change_end(context, booking, end, bypass_maintenance=False):
             quota.enforce(context, current.project_id, deltas)
             _check_longer(context, locked.state, flavor, current, old_end,
                           end, maintenance)
-        store.claims_set_end(context, end, booking_id=current.id)
+        store.allocations_set_end(context, end, booking_id=current.id)
         # A compare-and-swap on the status and the end read: a cancel
         # (which does not take this lock) that got there first wins.
         updated = bookings_db.booking_update(

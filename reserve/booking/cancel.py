@@ -24,13 +24,13 @@ LOG = logging.getLogger(__name__)
 
 
 def _close_booking(context, booking_id, closed_as, reason):
-    """Close a live booking as ``closed_as`` and release its claims no
-    lease took (a lease's go at its teardown). The booking, or None
+    """Close a live booking as ``closed_as`` and release its allocations
+    no lease took (a lease's go at its teardown). The booking, or None
     when it was not live any more."""
     closed = bookings_db.booking_close(context, booking_id, closed_as,
                                        reason, states.Booking.LIVE)
     if closed is not None:
-        capacity_store.claims_release_unadopted(context, booking_id)
+        capacity_store.allocations_release_unadopted(context, booking_id)
     return closed
 
 

@@ -34,7 +34,7 @@ from reserve.notification import sync
 
 LOG = logging.getLogger(__name__)
 
-# Claims named in a 409; the count says how many more.
+# Allocations named in a 409; the count says how many more.
 LISTED = 20
 FOREVER = datetime.datetime(9999, 1, 1)
 
@@ -46,27 +46,27 @@ Moved = collections.namedtuple('Moved',
                                'reservation_id instances to_hosts lease_id')
 
 
-def _holder(context, claim):
-    """The booking behind a claim, or None (a lease of its own)."""
-    if claim.booking_id:
-        return bookings_db.booking_get(context, claim.booking_id)
-    lease_id = leases_db.lease_id_of(context, claim.reservation_id)
+def _holder(context, allocation):
+    """The booking behind an allocation, or None (a lease of its own)."""
+    if allocation.booking_id:
+        return bookings_db.booking_get(context, allocation.booking_id)
+    lease_id = leases_db.lease_id_of(context, allocation.lease_reservation_id)
     found = bookings_db.booking_list_by_lease(context, lease_id) if lease_id \
         else []
     return found[0] if found else None
 
 
-def _describe(context, claims):
+def _describe(context, allocations):
     shown = []
-    for claim in claims[:LISTED]:
-        booking = _holder(context, claim)
+    for allocation in allocations[:LISTED]:
+        booking = _holder(context, allocation)
         shown.append('%s (project %s, %s to %s, %d instance(s) here)' % (
-            booking.id if booking else claim.reservation_id,
+            booking.id if booking else allocation.lease_reservation_id,
             booking.project_id if booking else '?',
-            timeutils.isoformat(claim.start_date),
-            timeutils.isoformat(claim.end_date), claim.count))
-    if len(claims) > LISTED:
-        shown.append('and %d more' % (len(claims) - LISTED))
+            timeutils.isoformat(allocation.start_date),
+            timeutils.isoformat(allocation.end_date), allocation.amount))
+    if len(allocations) > LISTED:
+        shown.append('and %d more' % (len(allocations) - LISTED))
     return ', '.join(shown)
 
 
@@ -77,40 +77,39 @@ def _host_filter(context, booking):
     return model.host_filter_of(flavor.nova_flavor or {})
 
 
-def _evict(context, host, claims, reason):
-    """Move each claim off ``host`` where the others have room; cancel
+def _evict(context, host, allocations, reason):
+    """Move each allocation off ``host`` where the others have room; cancel
     the bookings of the rest. Runs in the caller's capacity transaction,
     after the change that takes the host away."""
     state = store.lock(context)  # read again: the host just changed
     now = timeutils.utcnow()
     guard = model.guard()
     moved, cancelled = [], []
-    for claim in claims:
-        booking = _holder(context, claim)
-        start = max(claim.start_date, now)
-        board = model.Board(context, state, start, claim.end_date + guard,
-                            guard, exclude_claim=claim.id)
-        need = {'vcpus': claim.vcpus, 'memory_mb': claim.memory_mb,
-                'disk_gb': claim.disk_gb, 'gpus': claim.gpus or {}}
+    for allocation in allocations:
+        booking = _holder(context, allocation)
+        start = max(allocation.start_date, now)
+        board = model.Board(context, state, start, allocation.end_date + guard,
+                            guard, exclude_allocation=allocation.id)
+        need = {'vcpus': allocation.vcpus, 'memory_mb': allocation.memory_mb,
+                'disk_gb': allocation.disk_gb, 'gpus': allocation.gpus or {}}
         fits = board.offer(need, _host_filter(context, booking)).fits
         fits.pop(host.id, None)
-        placed = maths.place(fits, claim.count)
+        placed = maths.place(fits, allocation.amount)
+        lease_reservation_id = allocation.lease_reservation_id
         if placed is not None:
             lease_id = (booking.lease_id if booking else
-                        leases_db.lease_id_of(context, claim.reservation_id))
-            moved.append(Moved(booking.id if booking else
-                               claim.reservation_id, claim.count,
-                               sorted(placed), lease_id))
-            store.claim_move(context, claim, placed)
+                        leases_db.lease_id_of(context, lease_reservation_id))
+            held_by = booking.id if booking else lease_reservation_id
+            moved.append(Moved(held_by, allocation.amount, sorted(placed),
+                               lease_id))
+            store.allocation_move(context, allocation, placed)
             LOG.info('Moved %d instance(s) of reservation %s from host %s '
-                     'to %s', claim.count,
-                     booking.id if booking else claim.reservation_id,
-                     host.name, placed)
+                     'to %s', allocation.amount, held_by, host.name, placed)
             continue
         if booking is None:
             LOG.error('Lease reservation %s keeps %d instance(s) on host %s:'
-                      ' no other host has room', claim.reservation_id,
-                      claim.count, host.name)
+                      ' no other host has room', lease_reservation_id,
+                      allocation.amount, host.name)
             continue
         updated = cancel.evict(context, booking.id, reason)
         if updated is not None:
@@ -119,23 +118,24 @@ def _evict(context, host, claims, reason):
     return Outcome(moved, cancelled)
 
 
-def _refuse_or_log(context, host, claims, force, what):
-    if not claims:
+def _refuse_or_log(context, host, allocations, force, what):
+    if not allocations:
         return
     if not force:
         raise exception.HostHoldsReservations(
-            host=host.name, what=what, count=len(claims),
-            reservations=_describe(context, claims))
+            host=host.name, what=what, count=len(allocations),
+            reservations=_describe(context, allocations))
     LOG.warning('%s of host %s forced over %d reservation(s)', what,
-                host.name, len(claims))
+                host.name, len(allocations))
 
 
 def create_window(context, host, start, end, note, force):
     """A maintenance window on ``host``; returns (window, Outcome)."""
     guard = model.guard()
     with admission.capacity_transaction(context):
-        claims = store.claims_on_host(context, host.id, start, end, guard)
-        _refuse_or_log(context, host, claims, force, 'Maintenance')
+        allocations = store.allocations_on_host(context, host.id, start,
+                                                end, guard)
+        _refuse_or_log(context, host, allocations, force, 'Maintenance')
         window_id = hosts_db.host_window_create(context, {
             'host_id': host.id, 'start_date': start, 'end_date': end,
             'note': note}).id
@@ -143,7 +143,7 @@ def create_window(context, host, start, end, note, force):
                   'from %s to %s and no other host had room for this '
                   'reservation' % (host.name, timeutils.isoformat(start),
                                    timeutils.isoformat(end)))
-        outcome = _evict(context, host, claims, reason)
+        outcome = _evict(context, host, allocations, reason)
     LOG.info('Host %s in maintenance from %s to %s (%s): %d reservation(s)'
              ' moved, %d cancelled', host.name, start, end, window_id,
              len(outcome.moved), len(outcome.cancelled))
@@ -154,14 +154,14 @@ def withdraw(context, host, force):
     """Make ``host`` non-reservable; returns the Outcome."""
     guard = model.guard()
     with admission.capacity_transaction(context):
-        claims = store.claims_on_host(context, host.id, timeutils.utcnow(),
-                                      FOREVER, guard)
-        _refuse_or_log(context, host, claims, force, 'Withdrawal')
+        allocations = store.allocations_on_host(
+            context, host.id, timeutils.utcnow(), FOREVER, guard)
+        _refuse_or_log(context, host, allocations, force, 'Withdrawal')
         hosts_db.host_update(context, host.id, {'reservable': False})
         reason = ('cancelled by the operators: host %s was withdrawn from '
                   'reservations and no other host had room for this '
                   'reservation' % host.name)
-        outcome = _evict(context, host, claims, reason)
+        outcome = _evict(context, host, allocations, reason)
     LOG.info('Host %s withdrawn from reservations: %d reservation(s) moved,'
              ' %d cancelled', host.name, len(outcome.moved),
              len(outcome.cancelled))

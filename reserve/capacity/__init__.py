@@ -1,1 +1,1 @@
-"""The one capacity model: hosts, claims and their maths."""
+"""The one capacity model: hosts, allocations and their maths."""

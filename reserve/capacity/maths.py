@@ -1,11 +1,11 @@
 """The capacity model's maths: pure functions, no I/O.
 
 A host has a capacity ({vcpus, memory_mb, disk_gb, gpus: {key: n}}, what
-is left once other consumers' usage is taken off) and claims on it. A
-claim holds ``count`` instances of a size (the same keys) over
+is left once other consumers' usage is taken off) and allocations on it. An
+allocation holds ``amount`` instances of a size (the same keys) over
 [start, until): its window plus the hand-over guard. What a host offers
 an instance size ("need") over time is a step function: at every instant,
-how many more instances of that size fit beside the claims holding it
+how many more instances of that size fit beside the allocations holding it
 then. A booking's instances stay on the host they start on, so a host
 holds ``n`` of them for a window when it holds ``n`` at every instant of
 it: the minimum of its steps over the window.
@@ -33,7 +33,7 @@ RESOURCES = ('vcpus', 'memory_mb', 'disk_gb')
 # What "fits" means when a need asks for nothing at all.
 UNBOUNDED = 10 ** 6
 
-Claim = collections.namedtuple('Claim', 'start until count size')
+Allocation = collections.namedtuple('Allocation', 'start until amount size')
 
 
 def fit(free, used_gpus, capacity_gpus, need):
@@ -52,32 +52,33 @@ def fit(free, used_gpus, capacity_gpus, need):
 
 
 def empty_fit(capacity, need):
-    """What a host with no claims holds of ``need``."""
+    """What a host with no allocations holds of ``need``."""
     return fit(capacity, {}, capacity.get('gpus'), need)
 
 
-def steps(capacity, claims, need, start, end):
+def steps(capacity, allocations, need, start, end):
     """The host's offer of ``need`` over [start, end) as [(t, fit)], t
     ascending from ``start``; each fit holds until the next t (the last
-    until ``end``). ``claims`` may hold the host outside the window."""
+    until ``end``). ``allocations`` may hold the host outside the window."""
     deltas = collections.defaultdict(list)
     base = []
-    for claim in claims:
-        if claim.start >= end or claim.until <= start or not claim.count:
+    for allocation in allocations:
+        if (allocation.start >= end or allocation.until <= start or
+                not allocation.amount):
             continue
-        if claim.start <= start:
-            base.append((claim, 1))
+        if allocation.start <= start:
+            base.append((allocation, 1))
         else:
-            deltas[claim.start].append((claim, 1))
-        if claim.until < end:
-            deltas[claim.until].append((claim, -1))
+            deltas[allocation.start].append((allocation, 1))
+        if allocation.until < end:
+            deltas[allocation.until].append((allocation, -1))
     free = {r: capacity.get(r, 0) for r in RESOURCES}
     used_gpus = collections.Counter()
     capacity_gpus = capacity.get('gpus') or {}
 
     def apply(changes):
-        for claim, sign in changes:
-            size, n = claim.size, claim.count * sign
+        for allocation, sign in changes:
+            size, n = allocation.size, allocation.amount * sign
             for r in RESOURCES:
                 free[r] -= size.get(r, 0) * n
             for key, per in (size.get('gpus') or {}).items():
@@ -97,19 +98,19 @@ def _sweep_key(event):
     return event[0], event[1]
 
 
-def _peaks(claims, start, end, use_of, width):
+def _peaks(allocations, start, end, use_of, width):
     """The most each of ``width`` resources is used at one instant of
-    [start, end) by ``claims`` (all meeting it), ``use_of(claim)`` being
-    a claim's use of each."""
-    if len(claims) == 1:
-        return use_of(claims[0])
+    [start, end) by ``allocations`` (all meeting it),
+    ``use_of(allocation)`` being an allocation's use of each."""
+    if len(allocations) == 1:
+        return use_of(allocations[0])
     events = []
-    for claim in claims:
-        use = use_of(claim)
+    for allocation in allocations:
+        use = use_of(allocation)
         # Ends sort before starts at the same instant: half-open windows.
-        events.append((max(claim.start, start), 1, use))
-        if claim.until < end:
-            events.append((claim.until, 0, use))
+        events.append((max(allocation.start, start), 1, use))
+        if allocation.until < end:
+            events.append((allocation.until, 0, use))
     events.sort(key=_sweep_key)
     load, peak = [0] * width, [0] * width
     for _, rising, use in events:
@@ -124,22 +125,22 @@ def _peaks(claims, start, end, use_of, width):
     return peak
 
 
-def least_fit(capacity, claims, need, start, end):
-    """least(steps(capacity, claims, need, start, end)), without the
+def least_fit(capacity, allocations, need, start, end):
+    """least(steps(capacity, allocations, need, start, end)), without the
     steps: what a decision needs, for every busy host, fast.
 
     A host short of nothing fits floor((capacity - used) / need) of each
     resource, which only falls as its use rises, so the fewest over the
     window is what fits beside each resource's peak use: the peaks are
-    found in one sweep, one use vector per claim. A GPU key of the need
-    is a resource of its own, whose use is what the claims take from the
+    found in one sweep, one use vector per allocation. A GPU key of the need
+    is a resource of its own, whose use is what the allocations take from the
     capacity serving it (reserve.capacity.gpus).
     """
     gpu_need = sorted((key, per) for key, per in
                       (need.get('gpus') or {}).items() if per)
 
-    def use_of(claim):
-        size, n = claim.size, claim.count
+    def use_of(allocation):
+        size, n = allocation.size, allocation.amount
         use = [size.get('vcpus', 0) * n, size.get('memory_mb', 0) * n,
                size.get('disk_gb', 0) * n]
         if gpu_need:
@@ -148,9 +149,9 @@ def least_fit(capacity, claims, need, start, end):
                        for key, _ in gpu_need)
         return use
 
-    # An empty claim (until == start) holds nothing, as in steps.
-    meeting = [c for c in claims
-               if c.start < end and c.until > start and c.count and
+    # An empty allocation (until == start) holds nothing, as in steps.
+    meeting = [c for c in allocations
+               if c.start < end and c.until > start and c.amount and
                c.start < c.until]
     width = len(RESOURCES) + len(gpu_need)
     peak = (_peaks(meeting, start, end, use_of, width) if meeting
@@ -246,7 +247,7 @@ def free_windows(host_steps, idle, slot_steps, count, start, end, guard):
 
 def place(fits, amount, affinity=None):
     """Spread ``amount`` instances over hosts by what each holds
-    ({host_id: fit}); {host_id: count} or None.
+    ({host_id: fit}); {host_id: amount} or None.
 
     affinity True: all on one host (the tightest that holds them);
     False: each on a different host; None: as few hosts as possible.

@@ -2,13 +2,13 @@
 
 Admission, a later end, free-slots, availability, host maintenance and
 the manager's own host selection all ask this module, so they cannot
-disagree: an accepted booking has its hosts chosen (its claims written
+disagree: an accepted booking has its hosts chosen (its allocations written
 in the same transaction), and what the calendar offers is what a booking
 would be given.
 
 Per host it counts vCPUs, memory, disk and GPUs at every instant: the
 capacity record of the host (reserve.capacity.refresh, read from
-placement outside any lock), less the claims of every booking and lease
+placement outside any lock), less the allocations of every booking and lease
 on it, whatever catalogue entry or nova flavor they came from, less its
 maintenance windows. Non-reservable hosts hold nothing new.
 """
@@ -30,7 +30,7 @@ HOST_FILTER_SPEC = 'reserve:resource_properties'
 
 
 def guard():
-    """The time kept free after each claim ([booking]guard_seconds) for
+    """The time kept free after each allocation ([booking]guard_seconds) for
     the host to be turned around before the next."""
     return datetime.timedelta(seconds=CONF.booking.guard_seconds)
 
@@ -95,11 +95,11 @@ def _rank(hosts, need, host_filter):
 
 class Offer:
     """What the candidate hosts of a need hold of it over a board's
-    window: an idle host (no claim then) what ``ranked`` says, a busy one
-    the least it holds over the window, worked out from its claims when
+    window: an idle host (no allocation then) what ``ranked`` says, a busy one
+    the least it holds over the window, worked out from its allocations when
     first asked (fit_of). A placement (place) goes down the candidates
     in rank order and works out only the hosts that could be chosen; on
-    a lazy board, only their claims are read."""
+    a lazy board, only their allocations are read."""
 
     # Hosts looked up together when the ranking needs more, doubling.
     FIRST_LOOKUP = 8
@@ -109,31 +109,31 @@ class Offer:
         self._fits = {}
         self._busy = None
 
-    def _claims(self, host_ids):
-        return self.board.claims_of(host_ids, self.need)
+    def _allocations(self, host_ids):
+        return self.board.allocations_of(host_ids, self.need)
 
     def fit_of(self, host_id):
         fit = self._fits.get(host_id)
         if fit is None:
-            claims = self._claims([host_id])[host_id]
+            allocations = self._allocations([host_id])[host_id]
             fit = self._fits[host_id] = (
                 maths.least_fit(self.ranked.host_of[host_id].capacity,
-                                claims, self.need, 0, self.board.span)
-                if claims else self.ranked.fit_of[host_id])
+                                allocations, self.need, 0, self.board.span)
+                if allocations else self.ranked.fit_of[host_id])
         return fit
 
-    def busy_claims(self):
-        """{host_id: claims} of the candidates with claims (all read,
+    def busy_allocations(self):
+        """{host_id: allocations} of the candidates with allocations (all read,
         once: free-slots asks for them twice)."""
         if self._busy is None:
-            found = self._claims(list(self.ranked.fit_of))
+            found = self._allocations(list(self.ranked.fit_of))
             self._busy = {h: c for h, c in found.items() if c}
         return self._busy
 
     @property
     def fits(self):
         """{host_id: what it holds} of every candidate."""
-        self.busy_claims()
+        self.busy_allocations()
         return {h: self.fit_of(h) for h in self.ranked.fit_of}
 
     def total(self):
@@ -141,20 +141,20 @@ class Offer:
 
     @property
     def idle(self):
-        """What the candidates with no claim hold together."""
-        busy = self.busy_claims()
+        """What the candidates with no allocation hold together."""
+        busy = self.busy_allocations()
         return sum(fit for h, fit in self.ranked.fit_of.items()
                    if h not in busy)
 
     @property
     def busy(self):
-        """The step functions of the candidates with claims, in dates."""
+        """The step functions of the candidates with allocations, in dates."""
         start = self.board.start
         return [[(start + datetime.timedelta(seconds=t), fit)
                  for t, fit in maths.steps(self.ranked.host_of[h].capacity,
-                                           claims, self.need, 0,
+                                           allocations, self.need, 0,
                                            self.board.span)]
-                for h, claims in self.busy_claims().items()]
+                for h, allocations in self.busy_allocations().items()]
 
     def ranking(self):
         """(fit, host_id) of the candidates holding something, most
@@ -178,7 +178,7 @@ class Offer:
             while following is not None and len(looked_up) < batch:
                 looked_up.append(following[1])
                 following = next(order, None)
-            self._claims(looked_up)           # one read for the lot
+            self._allocations(looked_up)           # one read for the lot
             for host_id in looked_up:
                 fit = self.fit_of(host_id)
                 if fit > 0:
@@ -208,24 +208,25 @@ class Board:
 
     Made inside a capacity transaction (after store.lock) for decisions,
     or in a reader for the calendar's answers. Times inside are whole
-    seconds from ``start``. A board reads the claims of every host at
+    seconds from ``start``. A board reads the allocations of every host at
     once, or, ``lazy``, those of the hosts its offers look up (a
     placement needs only the few it could choose).
     """
 
     def __init__(self, context, state, start, until, guard,
-                 exclude_booking=None, exclude_reservation=None,
-                 exclude_claim=None, lazy=False):
+                 exclude_booking=None, exclude_lease_reservation=None,
+                 exclude_allocation=None, lazy=False):
         self.start, self.until, self.guard = start, until, guard
         self.span = store.seconds(until, start)
         self.hosts = store.hosts(context, state)
         self._window = (context, state, start, until, guard)
-        self._excludes = dict(exclude_booking=exclude_booking,
-                              exclude_reservation=exclude_reservation,
-                              exclude_claim=exclude_claim)
+        self._excludes = dict(
+            exclude_booking=exclude_booking,
+            exclude_lease_reservation=exclude_lease_reservation,
+            exclude_allocation=exclude_allocation)
         self._windows = store.host_windows_in(context, start, until, guard)
-        # {host_id: claims} of the hosts read so far (of every host once
-        # _all), apart for the GPUs claimed.
+        # {host_id: allocations} of the hosts read so far (of every host once
+        # _all), apart for the GPUs allocated.
         self._read, self._gpus_read = {}, {}
         self._all = self._gpus_all = False
         if not lazy:
@@ -233,12 +234,12 @@ class Board:
 
     def _read_all(self, gpus):
         if not self._all:
-            self._read = store.claims_in_window(*self._window,
-                                                **self._excludes)
+            self._read = store.allocations_in_window(*self._window,
+                                                     **self._excludes)
             self._all = True
         if gpus and not self._gpus_all:
-            self._gpus_read = store.gpu_claims_in_window(*self._window,
-                                                         **self._excludes)
+            self._gpus_read = store.gpu_allocations_in_window(
+                *self._window, **self._excludes)
             self._gpus_all = True
 
     def _read_some(self, read, reader, host_ids):
@@ -252,24 +253,24 @@ class Board:
         if len(host_ids) > len(self.hosts) // 2:
             return self._read_all(gpus)
         if not self._all:
-            self._read_some(self._read, store.claims_in_window, host_ids)
+            self._read_some(self._read, store.allocations_in_window, host_ids)
         if gpus and not self._gpus_all:
-            self._read_some(self._gpus_read, store.gpu_claims_in_window,
+            self._read_some(self._gpus_read, store.gpu_allocations_in_window,
                             host_ids)
 
-    def claims_of(self, host_ids, need):
+    def allocations_of(self, host_ids, need):
         """{host_id: what holds it over the window} for ``host_ids``:
-        claims, maintenance windows and, for a need asking for GPUs, the
-        GPUs claimed."""
+        allocations, maintenance windows and, for a need asking for GPUs, the
+        GPUs allocated."""
         gpus = any((need.get('gpus') or {}).values())
         self._read_hosts(host_ids, gpus)
         found = {}
         for host_id in host_ids:
-            claims = list(self._read.get(host_id, ()))
-            claims.extend(self._windows.get(host_id, ()))
+            allocations = list(self._read.get(host_id, ()))
+            allocations.extend(self._windows.get(host_id, ()))
             if gpus:
-                claims.extend(self._gpus_read.get(host_id, ()))
-            found[host_id] = claims
+                allocations.extend(self._gpus_read.get(host_id, ()))
+            found[host_id] = allocations
         return found
 
     def offer(self, need, host_filter=None, host_ids=None):
@@ -287,22 +288,22 @@ class Board:
         return Offer(self, ranked, need)
 
 
-def short_on_own_hosts(context, state, claims, start, end,
-                       exclude_booking=None, exclude_reservation=None):
-    """How many of the instances of ``claims`` (allocation rows of one
+def short_on_own_hosts(context, state, allocations, start, end,
+                       exclude_booking=None, exclude_lease_reservation=None):
+    """How many of the instances of ``allocations`` (allocation rows of one
     size) their own hosts cannot hold over [start, end), beside every
-    other claim: instances cannot move, so a later end must fit where
-    they are. 0 without claims."""
-    if not claims:
+    other allocation: instances cannot move, so a later end must fit where
+    they are. 0 without allocations."""
+    if not allocations:
         return 0
-    first = claims[0]
+    first = allocations[0]
     need = {'vcpus': first.vcpus, 'memory_mb': first.memory_mb,
             'disk_gb': first.disk_gb, 'gpus': first.gpus or {}}
     board = Board(context, state, start, end + guard(), guard(),
                   exclude_booking=exclude_booking,
-                  exclude_reservation=exclude_reservation)
-    fits = board.offer(need, host_ids={c.host_id for c in claims}).fits
-    return sum(max(0, c.count - fits.get(c.host_id, 0)) for c in claims)
+                  exclude_lease_reservation=exclude_lease_reservation)
+    fits = board.offer(need, host_ids={c.host_id for c in allocations}).fits
+    return sum(max(0, c.amount - fits.get(c.host_id, 0)) for c in allocations)
 
 
 def total(context, need, host_filter=None):

@@ -10,7 +10,7 @@ decision ever waits on placement:
   (foreign_usage): instances that were on the host before it was
   enrolled, or that landed there while it was not fenced. A reserved
   server is a consumer that also holds a CUSTOM_RESERVATION_* class:
-  its usage is already counted by the claims.
+  its usage is already counted by the allocations.
 
 The record is read at enrollment, by the manager every
 [manager]capacity_refresh_interval seconds, and on demand (POST

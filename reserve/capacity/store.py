@@ -3,14 +3,15 @@
 Every decision (admission, a moved end, a host maintenance window, a
 lease the manager places itself) runs in one writer transaction that
 first locks the single capacity_state row (lock()): decisions run one
-after the other, and each sees the claims of the ones before it. On
+after the other, and each sees the allocations of the ones before it. On
 SQLite, which has no row locks, the lock is a write to that row, which
 takes the database's write lock.
 
 Reads stay flat in the size of the tables: the hosts are cached per
 process while capacity_state's generation is unchanged (every write to a
-host bumps it), and the claims of a window are found through the index
-on (end_date, start_date), bounded on both sides by the longest claim.
+host bumps it), and the allocations of a window are found through the
+index on (end_date, start_date), bounded on both sides by the longest
+allocation.
 """
 import collections
 import datetime
@@ -28,7 +29,7 @@ from reserve.db import hosts as hosts_db
 from reserve.db import models
 
 A = models.Allocation
-State = collections.namedtuple('State', 'generation longest_claim')
+State = collections.namedtuple('State', 'generation longest_allocation')
 # What the model knows of an enrolled nova host; hosts of the same
 # capacity share a key (an empty one offers the same).
 HostRecord = collections.namedtuple(
@@ -59,7 +60,7 @@ def _ensure_row(session):
         # migration writes it. Racing creators: the loser's insert fails
         # on the primary key and its transaction retries.
         session.add(models.CapacityState(id=1, generation=0,
-                                         longest_claim=0))
+                                         longest_allocation=0))
         session.flush()
 
 
@@ -74,11 +75,11 @@ def lock(context):
             row = session.execute(
                 table.update().where(table.c.id == 1)
                 .values(generation=table.c.generation)
-                .returning(table.c.generation, table.c.longest_claim)
+                .returning(table.c.generation, table.c.longest_allocation)
             ).first()
         else:
             row = session.execute(
-                sa.select(table.c.generation, table.c.longest_claim)
+                sa.select(table.c.generation, table.c.longest_allocation)
                 .where(table.c.id == 1).with_for_update()).first()
         if row is None:
             _ensure_row(session)
@@ -91,18 +92,19 @@ def read_state(context):
     with db_api.reader.using(context) as session:
         table = models.CapacityState.__table__
         row = session.execute(
-            sa.select(table.c.generation, table.c.longest_claim)
+            sa.select(table.c.generation, table.c.longest_allocation)
             .where(table.c.id == 1)).first()
         return State(*row) if row else State(0, 0)
 
 
 def stretch(session, seconds):
-    """Keep longest_claim an upper bound of the claims' lengths."""
+    """Keep longest_allocation an upper bound of the allocations'
+    lengths."""
     table = models.CapacityState.__table__
     result = session.execute(
         table.update().where(table.c.id == 1)
-        .where(table.c.longest_claim < seconds)
-        .values(longest_claim=seconds))
+        .where(table.c.longest_allocation < seconds)
+        .values(longest_allocation=seconds))
     if not result.rowcount and session.get(models.CapacityState,
                                            1) is None:
         _ensure_row(session)
@@ -159,88 +161,95 @@ def hosts(context, state):
     return records
 
 
-# Claims --------------------------------------------------------------------
+# Allocations ---------------------------------------------------------------
 #
-# A decision reads the claims of its window, hundreds of rows, so they
-# come as few columns as will do, dates as whole seconds from the
+# A decision reads the allocations of its window, hundreds of rows, so
+# they come as few columns as will do, dates as whole seconds from the
 # window's start (the database keeps dates to the second): no date is
 # parsed, and the index on the window holds every column read, so on
-# SQLite and MariaDB no table row is visited. The GPUs a claim holds are
-# read apart, only by a decision whose instances need GPUs (use adds up:
-# a claim counts as its vCPUs, memory and disk plus, apart, its GPUs).
+# SQLite and MariaDB no table row is visited. The GPUs an allocation
+# holds are read apart, only by a decision whose instances need GPUs (use
+# adds up: an allocation counts as its vCPUs, memory and disk plus,
+# apart, its GPUs).
 
 def seconds(later, earlier):
     return int((later - earlier).total_seconds())
 
 
 def _window_query(columns, state, start, until, guard, exclude_booking,
-                  exclude_reservation, exclude_claim, host_ids=None):
+                  exclude_lease_reservation, exclude_allocation,
+                  host_ids=None):
     origin = sa.literal(start, sa.DateTime)
-    longest = datetime.timedelta(seconds=state.longest_claim)
+    longest = datetime.timedelta(seconds=state.longest_allocation)
     query = (sa.select(A.host_id, functions.SecondsSince(A.start_date,
                                                          origin),
                        functions.SecondsSince(A.end_date, origin),
-                       A.count, *columns)
+                       A.amount, *columns)
              .where(A.end_date > start - guard)
              .where(A.end_date <= until + longest)
              .where(A.start_date < until))
     if exclude_booking is not None:
         query = query.where(sa.or_(A.booking_id.is_(None),
                                    A.booking_id != exclude_booking))
-    if exclude_reservation is not None:
-        query = query.where(sa.or_(A.reservation_id.is_(None),
-                                   A.reservation_id != exclude_reservation))
-    if exclude_claim is not None:
-        query = query.where(A.id != exclude_claim)
+    if exclude_lease_reservation is not None:
+        query = query.where(sa.or_(
+            A.lease_reservation_id.is_(None),
+            A.lease_reservation_id != exclude_lease_reservation))
+    if exclude_allocation is not None:
+        query = query.where(A.id != exclude_allocation)
     if host_ids is not None:
         query = query.where(A.host_id.in_(sorted(host_ids)))
     return query
 
 
-def claims_in_window(context, state, start, until, guard,
-                     exclude_booking=None, exclude_reservation=None,
-                     exclude_claim=None, host_ids=None):
-    """{host_id: [maths.Claim]} of the claims holding a host (of
-    ``host_ids``, if given) at some instant of [start, until), in seconds
-    from ``start``, each holding until its end + ``guard``: their vCPUs,
-    memory and disk (see gpu_claims_in_window)."""
+def allocations_in_window(context, state, start, until, guard,
+                          exclude_booking=None,
+                          exclude_lease_reservation=None,
+                          exclude_allocation=None, host_ids=None):
+    """{host_id: [maths.Allocation]} of the allocations holding a host
+    (of ``host_ids``, if given) at some instant of [start, until), in
+    seconds from ``start``, each holding until its end + ``guard``: their
+    vCPUs, memory and disk (see gpu_allocations_in_window)."""
     query = _window_query((A.vcpus, A.memory_mb, A.disk_gb), state, start,
                           until, guard, exclude_booking,
-                          exclude_reservation, exclude_claim, host_ids)
+                          exclude_lease_reservation, exclude_allocation,
+                          host_ids)
     held = int(guard.total_seconds())
     found = collections.defaultdict(list)
     with db_api.reader.using(context) as session:
-        for host_id, begins, ends, count, vcpus, memory_mb, disk_gb in (
+        for host_id, begins, ends, amount, vcpus, memory_mb, disk_gb in (
                 session.execute(query)):
-            found[host_id].append(maths.Claim(
-                begins, ends + held, count,
+            found[host_id].append(maths.Allocation(
+                begins, ends + held, amount,
                 {'vcpus': vcpus, 'memory_mb': memory_mb,
                  'disk_gb': disk_gb}))
     return found
 
 
-def gpu_claims_in_window(context, state, start, until, guard,
-                         exclude_booking=None, exclude_reservation=None,
-                         exclude_claim=None, host_ids=None):
-    """claims_in_window's claims holding GPUs, as claims of their GPUs
-    only."""
+def gpu_allocations_in_window(context, state, start, until, guard,
+                              exclude_booking=None,
+                              exclude_lease_reservation=None,
+                              exclude_allocation=None, host_ids=None):
+    """allocations_in_window's allocations holding GPUs, as allocations
+    of their GPUs only."""
     query = _window_query((A.gpus,), state, start, until, guard,
-                          exclude_booking, exclude_reservation,
-                          exclude_claim, host_ids).where(A.gpus.isnot(None))
+                          exclude_booking, exclude_lease_reservation,
+                          exclude_allocation,
+                          host_ids).where(A.gpus.isnot(None))
     held = int(guard.total_seconds())
     found = collections.defaultdict(list)
     with db_api.reader.using(context) as session:
-        for host_id, begins, ends, count, gpus in session.execute(query):
+        for host_id, begins, ends, amount, gpus in session.execute(query):
             if gpus:
-                found[host_id].append(maths.Claim(begins, ends + held,
-                                                  count, {'gpus': gpus}))
+                found[host_id].append(maths.Allocation(
+                    begins, ends + held, amount, {'gpus': gpus}))
     return found
 
 
 def host_windows_in(context, start, until, guard):
-    """{host_id: [maths.Claim]}: host maintenance windows meeting
-    [start, until), in seconds from ``start``, each a claim that takes
-    the whole host until its end + ``guard``."""
+    """{host_id: [maths.Allocation]}: host maintenance windows meeting
+    [start, until), in seconds from ``start``, each an allocation that
+    takes the whole host until its end + ``guard``."""
     W = models.HostMaintenanceWindow
     query = (sa.select(W.host_id, W.start_date, W.end_date)
              .where(W.end_date > start - guard)
@@ -248,46 +257,46 @@ def host_windows_in(context, start, until, guard):
     found = collections.defaultdict(list)
     with db_api.reader.using(context) as session:
         for host_id, w_start, w_end in session.execute(query):
-            found[host_id].append(maths.Claim(
+            found[host_id].append(maths.Allocation(
                 seconds(w_start, start), seconds(w_end + guard, start), 1,
                 WHOLE_HOST))
     return found
 
 
-# A claim that leaves nothing free.
+# An allocation that leaves nothing free.
 WHOLE_HOST = {'vcpus': 2 ** 62}
 
 
-def claims_create(context, placed, start, end, size, booking_id=None,
-                  reservation_id=None, state=None):
-    """Write the claims of ``placed`` ({host_id: count}); ``state``, the
-    State read under the lock, spares a write when the claims are no
-    longer than the longest one already."""
+def allocations_create(context, placed, start, end, size, booking_id=None,
+                       lease_reservation_id=None, state=None):
+    """Write the allocations of ``placed`` ({host_id: amount});
+    ``state``, the State read under the lock, spares a write when the
+    allocations are no longer than the longest one already."""
     with _session(context) as session:
-        for host_id, count in sorted(placed.items()):
-            session.add(A(host_id=host_id, count=count, start_date=start,
+        for host_id, amount in sorted(placed.items()):
+            session.add(A(host_id=host_id, amount=amount, start_date=start,
                           end_date=end, booking_id=booking_id,
-                          reservation_id=reservation_id,
+                          lease_reservation_id=lease_reservation_id,
                           vcpus=size.get('vcpus', 0),
                           memory_mb=size.get('memory_mb', 0),
                           disk_gb=size.get('disk_gb', 0),
                           gpus=size.get('gpus') or None))
         session.flush()
         seconds = int((end - start).total_seconds())
-        if state is None or seconds > state.longest_claim:
+        if state is None or seconds > state.longest_allocation:
             stretch(session, seconds)
 
 
-def note_claims(context, start, end):
-    """Claims of [start, end) were written some other way (a lease's own
-    allocations): keep longest_claim above their length."""
+def note_allocations(context, start, end):
+    """Allocations of [start, end) were written some other way (a lease
+    made with its own): keep longest_allocation above their length."""
     with _session(context) as session:
         stretch(session, int((end - start).total_seconds()))
 
 
-def claims_on_host(context, host_id, start, until, guard):
-    """The claims (rows) holding ``host_id`` at some instant of [start,
-    until), each until its end + ``guard``, by start."""
+def allocations_on_host(context, host_id, start, until, guard):
+    """The allocations (rows) holding ``host_id`` at some instant of
+    [start, until), each until its end + ``guard``, by start."""
     with db_api.reader.using(context) as session:
         return (session.query(A).filter(A.host_id == host_id)
                 .filter(A.end_date > start - guard)
@@ -295,72 +304,75 @@ def claims_on_host(context, host_id, start, until, guard):
                 .order_by(A.start_date, A.id).all())
 
 
-def claim_move(context, claim, placed):
-    """Move ``claim``'s instances to the hosts of ``placed`` ({host_id:
-    count}), joining the claims its owner has there already."""
+def allocation_move(context, allocation, placed):
+    """Move ``allocation``'s instances to the hosts of ``placed``
+    ({host_id: amount}), joining the allocations its owner has there
+    already."""
     with _session(context) as session:
-        row = session.get(A, claim.id)
+        row = session.get(A, allocation.id)
         owner = (A.booking_id == row.booking_id if row.booking_id else
-                 A.reservation_id == row.reservation_id)
-        for host_id, count in sorted(placed.items()):
+                 A.lease_reservation_id == row.lease_reservation_id)
+        for host_id, amount in sorted(placed.items()):
             there = session.query(A).filter(owner).filter(
                 A.host_id == host_id).first()
             if there is not None:
-                there.count += count
+                there.amount += amount
                 there.end_date = max(there.end_date, row.end_date)
                 continue
-            session.add(A(host_id=host_id, count=count,
+            session.add(A(host_id=host_id, amount=amount,
                           start_date=row.start_date, end_date=row.end_date,
                           booking_id=row.booking_id,
-                          reservation_id=row.reservation_id,
+                          lease_reservation_id=row.lease_reservation_id,
                           vcpus=row.vcpus, memory_mb=row.memory_mb,
                           disk_gb=row.disk_gb, gpus=row.gpus))
         session.delete(row)
         session.flush()
 
 
-def claims_of_booking(context, booking_id):
+def allocations_of_booking(context, booking_id):
     with db_api.reader.using(context) as session:
         return (session.query(A).filter(A.booking_id == booking_id)
                 .order_by(A.host_id).all())
 
 
-def claims_set_end(context, end, booking_id=None, reservation_id=None):
-    """Move the end of a booking's (or lease reservation's) claims."""
+def allocations_set_end(context, end, booking_id=None,
+                        lease_reservation_id=None):
+    """Move the end of a booking's (or lease reservation's) allocations."""
     with _session(context) as session:
         query = session.query(A)
         if booking_id is not None:
             query = query.filter(A.booking_id == booking_id)
         else:
-            query = query.filter(A.reservation_id == reservation_id)
+            query = query.filter(
+                A.lease_reservation_id == lease_reservation_id)
         longest = 0
-        for claim in query:
-            claim.end_date = end
-            longest = max(longest, int((end - claim.start_date)
+        for allocation in query:
+            allocation.end_date = end
+            longest = max(longest, int((end - allocation.start_date)
                                        .total_seconds()))
         session.flush()
         if longest:
             stretch(session, longest)
 
 
-def claims_release_stale(context):
-    """Drop the claims no lease took of bookings that are over (a
+def allocations_release_stale(context):
+    """Drop the allocations no lease took of bookings that are over (a
     cancellation or a failure whose own release was lost); returns how
     many went."""
     over = (sa.select(models.Booking.id)
             .where(models.Booking.status.notin_(states.Booking.LIVE)))
     with _session(context) as session:
         return (session.query(A)
-                .filter(A.reservation_id.is_(None))
+                .filter(A.lease_reservation_id.is_(None))
                 .filter(A.booking_id.in_(over))
                 .delete(synchronize_session=False))
 
 
-def claims_release_unadopted(context, booking_id):
-    """Drop the claims of a booking no lease took (it failed or was
+def allocations_release_unadopted(context, booking_id):
+    """Drop the allocations of a booking no lease took (it failed or was
     cancelled before one was made)."""
     with _session(context) as session:
         return (session.query(A)
                 .filter(A.booking_id == booking_id)
-                .filter(A.reservation_id.is_(None))
+                .filter(A.lease_reservation_id.is_(None))
                 .delete(synchronize_session=False))

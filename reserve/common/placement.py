@@ -20,10 +20,10 @@ CHILD_PREFIX = 'reserve_'
 RESERVATION_CLASS_PREFIX = 'CUSTOM_RESERVATION_'
 
 
-def reservation_resource_class(reservation_id):
+def reservation_resource_class(lease_reservation_id):
     """CUSTOM_RESERVATION_<ID>: the UUID upper-cased, dashes as '_'."""
     return (RESERVATION_CLASS_PREFIX +
-            reservation_id.upper().replace('-', '_'))
+            lease_reservation_id.upper().replace('-', '_'))
 
 
 @exception.translate_cloud_errors('placement', ks_exc.ClientException)

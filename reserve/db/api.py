@@ -36,7 +36,7 @@ from reserve.db.models import base as models_base
 SQLITE_BUSY_TIMEOUT_MS = 30000
 
 # InnoDB may choose any writer as a deadlock's victim (two daemons
-# updating bookings, leases and their claims in different orders). A
+# updating bookings, leases and their allocations in different orders). A
 # transaction of its own is safe to run again: the writes every daemon
 # makes from the top (not inside a caller's transaction) retry.
 retry_on_deadlock = oslo_db_api.wrap_db_retry(max_retries=5,

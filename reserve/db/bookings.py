@@ -133,20 +133,20 @@ def booking_close(context, booking_id, closed_as, reason, live):
                  expected_status=live)
 
 
-def _drop_unadopted_claims(session, booking_ids):
-    """The claims no lease took of the bookings ``booking_ids`` (a
-    query of ids) go with them. A lease's claims (adopted) never do:
+def _drop_unadopted_allocations(session, booking_ids):
+    """The allocations no lease took of the bookings ``booking_ids`` (a
+    query of ids) go with them. A lease's allocations (adopted) never do:
     they outlive the booking row (its booking_id becomes NULL) until the
     lease's teardown deletes them."""
     (session.query(models.Allocation)
-     .filter(models.Allocation.reservation_id.is_(None))
+     .filter(models.Allocation.lease_reservation_id.is_(None))
      .filter(models.Allocation.booking_id.in_(booking_ids))
      .delete(synchronize_session=False))
 
 
 def booking_destroy(context, booking_id):
     with db_api.writer.using(context) as session:
-        _drop_unadopted_claims(session, [booking_id])
+        _drop_unadopted_allocations(session, [booking_id])
         session.query(models.Booking).filter_by(id=booking_id).delete()
 
 
@@ -185,7 +185,7 @@ def booking_purge(context, ended_before):
               .where(models.Booking.status == states.Booking.COMPLETE)
               .where(models.Booking.end_date < ended_before))
     with db_api.writer.using(context) as session:
-        _drop_unadopted_claims(session, purged)
+        _drop_unadopted_allocations(session, purged)
         return (session.query(models.Booking)
                 .filter_by(status=states.Booking.COMPLETE)
                 .filter(models.Booking.end_date < ended_before)

@@ -27,7 +27,7 @@ def capacity_changed(session):
                              .values(generation=generation))
     if not result.rowcount:
         session.add(models.CapacityState(id=1, generation=generation,
-                                         longest_claim=0))
+                                         longest_allocation=0))
         session.flush()
 
 
@@ -100,7 +100,7 @@ def host_destroy(context, host_id):
         # The ids users hold: the booking's where there is one.
         holders = [r for (r,) in session.query(
                    sa.func.coalesce(models.Allocation.booking_id,
-                                    models.Allocation.reservation_id))
+                                    models.Allocation.lease_reservation_id))
                    .filter_by(host_id=host_id)]
         if holders:
             raise exception.HostInUse(id=host_id,

@@ -19,8 +19,8 @@ def lease_create(context, lease_values, reservations, events):
     """Write a lease, its reservations, allocations and events at once.
 
     ``reservations`` is a list of dicts of LeaseReservation columns plus
-    an ``allocations`` list of Allocation columns (the claims chosen for
-    it), or an ``adopt_booking`` id: the claims that booking's admission
+    an ``allocations`` list of Allocation columns (the allocations chosen for
+    it), or an ``adopt_booking`` id: the allocations that booking's admission
     wrote become the reservation's.
     """
     with db_api.writer.using(context) as session:
@@ -47,7 +47,7 @@ def lease_create(context, lease_values, reservations, events):
         for booking_id, reservation in adopted:
             (session.query(models.Allocation)
              .filter(models.Allocation.booking_id == booking_id)
-             .update({'reservation_id': reservation.id},
+             .update({'lease_reservation_id': reservation.id},
                      synchronize_session=False))
             session.expire(reservation, ['allocations'])
         return lease
@@ -168,26 +168,26 @@ def lease_list_orphans(context, created_before):
                 .all())
 
 
-def lease_id_of(context, reservation_id):
+def lease_id_of(context, lease_reservation_id):
     """The id of the lease of a lease reservation, or None."""
     with db_api.reader.using(context) as session:
         row = (session.query(models.LeaseReservation.lease_id)
-               .filter_by(id=reservation_id).first())
+               .filter_by(id=lease_reservation_id).first())
         return row[0] if row else None
 
 
-def lease_reservation_update(context, reservation_id, values):
+def lease_reservation_update(context, lease_reservation_id, values):
     with db_api.writer.using(context) as session:
         values = dict(values, updated_at=models._now())
         (session.query(models.LeaseReservation)
-         .filter_by(id=reservation_id)
+         .filter_by(id=lease_reservation_id)
          .update(values, synchronize_session=False))
 
 
-def allocations_delete(context, reservation_id):
+def allocations_delete(context, lease_reservation_id):
     with db_api.writer.using(context) as session:
         (session.query(models.Allocation)
-         .filter_by(reservation_id=reservation_id)
+         .filter_by(lease_reservation_id=lease_reservation_id)
          .delete(synchronize_session=False))
 
 
@@ -196,11 +196,11 @@ def _allocations_of(session, project_id=None):
     which are read with them."""
     query = (session.query(models.Allocation)
              .join(models.LeaseReservation,
-                   models.Allocation.reservation_id ==
+                   models.Allocation.lease_reservation_id ==
                    models.LeaseReservation.id)
              .join(models.Lease,
                    models.LeaseReservation.lease_id == models.Lease.id)
-             .options(orm.contains_eager(models.Allocation.reservation)
+             .options(orm.contains_eager(models.Allocation.lease_reservation)
                       .contains_eager(models.LeaseReservation.lease)))
     if project_id is not None:
         query = query.filter(models.Lease.project_id == project_id)
@@ -208,14 +208,14 @@ def _allocations_of(session, project_id=None):
 
 
 def _with_lease(allocation):
-    reservation = allocation.reservation
-    return allocation, reservation, reservation.lease
+    lease_reservation = allocation.lease_reservation
+    return allocation, lease_reservation, lease_reservation.lease
 
 
 def allocation_list(context, project_id=None, host_id=None,
-                    reservation_id=None, lease_id=None, limit=None,
+                    lease_reservation_id=None, lease_id=None, limit=None,
                     marker=None):
-    """Allocations with the reservation and lease they belong to.
+    """Allocations with the lease reservation and lease they belong to.
 
     Each row is ``(allocation, lease_reservation, lease)``; the host is
     loaded with the allocation. ``project_id`` limits them to the leases
@@ -225,9 +225,9 @@ def allocation_list(context, project_id=None, host_id=None,
         query = _allocations_of(session, project_id)
         if host_id is not None:
             query = query.filter(models.Allocation.host_id == host_id)
-        if reservation_id is not None:
-            query = query.filter(
-                models.Allocation.reservation_id == reservation_id)
+        if lease_reservation_id is not None:
+            query = query.filter(models.Allocation.lease_reservation_id ==
+                                 lease_reservation_id)
         if lease_id is not None:
             query = query.filter(models.LeaseReservation.lease_id == lease_id)
         return [_with_lease(allocation) for allocation in

@@ -127,7 +127,7 @@ def adopt(context, reservation):
             'amount': count,
             # The units' host held over the window (the capacity model
             # counts nova hosts; this one shows in /v1/allocations).
-            'allocations': [{'host_id': reservation.host_id, 'count': count,
+            'allocations': [{'host_id': reservation.host_id, 'amount': count,
                              'start_date': reservation.start_date,
                              'end_date': reservation.end_date}]}
 

@@ -67,9 +67,9 @@ def allocated(context, booking_id, lease):
 
 def refused(context, booking_id, reason):
     """The manager cannot make its lease: ERROR with ``reason`` (words
-    for its project), its claims no lease took released."""
+    for its project), its allocations no lease took released."""
     if move(context, booking_id, 'refused', status_reason=reason):
-        capacity_store.claims_release_unadopted(context, booking_id)
+        capacity_store.allocations_release_unadopted(context, booking_id)
 
 
 def follow(context, lease, lease_status):

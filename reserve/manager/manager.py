@@ -123,21 +123,22 @@ class LeaseManager:
             with _SELECTION_LOCK, db_api.writer.using(context):
                 capacity_store.lock(context)
                 reservations = []
-                claims = False
+                allocates = False
                 for values in requests:
                     plugin = plugins.get_plugin(values.get('resource_type'))
                     rsv = plugin.reserve(context, row, values)
                     rsv['status'] = states.LeaseReservation.PENDING
                     reservations.append(rsv)
-                    claims = claims or plugin.claims_capacity
+                    allocates = allocates or plugin.capacity_allocations
                 lease = leases_db.lease_create(
                     context, row, reservations,
                     schedule.lease_events(request.start, request.end))
-                # Only capacity claims count (an open-ended unit lease
-                # would hold longest_claim at thousands of years).
-                if claims:
-                    capacity_store.note_claims(context, request.start,
-                                               request.end)
+                # Only capacity allocations count (an open-ended unit
+                # lease would hold longest_allocation at thousands of
+                # years).
+                if allocates:
+                    capacity_store.note_allocations(context, request.start,
+                                                    request.end)
                 return lease.id
         except exception.Conflict:
             if leases_db.lease_get_by_owner(

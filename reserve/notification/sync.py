@@ -27,7 +27,6 @@ def booking_payload(booking):
             'start': timeutils.isoformat(booking.start_date),
             'end': timeutils.isoformat(booking.end_date),
             'status': booking.status, 'lease_id': booking.lease_id,
-            'compute_flavor': booking.reserved_flavor_id,
             'reserved_flavor_id': booking.reserved_flavor_id}
 
 

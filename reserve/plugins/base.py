@@ -8,10 +8,9 @@ import abc
 
 class ResourcePlugin(abc.ABC):
     resource_type = None
-    # Whether its leases hold hosts through capacity claims (the
-    # allocations the capacity model reads), whose longest length the
-    # model must know.
-    claims_capacity = False
+    # Whether its leases hold hosts through the allocations the capacity
+    # model reads, whose longest length the model must know.
+    capacity_allocations = False
 
     def prepare(self, context, values):
         """Read what the request needs from the cloud, before the manager

@@ -56,5 +56,5 @@ class DeviceGpuPlugin(base.ResourcePlugin):
                     device_reservations_db.device_reservation_get(
                         context, reservation.id).status),
                 reason='it was cancelled or ended; its end cannot move')
-        capacity_store.claims_set_end(context, end,
-                                      reservation_id=reservation.id)
+        capacity_store.allocations_set_end(
+            context, end, lease_reservation_id=reservation.id)

@@ -39,13 +39,13 @@ OWN_SPEC_PREFIX = sizing.OWN_SPEC_PREFIX
 HOST_FILTER_SPEC = model.HOST_FILTER_SPEC
 
 
-def flavor_name(reservation_id):
-    return 'reservation:%s' % reservation_id
+def flavor_name(lease_reservation_id):
+    return 'reservation:%s' % lease_reservation_id
 
 
 class FlavorInstancePlugin(base.ResourcePlugin):
     resource_type = RESOURCE_TYPE
-    claims_capacity = True
+    capacity_allocations = True
 
     def __init__(self, nova_client=None, placement_client=None):
         self.nova = nova_client or nova.NovaClient()
@@ -65,7 +65,7 @@ class FlavorInstancePlugin(base.ResourcePlugin):
     def reserve(self, context, lease_values, values):
         """The lease reservation's row. A booking's hosts were chosen when
         it was admitted (reserve.booking.admission): the lease adopts its
-        claims as they are."""
+        allocations as they are."""
         instance_count = int(values.get('instance_count') or 0)
         if instance_count < 1:
             raise exception.Invalid(
@@ -92,28 +92,30 @@ class FlavorInstancePlugin(base.ResourcePlugin):
             'allocations': [],
         }
         booking_id = values.get('booking_id')
-        if not (booking_id and store.claims_of_booking(context, booking_id)):
+        if not (booking_id and
+                store.allocations_of_booking(context, booking_id)):
             raise exception.Invalid(
-                reason='a flavor:instance lease adopts the claims of an '
-                       'admitted booking; booking %s holds none' %
+                reason='a flavor:instance lease adopts the allocations of '
+                       'an admitted booking; booking %s holds none' %
                 booking_id)
         row['adopt_booking'] = booking_id
         return row
 
     def check_new_window(self, context, lease, reservation, start, end):
         """Each host of the reservation must hold its instances until the
-        new end (they cannot move); the claims then end there."""
+        new end (they cannot move); the allocations then end there."""
         if end > lease.end_date and reservation.allocations:
             short = model.short_on_own_hosts(
                 context, store.lock(context), reservation.allocations,
-                lease.end_date, end, exclude_reservation=reservation.id)
+                lease.end_date, end, exclude_lease_reservation=reservation.id)
             if short:
                 raise exception.NotEnoughHostsAvailable(
                     wanted=reservation.amount,
                     what='reservation %s' % reservation.id,
                     found=reservation.amount - short, start=start,
                     end=end)
-        store.claims_set_end(context, end, reservation_id=reservation.id)
+        store.allocations_set_end(context, end,
+                                  lease_reservation_id=reservation.id)
 
     # artefacts ---------------------------------------------------------------
 
@@ -147,7 +149,7 @@ class FlavorInstancePlugin(base.ResourcePlugin):
             child = self.placement.ensure_child_provider(host.provider_uuid,
                                                          host.name)
             self.placement.set_inventory(child['uuid'], resource_class,
-                                         allocation.count)
+                                         allocation.amount)
 
     def sync(self, context, lease, reservation):
         """A started lease's cloud objects as its allocations say (hosts

@@ -20,7 +20,7 @@ just sent. Then, for bookings only:
 
 * a booking whose end was moved while its lease still ends at the old
   time (a lost update_lease): the update is cast again;
-* the host claims of a booking that is over and never got a lease are
+* the allocations of a booking that is over and never got a lease are
   released;
 * COMPLETE bookings are purged [worker]purge_after_days after their end.
 
@@ -152,7 +152,7 @@ class Reconciler:
                 context, kind, kind.not_torn_down(context, cutoff, now))
         counts.update({
             'updates': self._recast_updates(context, cutoff),
-            'released': capacity_store.claims_release_stale(context),
+            'released': capacity_store.allocations_release_stale(context),
             'purged': self._purge(context, now),
         })
         if any(counts.values()):

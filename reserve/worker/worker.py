@@ -44,7 +44,7 @@ class BookingWorker:
         # The booking names a catalogue flavor; the lease, a nova one.
         flavor = flavors_db.flavor_get(context, booking.flavor_id)
         # The hosts were chosen at admission: the lease adopts the
-        # booking's claims, sized from the catalogue's record.
+        # booking's allocations, sized from the catalogue's record.
         request = lease_request.LeaseRequest.for_owner(
             states.Owner.BOOKING, booking.id, booking.project_id,
             booking.user_id, booking.start_date, booking.end_date,

@@ -4,11 +4,11 @@
 Not a test: a script that prints figures. For each shape of shapes.py
 (hosts x bookings already on them) and each backend it builds a
 throwaway database holding the shape (a reservable nova host per host,
-one catalogue flavor, and per booking its ``bookings`` row and its claim
+one catalogue flavor, and per booking its ``bookings`` row and its allocation
 in ``allocations``), then times ``reserve.booking.admission.book`` --
 capacity lock, gauntlet, quota (ConfigDriver; --recheck for nova's recheck),
-the flavor's slot calendar, the claims of the window, the choice of
-hosts, the booking and its claims written, commit -- over the windows
+the flavor's slot calendar, the allocations of the window, the choice of
+hosts, the booking and its allocations written, commit -- over the windows
 of ``shape.requests(N)``, after one warm-up decision on a window outside
 them (the hosts' records are cached per process from then on).
 
@@ -22,7 +22,7 @@ The shape's rows are frozen out of the garbage collector's way first.
 Per decision it counts the SQL statements sent on reserve's engine, the
 calls to reserve's nova and placement clients and the HTTP requests
 made (any of those fails the run: a decision must not call a cloud),
-the rows the decision reads (claims of the window, bookings of the
+the rows the decision reads (allocations of the window, bookings of the
 flavor's calendar, the project's live bookings for its quota), and the
 time spent in each step (decision_probes.PHASES).
 
@@ -178,7 +178,7 @@ def measure(args, shape, backend):
         'load': load, 'phases': spent, 'warmup_ms': warmup,
         'sql': sql[0] / n, 'selects': sql[1] / n,
         'cloud': calls / n, 'http': http / n,
-        'claims_read': spent['claims read'][1],
+        'claims_read': spent['allocations read'][1],
         'calendar_read': spent['calendar read'][1],
     })
     return result

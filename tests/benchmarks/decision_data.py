@@ -105,7 +105,7 @@ def build(engine, shape, projects, seed):
                       'memory_mb': size['memory_mb'],
                       'disk_gb': size['disk_gb'], 'ephemeral_gb': 0,
                       'swap_mb': 0, 'extra_specs': {}})
-    bookings, claims = [], []
+    bookings, allocations = [], []
     for i, booking in enumerate(shape.bookings):
         booking_id = next(ids)
         bookings.append(dict(
@@ -113,19 +113,19 @@ def build(engine, shape, projects, seed):
             user_id='bench', flavor_id=flavor_id,
             instance_count=booking['count'], start_date=booking['start'],
             end_date=booking['end'], status=states.Booking.ALLOCATED))
-        claims.append(dict(
+        allocations.append(dict(
             stamps, id=next(ids), host_id=hosts[booking['host']]['id'],
-            count=booking['count'], start_date=booking['start'],
+            amount=booking['count'], start_date=booking['start'],
             end_date=booking['end'], booking_id=booking_id,
-            reservation_id=None, vcpus=booking['vcpus'],
+            lease_reservation_id=None, vcpus=booking['vcpus'],
             memory_mb=booking['memory_mb'], disk_gb=booking['disk_gb']))
     with engine.begin() as conn:
         _insert(conn, models.Host.__table__, hosts)
         _insert(conn, models.Flavor.__table__, [flavor])
         _insert(conn, models.Booking.__table__, bookings)
-        _insert(conn, models.Allocation.__table__, claims)
+        _insert(conn, models.Allocation.__table__, allocations)
         _insert(conn, models.CapacityState.__table__, [
-            dict(stamps, id=1, generation=1, longest_claim=longest)])
+            dict(stamps, id=1, generation=1, longest_allocation=longest)])
     with engine.begin() as conn:
         if engine.dialect.name == 'mysql':
             conn.execute(sa.text('ANALYZE TABLE hosts, flavors, bookings, '

@@ -105,12 +105,12 @@ PHASES = (
     (desk, 'slot_holders', 'calendar read', len, False),
     (calendar, 'max_count', 'calendar maths', None, False),
     (store, 'hosts', 'hosts', None, False),
-    (store, 'claims_in_window', 'claims read', _rows, False),
+    (store, 'allocations_in_window', 'allocations read', _rows, False),
     (store, 'host_windows_in', 'host windows', None, False),
     (model.Board, 'offer', 'offer', None, False),
     (maths, 'place', 'place', None, False),
     (bookings_db, 'booking_create', 'booking write', None, False),
-    (store, 'claims_create', 'claims write', None, False),
+    (store, 'allocations_create', 'allocations write', None, False),
     (quota, 'recheck', 'recheck', None, False),
 )
 

@@ -80,7 +80,7 @@ def report_line(result):
           '%d admitted; p50 %.2f ms, p99 %.2f ms, max %.2f ms (this '
           'process\'s CPU: p50 %.2f ms, p99 %.2f ms; load average up to '
           '%.1f); %.1f SQL (%.1f SELECT), %.1f cloud calls, %.1f HTTP per '
-          'decision; rows read per decision: %.0f claims, %.0f calendar '
+          'decision; rows read per decision: %.0f allocations, %.0f calendar '
           'bookings, one quota sum' % (
               result['backend'], label_of(result), result['build_s'],
               result['warmup_ms'], result['n'], result['admitted'],
@@ -139,7 +139,7 @@ def flat(results):
     over the same span (denser: the windows meet more of them) and
     spread over a longer one (as dense: only those outside grow)."""
     print('flat in the bookings (same hosts; p50 / p99 / CPU p50 ms; '
-          'claims read per decision):')
+          'allocations read per decision):')
     by = {}
     for r in results:
         by.setdefault((r['backend'], r['hosts']), []).append(r)

@@ -276,7 +276,7 @@ def make_lease(project='project-a', name=None, host=None, status=None,
         memory_mb=65536, disk_gb=100, ephemeral_gb=0,
         extra_specs={'pci_passthrough:alias': 'a100:1'},
         resource_properties='["==", "$gpu_model", "a100"]', affinity=None,
-        allocations=[{'host_id': host.id, 'count': amount,
+        allocations=[{'host_id': host.id, 'amount': amount,
                       'start_date': start, 'end_date': end, 'vcpus': 16,
                       'memory_mb': 65536, 'disk_gb': 100}]
         if host else [])

@@ -143,13 +143,14 @@ def _overbooked(hosts, base):
     """Some host holding more instances than it has vCPUs at a minute."""
     admin = reserve_context.get_admin_context()
     guard = model.guard()
-    claims = []
+    allocations = []
     with db_api.reader.using(admin) as session:
-        claims = session.query(models.Allocation).all()
+        allocations = session.query(models.Allocation).all()
     for host in hosts:
         for minute in range(0, 200):
             t = base + minute * MINUTE
-            held = sum(c.count for c in claims if c.host_id == host.id and
+            held = sum(c.amount for c in allocations
+                       if c.host_id == host.id and
                        c.start_date <= t < c.end_date + guard)
             if held > host.vcpus:
                 return host.name, t

@@ -4,7 +4,7 @@ What can be allocated (allocation ratios and reserved amounts applied),
 the GPUs of its provider tree, and what other consumers use of it: an
 instance that was on the host before it was enrolled counts, a reserved
 server (it holds a CUSTOM_RESERVATION_* class) does not, since its
-booking's claim counts it already.
+booking's allocation counts it already.
 """
 import uuid
 
@@ -60,7 +60,7 @@ def test_the_record_counts_other_consumers_not_reserved_servers(
     _allocate(placement_server, str(uuid.uuid4()), {
         root: {'VCPU': 4, 'MEMORY_MB': 8192, 'DISK_GB': 20},
         gpus: {'CUSTOM_PCI_10DE_20B5': 1}})
-    # A reserved server: its booking's claim counts it, not this.
+    # A reserved server: its booking's allocation counts it, not this.
     _allocate(placement_server, str(uuid.uuid4()), {
         root: {'VCPU': 2, 'MEMORY_MB': 4096, 'DISK_GB': 10},
         gpus: {'CUSTOM_PCI_10DE_20B5': 1}, child: {rc: 1}})

@@ -51,8 +51,8 @@ def _book(api, start, end, count=1):  # noqa: F811
 
 
 def _hosts_of(booking_id):
-    return {c.host_id: c.count
-            for c in store.claims_of_booking(admin_context(), booking_id)}
+    return {c.host_id: c.amount
+            for c in store.allocations_of_booking(admin_context(), booking_id)}
 
 
 def _window(api, host, start, end, force=None):  # noqa: F811

@@ -125,7 +125,7 @@ def cloud(tmp_path, placement_server):
 
 
 def _book(count, start_in=0, length=3):
-    """A booking admitted by the desk: its hosts are claimed."""
+    """A booking admitted by the desk: its hosts are allocated."""
     now = timeutils.utcnow()
     catalogue = flavors_db.flavor_get(reserve_context.get_admin_context(),
                                       'gpu.large')
@@ -165,9 +165,9 @@ def test_booking_lifecycle_builds_and_removes_the_fence(cloud):
     rsv = lease.reservations[0]
     rsv_id = rsv.id
     assert booking.reserved_flavor_id == rsv_id
-    assert sum(a.count for a in rsv.allocations) == 3
+    assert sum(a.amount for a in rsv.allocations) == 3
     # 4 vCPUs a host and 2 per instance: packed 2 + 1.
-    assert sorted(a.count for a in rsv.allocations) == [1, 2]
+    assert sorted(a.amount for a in rsv.allocations) == [1, 2]
     rc = placement.reservation_resource_class(rsv_id)
 
     # Ground prepared early, keys withheld.
@@ -190,7 +190,7 @@ def test_booking_lifecycle_builds_and_removes_the_fence(cloud):
 
     lease = _run_events_until(cloud, lease.id, states.Lease.ACTIVE)
     assert cloud.access[rsv_id] == {PROJECT}
-    by_host = {a.host.name: a.count for a in lease.reservations[0]
+    by_host = {a.host.name: a.amount for a in lease.reservations[0]
                .allocations}
     assert sorted(aggregate.hosts) == sorted(by_host)
     for host, count in by_host.items():
@@ -220,7 +220,7 @@ def test_booking_lifecycle_builds_and_removes_the_fence(cloud):
 
 
 def test_a_booking_without_claims_gets_no_lease(cloud):
-    # The lease adopts the hosts admission claimed; the manager chooses
+    # The lease adopts the hosts admission allocated; the manager chooses
     # none itself.
     ctx = reserve_context.get_admin_context()
     now = timeutils.utcnow()
@@ -324,7 +324,7 @@ def test_gpus_run_out_before_cpus(cloud):
     booking = bookings_db.booking_get(ctx, booking.id)
     assert booking.status == states.Booking.ALLOCATED, booking.status_reason
     lease = leases_db.lease_get(ctx, booking.lease_id)
-    assert sorted(a.count for a in lease.reservations[0].allocations) == \
+    assert sorted(a.amount for a in lease.reservations[0].allocations) == \
         [2, 2]
     for host in cloud.hosts.values():
         assert hosts_db.host_get(ctx, host['id']).gpus == {A100_CLASS: 2}
@@ -356,7 +356,7 @@ def test_drift_made_by_hand_is_repaired(cloud):
     lease = _run_events_until(cloud, lease_id, states.Lease.ACTIVE)
     rsv_id = lease.reservations[0].id
     rc = placement.reservation_resource_class(rsv_id)
-    by_host = {a.host.name: a.count
+    by_host = {a.host.name: a.amount
                for a in lease.reservations[0].allocations}
     host = sorted(by_host)[0]
     child = cloud.placement.provider_by_name('reserve_' + host)
@@ -392,10 +392,10 @@ def test_a_running_lease_follows_its_moved_allocations(cloud):
     lease = _run_events_until(cloud, lease_id, states.Lease.ACTIVE)
     rsv = lease.reservations[0]
     rc = placement.reservation_resource_class(rsv.id)
-    (claim,) = rsv.allocations
-    old = claim.host
+    (allocation,) = rsv.allocations
+    old = allocation.host
     new = [h for h in cloud.hosts.values() if h['id'] != old.id][0]
-    capacity_store.claim_move(ctx, claim, {new['id']: 1})
+    capacity_store.allocation_move(ctx, allocation, {new['id']: 1})
 
     cloud.lease_manager.sync_lease(ctx, lease_id)
     aggregate = [a for a in cloud.nova.aggregates.list()

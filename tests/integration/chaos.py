@@ -15,7 +15,7 @@ The checker's lines, each of which should be 0:
   end is 60 s past;
 * ``bookings in ERROR``: reported apart (a fault that outlasted the
   retries), with their reasons;
-* ``overbooked instants``: samples where the claims on a host held more
+* ``overbooked instants``: samples where the allocations on a host held more
   than its capacity;
 * ``events run twice``: events finished more than once (manager logs);
 * ``artefacts left``: reserve's objects left in nova and placement

@@ -13,27 +13,27 @@ def _utcnow():
 
 
 def overbooked_now(engine):
-    """Hosts whose claims hold more than their capacity at some instant
+    """Hosts whose allocations hold more than their capacity at some instant
     from now on, as 'host: resource used/capacity' lines."""
     with engine.connect() as conn:
         hosts = {row.id: row for row in conn.execute(sa.text(
             "SELECT id, name, vcpus, memory_mb, local_gb FROM hosts "
             "WHERE kind = 'nova'"))}
-        claims = collections.defaultdict(list)
+        allocations = collections.defaultdict(list)
         for row in conn.execute(sa.text(
-                "SELECT host_id, start_date, end_date, count, vcpus, "
+                "SELECT host_id, start_date, end_date, amount, vcpus, "
                 "memory_mb, disk_gb FROM allocations WHERE end_date > "
                 ":now"), {'now': _utcnow()}):
-            claims[row.host_id].append(row)
+            allocations[row.host_id].append(row)
     found = []
-    for host_id, rows in claims.items():
+    for host_id, rows in allocations.items():
         host = hosts.get(host_id)
         if host is None:
             continue
         changes = []
         for r in rows:
-            use = (r.vcpus * r.count, r.memory_mb * r.count,
-                   r.disk_gb * r.count)
+            use = (r.vcpus * r.amount, r.memory_mb * r.amount,
+                   r.disk_gb * r.amount)
             changes.append((r.start_date, 1, use))
             changes.append((r.end_date, 0, use))
         used = [0, 0, 0]

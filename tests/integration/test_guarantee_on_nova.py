@@ -326,10 +326,10 @@ def test_forced_host_maintenance_moves_a_booking(desk, admin_nova, cleanup):
         now + datetime.timedelta(minutes=10)
     booking = _booked(daemons, cleanup, entry, start, end, 1)
     servers = _servers(cleanup)
-    claims = daemons.admin('GET', '/v1/allocations', params={
+    allocations = daemons.admin('GET', '/v1/allocations', params={
         'lease_id': booking['lease_id']}).json()['allocations']
-    assert [a['count'] for a in claims] == [1], claims
-    old = claims[0]['host']
+    assert [a['count'] for a in allocations] == [1], allocations
+    old = allocations[0]['host']
     new = [h for h in cloud_mod.COMPUTE_HOSTS if h != old][0]
     old_id, new_id = desk.hosts[old]['id'], desk.hosts[new]['id']
 
@@ -350,9 +350,10 @@ def test_forced_host_maintenance_moves_a_booking(desk, admin_nova, cleanup):
         'moved': [{'reservation_id': booking['id'], 'instances': 1,
                    'to_hosts': [new_id]}],
         'cancelled': []}, resp.text
-    claims = daemons.admin('GET', '/v1/allocations', params={
+    allocations = daemons.admin('GET', '/v1/allocations', params={
         'lease_id': booking['lease_id']}).json()['allocations']
-    assert [(a['host'], a['count']) for a in claims] == [(new, 1)], claims
+    assert [(a['host'], a['count']) for a in allocations] == [(new, 1)], \
+        allocations
     assert _booking(daemons, booking['id'])['status'] == 'ALLOCATED'
 
     booking = _wait('ACTIVE', lambda: _status(daemons, booking['id'],

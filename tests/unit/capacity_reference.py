@@ -15,15 +15,15 @@ RESOURCES = ('vcpus', 'memory_mb', 'disk_gb')
 
 
 def brute_fit(capacity, holding, need):
-    """How many instances of ``need`` fit on a host beside the claims
+    """How many instances of ``need`` fit on a host beside the allocations
     ``holding`` it, by trying each number. A host short of a resource
     (overbooked) holds nothing; a need asking nothing is unbounded."""
-    used = {r: sum(c.size.get(r, 0) * c.count for c in holding)
+    used = {r: sum(c.size.get(r, 0) * c.amount for c in holding)
             for r in RESOURCES}
     used_gpus = collections.Counter()
     for c in holding:
         for key, per in (c.size.get('gpus') or {}).items():
-            used_gpus[key] += per * c.count
+            used_gpus[key] += per * c.amount
     have_gpus = capacity.get('gpus') or {}
     need_gpus = {k: per for k, per in (need.get('gpus') or {}).items()
                  if per}
@@ -44,8 +44,9 @@ def brute_fit(capacity, holding, need):
     return n
 
 
-def brute_at(capacity, claims, need, t):
-    return brute_fit(capacity, [c for c in claims if c.start <= t < c.until],
+def brute_at(capacity, allocations, need, t):
+    return brute_fit(capacity,
+                     [c for c in allocations if c.start <= t < c.until],
                      need)
 
 
@@ -66,12 +67,12 @@ times = st.integers(min_value=0, max_value=40)
 
 
 @st.composite
-def timed_claims(draw):
+def timed_allocations(draw):
     start = draw(times)
     until = draw(st.integers(min_value=start, max_value=min(start + 15, 43)))
-    return maths.Claim(start, until,
-                       draw(st.integers(min_value=0, max_value=3)),
-                       draw(sizes))
+    return maths.Allocation(start, until,
+                            draw(st.integers(min_value=0, max_value=3)),
+                            draw(sizes))
 
 
 @st.composite

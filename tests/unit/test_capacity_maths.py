@@ -14,7 +14,7 @@ from tests.unit.capacity_reference import brute_at
 from tests.unit.capacity_reference import host_capacities
 from tests.unit.capacity_reference import RESOURCES
 from tests.unit.capacity_reference import sizes
-from tests.unit.capacity_reference import timed_claims
+from tests.unit.capacity_reference import timed_allocations
 from tests.unit.capacity_reference import value_at
 from tests.unit.capacity_reference import windows
 
@@ -25,8 +25,8 @@ def at(minute):
     return T0 + datetime.timedelta(minutes=minute)
 
 
-def claim(start, until, count=1, **size):
-    return maths.Claim(at(start), at(until), count, size)
+def allocation(start, until, amount=1, **size):
+    return maths.Allocation(at(start), at(until), amount, size)
 
 
 def least(step_list):
@@ -34,9 +34,9 @@ def least(step_list):
     return min(value for _, value in step_list)
 
 
-def slots(capacity, claims, need, start, end):
+def slots(capacity, allocations, need, start, end):
     """What the host holds of ``need`` over the whole of [start, end)."""
-    return least(maths.steps(capacity, claims, need, at(start), at(end)))
+    return least(maths.steps(capacity, allocations, need, at(start), at(end)))
 
 
 HOST = {'vcpus': 64, 'memory_mb': 512, 'disk_gb': 1000}
@@ -52,47 +52,47 @@ def test_empty_host_fits_its_tightest_resource():
     assert maths.empty_fit(HOST, GPU_FLAVOR) == 4
 
 
-def test_overlapping_claim_reduces_the_slots():
-    used = [claim(30, 90, count=3, **GPU_FLAVOR)]
+def test_overlapping_allocation_reduces_the_slots():
+    used = [allocation(30, 90, amount=3, **GPU_FLAVOR)]
     assert slots(HOST, used, GPU_FLAVOR, 0, 60) == 1
 
 
-def test_peak_of_overlapping_claims_decides():
-    # Each claim alone leaves 2 slots; only minutes 40-50 see both.
-    used = [claim(0, 50, count=2, **GPU_FLAVOR),
-            claim(40, 120, count=2, **GPU_FLAVOR)]
+def test_peak_of_overlapping_allocations_decides():
+    # Each allocation alone leaves 2 slots; only minutes 40-50 see both.
+    used = [allocation(0, 50, amount=2, **GPU_FLAVOR),
+            allocation(40, 120, amount=2, **GPU_FLAVOR)]
     assert slots(HOST, used, GPU_FLAVOR, 0, 40) == 2
     assert slots(HOST, used, GPU_FLAVOR, 50, 120) == 2
     assert slots(HOST, used, GPU_FLAVOR, 0, 120) == 0
 
 
-def test_claims_that_do_not_overlap_each_other_do_not_add_up():
-    used = [claim(0, 30, count=3, **GPU_FLAVOR),
-            claim(30, 60, count=3, **GPU_FLAVOR)]
+def test_allocations_that_do_not_overlap_each_other_do_not_add_up():
+    used = [allocation(0, 30, amount=3, **GPU_FLAVOR),
+            allocation(30, 60, amount=3, **GPU_FLAVOR)]
     assert slots(HOST, used, GPU_FLAVOR, 0, 60) == 1
 
 
 @pytest.mark.parametrize('start,end', [(-60, 0), (60, 120), (-30, 0)])
 def test_windows_are_half_open(start, end):
-    # A claim ending when the window starts, or starting when it ends,
+    # An allocation ending when the window starts, or starting when it ends,
     # takes nothing from it: back-to-back bookings hand over.
-    used = [claim(start, end, count=4, **GPU_FLAVOR)]
+    used = [allocation(start, end, amount=4, **GPU_FLAVOR)]
     assert slots(HOST, used, GPU_FLAVOR, 0, 60) == 4
 
 
-def test_claim_started_before_the_window_counts():
-    used = [claim(-600, 10, count=4, **GPU_FLAVOR)]
+def test_allocation_started_before_the_window_counts():
+    used = [allocation(-600, 10, amount=4, **GPU_FLAVOR)]
     assert slots(HOST, used, GPU_FLAVOR, 0, 60) == 0
 
 
-def test_claim_of_another_size_counts_per_instance():
+def test_allocation_of_another_size_counts_per_instance():
     # 2 instances of 200 MB each leave 112 MB: no room for 128 MB.
-    used = [claim(0, 60, count=2, vcpus=1, memory_mb=200, disk_gb=0)]
+    used = [allocation(0, 60, amount=2, vcpus=1, memory_mb=200, disk_gb=0)]
     assert slots(HOST, used, GPU_FLAVOR, 0, 60) == 0
 
 
 def test_host_already_overcommitted_fits_nothing():
-    used = [claim(0, 60, count=1, memory_mb=600)]
+    used = [allocation(0, 60, amount=1, memory_mb=600)]
     assert slots(HOST, used, {'vcpus': 1}, 0, 60) == 0
 
 
@@ -115,11 +115,11 @@ def test_missing_capacity_counts_as_zero():
     assert slots({'vcpus': 64}, [], GPU_FLAVOR, 0, 60) == 0
 
 
-def test_steps_change_where_claims_start_and_end():
-    used = [claim(-10, 20, count=1, **GPU_FLAVOR),
-            claim(30, 90, count=3, **GPU_FLAVOR),
+def test_steps_change_where_allocations_start_and_end():
+    used = [allocation(-10, 20, amount=1, **GPU_FLAVOR),
+            allocation(30, 90, amount=3, **GPU_FLAVOR),
             # starts and ends at the same instants: no step of its own
-            claim(40, 50, count=1, disk_gb=1)]
+            allocation(40, 50, amount=1, disk_gb=1)]
     assert maths.steps(HOST, used, GPU_FLAVOR, at(0), at(60)) == [
         (at(0), 3), (at(20), 4), (at(30), 1)]
     assert maths.steps(HOST, [], GPU_FLAVOR, at(0), at(60)) == [(at(0), 4)]
@@ -127,13 +127,13 @@ def test_steps_change_where_claims_start_and_end():
 
 # A host's offer: against a minute-by-minute reference ------------------------
 
-def reference_slots(cap, claims, need, start, end):
+def reference_slots(cap, allocations, need, start, end):
     """The most instances of ``need`` that fit at every minute of
     [start, end), counted by trying each number (GPUs aside)."""
     def fits(n):
         for minute in range(start, end):
             for r in RESOURCES:
-                used = sum(c.size.get(r, 0) * c.count for c in claims
+                used = sum(c.size.get(r, 0) * c.amount for c in allocations
                            if c.start <= minute < c.until)
                 if used + n * need.get(r, 0) > cap.get(r, 0):
                     return False
@@ -155,28 +155,29 @@ capacities = st.fixed_dictionaries(
 
 
 # Few distinct minutes, so that boundaries often coincide (back-to-back
-# claims, claims ending where the window starts).
+# allocations, allocations ending where the window starts).
 @st.composite
-def claims_strategy(draw):
+def allocations_strategy(draw):
     start = draw(st.integers(min_value=-3, max_value=12))
     length = draw(st.integers(min_value=0, max_value=8))
-    return maths.Claim(start, start + length,
-                       draw(st.integers(min_value=0, max_value=3)),
-                       draw(resources))
+    return maths.Allocation(start, start + length,
+                            draw(st.integers(min_value=0, max_value=3)),
+                            draw(resources))
 
 
 @settings(max_examples=300, deadline=None)
 @given(cap=capacities,
-       claims=st.lists(claims_strategy(), max_size=5),
+       allocations=st.lists(allocations_strategy(), max_size=5),
        need=resources,
        start=st.integers(min_value=0, max_value=8),
        length=st.integers(min_value=1, max_value=8))
-def test_least_of_steps_matches_minute_by_minute_reference(cap, claims, need,
-                                                           start, length):
+def test_least_of_steps_matches_minute_by_minute_reference(cap, allocations,
+                                                           need, start,
+                                                           length):
     end = start + length
-    expected = reference_slots(cap, claims, need, start, end)
+    expected = reference_slots(cap, allocations, need, start, end)
     as_dates = [c._replace(start=at(c.start), until=at(c.until))
-                for c in claims]
+                for c in allocations]
     assert slots(cap, as_dates, need, start, end) == expected
 
 
@@ -186,40 +187,43 @@ def test_least_of_steps_matches_minute_by_minute_reference(cap, claims, need,
 # so checking each integer instant t checks the whole of [t, t + 1).
 
 @settings(max_examples=500, deadline=None)
-@given(capacity=host_capacities, claims=st.lists(timed_claims(), max_size=6),
+@given(capacity=host_capacities,
+       allocations=st.lists(timed_allocations(), max_size=6),
        need=sizes, window=windows())
-def test_steps_match_brute_force_at_every_instant(capacity, claims, need,
+def test_steps_match_brute_force_at_every_instant(capacity, allocations, need,
                                                   window):
     start, end = window
-    step_list = maths.steps(capacity, claims, need, start, end)
+    step_list = maths.steps(capacity, allocations, need, start, end)
 
     assert step_list[0][0] == start
     instants = [t for t, _ in step_list]
     assert instants == sorted(set(instants))
     assert all(start <= t < end for t in instants)
     for t in range(start, end):
-        assert value_at(step_list, t) == brute_at(capacity, claims, need, t)
+        assert value_at(step_list, t) == brute_at(capacity, allocations,
+                                                  need, t)
     assert least(step_list) == min(
-        brute_at(capacity, claims, need, t) for t in range(start, end))
-    if not claims:
+        brute_at(capacity, allocations, need, t) for t in range(start, end))
+    if not allocations:
         assert step_list == [(start, maths.empty_fit(capacity, need))]
 
 
 # GPU keys that share classes ('A|B' is served by A and B capacity), so
-# that a claim's use of one key takes from another's.
+# that an allocation's use of one key takes from another's.
 class_keys = st.sampled_from(['A', 'B', 'A|B', 'VGPU'])
 class_gpus = st.dictionaries(class_keys, st.integers(0, 4), max_size=3)
 
 
-def test_least_fit_counts_every_instance_of_a_gpu_claim():
+def test_least_fit_counts_every_instance_of_a_gpu_allocation():
     host = dict(HOST, gpus={'A': 4, 'B': 2})
-    claims = [maths.Claim(0, 10, 2, {'vcpus': 1, 'gpus': {'A|B': 1}}),
-              maths.Claim(5, 20, 1, {'gpus': {'A': 1}})]
+    allocations = [
+        maths.Allocation(0, 10, 2, {'vcpus': 1, 'gpus': {'A|B': 1}}),
+        maths.Allocation(5, 20, 1, {'gpus': {'A': 1}})]
     need = {'vcpus': 1, 'gpus': {'A': 1}}
-    # 'A|B' claims may have taken A: at 5..10, 3 of A's 4 are taken.
-    assert maths.least_fit(host, claims, need, 0, 20) == 1
-    assert maths.least_fit(host, claims, need, 10, 20) == 3
-    assert least(maths.steps(host, claims, need, 0, 20)) == 1
+    # 'A|B' allocations may have taken A: at 5..10, 3 of A's 4 are taken.
+    assert maths.least_fit(host, allocations, need, 0, 20) == 1
+    assert maths.least_fit(host, allocations, need, 10, 20) == 3
+    assert least(maths.steps(host, allocations, need, 0, 20)) == 1
 
 
 @settings(max_examples=500, deadline=None)
@@ -227,8 +231,8 @@ def test_least_fit_counts_every_instance_of_a_gpu_claim():
            {r: st.one_of(st.integers(20, 40), st.integers(-2, 12))
             for r in RESOURCES},
            optional={'gpus': class_gpus}),
-       claims=st.lists(st.builds(
-           lambda start, length, count, size, gpus: maths.Claim(
+       allocations=st.lists(st.builds(
+           lambda start, length, count, size, gpus: maths.Allocation(
                start, start + length, count, dict(size, gpus=gpus)),
            st.integers(0, 20), st.integers(0, 15), st.integers(0, 3),
            st.fixed_dictionaries({}, optional={
@@ -239,15 +243,15 @@ def test_least_fit_counts_every_instance_of_a_gpu_claim():
            {r: st.integers(0, 4) for r in RESOURCES},
            gpus=st.dictionaries(class_keys, st.integers(0, 2), max_size=2))),
        window=windows(longest=20))
-# An empty claim (until == start) inside the window holds nothing.
+# An empty allocation (until == start) inside the window holds nothing.
 @example(capacity={'vcpus': 20, 'memory_mb': 20, 'disk_gb': 20},
-         claims=[maths.Claim(1, 1, 1, {'disk_gb': 1, 'gpus': {}})],
+         allocations=[maths.Allocation(1, 1, 1, {'disk_gb': 1, 'gpus': {}})],
          need={'disk_gb': 1}, window=(0, 2))
-def test_least_fit_is_the_least_of_the_steps(capacity, claims, need,
+def test_least_fit_is_the_least_of_the_steps(capacity, allocations, need,
                                              window):
     """The decisions' shortcut (peaks per resource) answers what the
     step function's minimum does, GPU classes shared between keys and
     hosts already short of a resource included."""
     start, end = window
-    assert maths.least_fit(capacity, claims, need, start, end) == \
-        least(maths.steps(capacity, claims, need, start, end))
+    assert maths.least_fit(capacity, allocations, need, start, end) == \
+        least(maths.steps(capacity, allocations, need, start, end))

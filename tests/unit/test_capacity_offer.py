@@ -15,16 +15,16 @@ CAPACITIES = ({'vcpus': 8, 'memory_mb': 8, 'disk_gb': 8},
 
 
 class Board:
-    """A lazy board over fixed claims that records which hosts it was
+    """A lazy board over fixed allocations that records which hosts it was
     asked for."""
     span = 10
 
-    def __init__(self, claims):
-        self.claims, self.asked = claims, []
+    def __init__(self, allocations):
+        self.allocations, self.asked = allocations, []
 
-    def claims_of(self, host_ids, need):
+    def allocations_of(self, host_ids, need):
         self.asked.extend(h for h in host_ids if h not in self.asked)
-        return {h: self.claims.get(h, []) for h in host_ids}
+        return {h: self.allocations.get(h, []) for h in host_ids}
 
 
 def host(i, capacity):
@@ -32,8 +32,8 @@ def host(i, capacity):
                             True, store._key(capacity))
 
 
-claims = st.lists(st.builds(
-    lambda start, length, count, vcpus, memory: maths.Claim(
+allocations = st.lists(st.builds(
+    lambda start, length, count, vcpus, memory: maths.Allocation(
         start, start + length, count,
         {'vcpus': vcpus, 'memory_mb': memory, 'disk_gb': 0}),
     st.integers(0, 10), st.integers(1, 6), st.integers(1, 2),
@@ -42,7 +42,7 @@ claims = st.lists(st.builds(
 
 @settings(max_examples=400, deadline=None)
 @given(hosts=st.lists(st.tuples(st.sampled_from(CAPACITIES),
-                                st.one_of(st.none(), claims)),
+                                st.one_of(st.none(), allocations)),
                       min_size=1, max_size=12),
        need=st.fixed_dictionaries({'vcpus': st.integers(1, 4),
                                    'memory_mb': st.integers(0, 2)}),
@@ -66,20 +66,20 @@ def test_placing_lazily_chooses_what_placing_everything_would(
 
 def test_a_busy_host_ranks_by_what_it_really_holds():
     records = [host(i, CAPACITIES[0]) for i in range(6)]
-    busy = {'host-00': [maths.Claim(0, 10, 1, {'vcpus': 4})],
-            'host-05': [maths.Claim(0, 10, 1, {'vcpus': 4})]}
+    busy = {'host-00': [maths.Allocation(0, 10, 1, {'vcpus': 4})],
+            'host-05': [maths.Allocation(0, 10, 1, {'vcpus': 4})]}
     need = {'vcpus': 2}
     board = Board(busy)
     offer = model.Offer(board, model.Ranked(records, need), need)
-    # host-00 ranks first until its claim is counted (2 left, not 4);
+    # host-00 ranks first until its allocation is counted (2 left, not 4);
     # host-05 would hold 4 too, but two idle hosts come before it.
     assert offer.place(8) == {'host-01': 4, 'host-02': 4}
     assert offer.place(9) == {'host-01': 4, 'host-02': 4, 'host-03': 1}
 
 
-def test_a_placement_reads_the_claims_of_the_first_hosts_only():
+def test_a_placement_reads_the_allocations_of_the_first_hosts_only():
     records = [host(i, CAPACITIES[0]) for i in range(40)]
-    busy = {'host-%02d' % i: [maths.Claim(0, 10, 1, {'vcpus': 8})]
+    busy = {'host-%02d' % i: [maths.Allocation(0, 10, 1, {'vcpus': 8})]
             for i in range(0, 40, 2)}
     board = Board(busy)
     offer = model.Offer(board, model.Ranked(records, {'vcpus': 2}),

@@ -9,7 +9,7 @@ from reserve.capacity import maths
 from tests.unit.capacity_reference import brute_at
 from tests.unit.capacity_reference import host_capacities
 from tests.unit.capacity_reference import sizes
-from tests.unit.capacity_reference import timed_claims
+from tests.unit.capacity_reference import timed_allocations
 from tests.unit.capacity_reference import times
 from tests.unit.capacity_reference import windows
 
@@ -57,7 +57,7 @@ def booking_fits(table, slot_function, count, s, e, guard):
 
 @settings(max_examples=500, deadline=None)
 @given(hosts=st.lists(st.tuples(host_capacities,
-                                st.lists(timed_claims(), max_size=4)),
+                                st.lists(timed_allocations(), max_size=4)),
                       min_size=1, max_size=4),
        need=sizes, slot_function=slot_functions(),
        count=st.integers(min_value=1, max_value=6),
@@ -67,10 +67,10 @@ def test_free_windows_are_exactly_where_a_booking_fits(
         hosts, need, slot_function, count, window, guard):
     start, end = window
     horizon = end + guard
-    host_steps = [maths.steps(capacity, claims, need, start, horizon)
-                  for capacity, claims in hosts if claims]
+    host_steps = [maths.steps(capacity, allocations, need, start, horizon)
+                  for capacity, allocations in hosts if allocations]
     idle = sum(maths.empty_fit(capacity, need)
-               for capacity, claims in hosts if not claims)
+               for capacity, allocations in hosts if not allocations)
     slot_steps = (None if slot_function is None
                   else as_steps(slot_function, start, horizon))
 
@@ -78,8 +78,9 @@ def test_free_windows_are_exactly_where_a_booking_fits(
                                start, end, guard)
 
     # table[h][t]: what host h holds at instant t, by brute force
-    table = [{t: brute_at(capacity, claims, need, t)
-              for t in range(start, horizon)} for capacity, claims in hosts]
+    table = [{t: brute_at(capacity, allocations, need, t)
+              for t in range(start, horizon)}
+             for capacity, allocations in hosts]
     for s in range(start, end):
         for e in range(s + 1, end + 1):
             expected = booking_fits(table, slot_function, count, s, e,
@@ -100,9 +101,9 @@ def test_free_windows_are_exactly_where_a_booking_fits(
 def test_hosts_free_one_after_the_other_hold_bookings_not_spanning_both():
     # h1 is full over [0, 10), h2 over [10, 20): one instance fits in
     # [0, 10) on h2 and in [10, 20) on h1, but none over [5, 15).
-    h1 = maths.steps({'vcpus': 1}, [maths.Claim(0, 10, 1, {'vcpus': 1})],
+    h1 = maths.steps({'vcpus': 1}, [maths.Allocation(0, 10, 1, {'vcpus': 1})],
                      {'vcpus': 1}, 0, 20)
-    h2 = maths.steps({'vcpus': 1}, [maths.Claim(10, 20, 1, {'vcpus': 1})],
+    h2 = maths.steps({'vcpus': 1}, [maths.Allocation(10, 20, 1, {'vcpus': 1})],
                      {'vcpus': 1}, 0, 20)
     assert maths.free_windows([h1, h2], 0, None, 1, 0, 20, 0) == [
         (0, 10), (10, 20)]
@@ -112,8 +113,9 @@ def test_hosts_free_one_after_the_other_hold_bookings_not_spanning_both():
         (0, 10), (10, 20)]
 
 
-def test_free_windows_leave_the_guard_before_the_next_claim():
-    host = maths.steps({'vcpus': 1}, [maths.Claim(10, 20, 1, {'vcpus': 1})],
+def test_free_windows_leave_the_guard_before_the_next_allocation():
+    host = maths.steps({'vcpus': 1},
+                       [maths.Allocation(10, 20, 1, {'vcpus': 1})],
                        {'vcpus': 1}, 0, 22)
     assert maths.free_windows([host], 0, None, 1, 0, 20, 2) == [(0, 8)]
     assert maths.free_windows([host], 0, None, 1, 0, 20, 0) == [(0, 10)]

@@ -390,7 +390,8 @@ def test_allocated_is_told_once(daemon, notifications, driver, ctx, db):
     assert notifications.event_types == ['reserve.reservation.allocated']
     payload = notifications.sent[0][1]
     assert payload['reservation_id'] == row.id
-    assert payload['compute_flavor'] == 'rsv-flavor-9'
+    assert payload['reserved_flavor_id'] == 'rsv-flavor-9'
+    assert 'compute_flavor' not in payload
     assert payload['status'] == B.ALLOCATED
     daemon.deliver_emitted()
     assert driver.events() == [('allocated', row.id)]

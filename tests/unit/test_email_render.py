@@ -191,7 +191,7 @@ def test_a_value_cannot_break_the_subject_line():
 
 def test_site_template_replaces_the_packaged_one(tmp_path, override):
     (tmp_path / 'start.txt').write_text(
-        'Subject: Ready: $reservation_id\n\nBoot with $compute_flavor; '
+        'Subject: Ready: $reservation_id\n\nBoot with $reserved_flavor_id; '
         'costs $$0.\n')
     override('template_dir', str(tmp_path), group='email')
     msg = mail('start')

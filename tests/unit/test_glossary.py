@@ -25,6 +25,8 @@ GLOSSARY = ROOT.parent / 'doc' / 'source' / 'contributor' / 'glossary.rst'
 PUBLIC = {
     'unit_reservations': 'the quota resource of GET /v1/limits, '
                          '[quota] and unified limits',
+    'compute_flavor': "a reservation's reserved flavor in the API "
+                      'before microversion 1.2',
 }
 _PUBLIC = re.compile(r'(?<![A-Za-z0-9_])(?:%s)(?![A-Za-z0-9_])' % '|'.join(
     re.escape(name) for name in PUBLIC))

@@ -153,8 +153,8 @@ def _at(minute):
     return T0 + datetime.timedelta(minutes=minute)
 
 
-def _slots(capacity, claims, need, start, end):
-    return min(fit for _, fit in maths.steps(capacity, claims, need,
+def _slots(capacity, allocations, need, start, end):
+    return min(fit for _, fit in maths.steps(capacity, allocations, need,
                                              _at(start), _at(end)))
 
 
@@ -165,7 +165,7 @@ def test_host_slots_stop_at_the_gpus_when_cpus_are_plenty():
             'gpus': {'VGPU': 1}}
     assert _slots(host, [], need, 0, 60) == 2
     assert maths.empty_fit(host, need) == 2
-    used = [maths.Claim(_at(30), _at(90), 1, need)]
+    used = [maths.Allocation(_at(30), _at(90), 1, need)]
     assert _slots(host, used, need, 0, 60) == 1
     assert _slots(host, used, need, 90, 120) == 2
     # an instance without GPUs is not held back by them

@@ -194,7 +194,7 @@ def test_complete_bookings_are_purged_after_the_retention(run):
     assert run()['purged'] == 0
 
 
-def test_claims_of_bookings_over_without_a_lease_are_released(run):
+def test_allocations_of_bookings_over_without_a_lease_are_released(run):
     ctx = reserve_context.get_admin_context()
     host = hosts_db.host_create(ctx, {'name': 'h1', 'kind': 'nova',
                                       'vcpus': 8, 'memory_mb': 8192,
@@ -202,12 +202,12 @@ def test_claims_of_bookings_over_without_a_lease_are_released(run):
     live = factories.make_booking()
     over = factories.make_booking(status=B.ERROR)
     for booking in (live, over):
-        store.claims_create(ctx, {host.id: 1}, booking.start_date,
-                            booking.end_date, {'vcpus': 1},
-                            booking_id=booking.id)
+        store.allocations_create(ctx, {host.id: 1}, booking.start_date,
+                                 booking.end_date, {'vcpus': 1},
+                                 booking_id=booking.id)
     assert run()['released'] == 1
-    assert store.claims_of_booking(ctx, over.id) == []
-    assert len(store.claims_of_booking(ctx, live.id)) == 1
+    assert store.allocations_of_booking(ctx, over.id) == []
+    assert len(store.allocations_of_booking(ctx, live.id)) == 1
 
 
 def test_nothing_to_do_reports_zero_everywhere(run, worker_api):

@@ -9,21 +9,26 @@ def response_schemas():
         'Allocation': parts.obj({
             'id': parts.STR, 'host_id': parts.STR,
             'host': parts.STR_OR_NULL,
-            'reservation_id': dict(parts.STR,
-                                   description='The lease reservation'),
             'lease_reservation_id': dict(parts.STR, description=(
-                'Since 1.1: the same as reservation_id')),
+                'Since 1.1: the lease reservation')),
+            'reservation_id': dict(parts.STR, description=(
+                'Before 1.2: the same as lease_reservation_id')),
             'booking_id': dict(parts.STR_OR_NULL, description=(
                 'The reservation (booking) the lease was made for, as '
                 '/v1/reservations knows it')),
             'resource_type': parts.STR, 'lease_id': parts.STR,
-            'project_id': parts.STR, 'count': parts.INT,
+            'project_id': parts.STR,
+            'amount': dict(parts.INT, description=(
+                'Since 1.2: the instances (or GPU units) held on the '
+                'host')),
+            'count': dict(parts.INT, description=(
+                'Before 1.2: the same as amount')),
             'start': parts.DATE, 'end': parts.DATE,
             'status': parts.enum(states.Lease.ALL),
             'created_at': parts.DATE, 'updated_at': parts.DATE,
-        }, optional=('lease_reservation_id',),
-            description='Instance slots of a lease reservation on one '
-                        'host.'),
+        }, optional=('lease_reservation_id', 'reservation_id', 'amount',
+                     'count'),
+            description='What a lease reservation holds on one host.'),
     }
 
 
@@ -37,8 +42,10 @@ def paths():
                 parts.collection('allocations', 'Allocation'),
                 [parts.PROJECT_ID,
                  parts.param('host_id', description='Host ID or name'),
-                 parts.param('reservation_id',
-                             description='Lease reservation ID'),
+                 parts.param('lease_reservation_id', description=(
+                     'Since 1.2: lease reservation ID')),
+                 parts.param('reservation_id', description=(
+                     'Before 1.2: lease reservation ID')),
                  parts.param('lease_id'), parts.LIMIT, parts.MARKER],
                 description='Administrators see every project unless '
                             "they give project_id; others see their "

@@ -5,9 +5,13 @@ from reserve.common import states
 
 def response_schemas():
     return {
-        'LeaseAllocation': parts.obj({'host_id': parts.STR,
-                                      'host': parts.STR_OR_NULL,
-                                      'count': parts.INT}),
+        'LeaseAllocation': parts.obj({
+            'host_id': parts.STR, 'host': parts.STR_OR_NULL,
+            'amount': dict(parts.INT, description=(
+                'Since 1.2: the instances held on the host')),
+            'count': dict(parts.INT, description=(
+                'Before 1.2: the same as amount')),
+        }, optional=('amount', 'count')),
         'LeaseReservation': parts.obj({
             'id': parts.STR, 'resource_type': parts.STR,
             'status': parts.STR,
@@ -21,14 +25,14 @@ def response_schemas():
             'affinity': parts.BOOL_OR_NULL,
             # null for device:gpu reservations: no nova flavor, aggregate
             # or resource class of their own.
-            'flavor_id': dict(parts.STR_OR_NULL,
-                              description='The reserved flavor'),
             'reserved_flavor_id': dict(parts.STR_OR_NULL, description=(
-                'Since 1.1: the same as flavor_id')),
+                'Since 1.1: the reserved flavor')),
+            'flavor_id': dict(parts.STR_OR_NULL, description=(
+                'Before 1.2: the same as reserved_flavor_id')),
             'aggregate': parts.STR_OR_NULL,
             'resource_class': parts.STR_OR_NULL,
             'allocations': parts.array_of(parts.ref('LeaseAllocation')),
-        }, optional=('reserved_flavor_id',)),
+        }, optional=('reserved_flavor_id', 'flavor_id')),
         'Event': parts.obj({
             'id': parts.STR,
             'event_type': parts.enum((states.Event.START,

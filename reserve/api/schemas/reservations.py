@@ -55,12 +55,12 @@ def response_schemas():
             'status': parts.enum(states.Booking.ALL),
             'status_reason': parts.STR_OR_NULL,
             'lease_id': parts.STR_OR_NULL,
-            'compute_flavor': dict(parts.STR_OR_NULL, description=(
-                'The reserved flavor to boot, once ALLOCATED')),
             'reserved_flavor_id': dict(parts.STR_OR_NULL, description=(
-                'Since 1.1: the same as compute_flavor')),
+                'Since 1.1: the reserved flavor to boot, once ALLOCATED')),
+            'compute_flavor': dict(parts.STR_OR_NULL, description=(
+                'Before 1.2: the same as reserved_flavor_id')),
             'created_at': parts.DATE, 'updated_at': parts.DATE,
-        }, optional=('reserved_flavor_id',),
+        }, optional=('reserved_flavor_id', 'compute_flavor'),
             description='A booking of a catalogue flavor for a window.'),
     }
 

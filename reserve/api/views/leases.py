@@ -7,11 +7,15 @@ from reserve.common import timeutils
 
 
 def allocation_view(allocation):
-    return {
+    view = {
         'host_id': allocation.host_id,
         'host': allocation.host.name if allocation.host else None,
-        'count': allocation.count,
     }
+    if microversion.serves(microversion.ONE_NAME):
+        view['amount'] = allocation.amount
+    else:
+        view['count'] = allocation.amount
+    return view
 
 
 def lease_reservation_view(reservation):
@@ -37,7 +41,7 @@ def lease_reservation_view(reservation):
         'resource_properties': reservation.resource_properties,
         'affinity': reservation.affinity,
         # The nova flavor and the aggregate are named after the reservation.
-        'flavor_id': reservation.id if fenced else None,
+        'reserved_flavor_id': reservation.id if fenced else None,
         'aggregate': reservation.id if fenced else None,
         'resource_class': (placement.reservation_resource_class(
             reservation.id) if fenced else None),
@@ -47,8 +51,10 @@ def lease_reservation_view(reservation):
                                                        if a.host else '',
                                                        a.host_id))],
     }
-    if microversion.serves(microversion.GLOSSARY_NAMES):
-        view['reserved_flavor_id'] = view['flavor_id']
+    if not microversion.serves(microversion.ONE_NAME):
+        view['flavor_id'] = view['reserved_flavor_id']
+        if not microversion.serves(microversion.GLOSSARY_NAMES):
+            del view['reserved_flavor_id']
     return view
 
 

@@ -16,12 +16,14 @@ def reservation_view(booking):
         'status': booking.status,
         'status_reason': booking.status_reason,
         'lease_id': booking.lease_id,
-        'compute_flavor': booking.reserved_flavor_id,
+        'reserved_flavor_id': booking.reserved_flavor_id,
         'created_at': timeutils.isoformat(booking.created_at),
         'updated_at': timeutils.isoformat(booking.updated_at),
     }
-    if microversion.serves(microversion.GLOSSARY_NAMES):
-        view['reserved_flavor_id'] = booking.reserved_flavor_id
+    if not microversion.serves(microversion.ONE_NAME):
+        view['compute_flavor'] = booking.reserved_flavor_id
+        if not microversion.serves(microversion.GLOSSARY_NAMES):
+            del view['reserved_flavor_id']
     return view
 
 

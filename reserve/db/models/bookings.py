@@ -37,6 +37,5 @@ class Booking(closing.Closable, Base):
     # cancelled it, ERROR when a drain evicted it; final).
     lease_id = orm.mapped_column(sa.String(36))
     # The id of the reserved flavor built for it (its lease reservation's
-    # id), once ALLOCATED. The column's name is still its first one
-    # (compute_flavor).
-    reserved_flavor_id = orm.mapped_column('compute_flavor', sa.String(255))
+    # id), once ALLOCATED.
+    reserved_flavor_id = orm.mapped_column(sa.String(255))

@@ -88,16 +88,16 @@ class CapacityState(Base):
     generation: a new (random) value whenever a host's capacity record
     changes, so a process may keep the hosts it read while it is
     unchanged.
-    longest_claim: seconds, never less than the longest claim written;
-    the claims overlapping a window end before its end plus this, which
-    keeps the read bounded on both sides.
+    longest_allocation: seconds, never less than the longest allocation
+    written; the allocations overlapping a window end before its end plus
+    this, which keeps the read bounded on both sides.
     """
     __tablename__ = 'capacity_state'
 
     id = orm.mapped_column(sa.Integer, primary_key=True)
     generation = orm.mapped_column(sa.Integer, nullable=False, default=0)
-    longest_claim = orm.mapped_column(sa.Integer, nullable=False,
-                                      default=0)
+    longest_allocation = orm.mapped_column(sa.Integer, nullable=False,
+                                           default=0)
 
 
 class DomainOwner(Base):

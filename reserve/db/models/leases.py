@@ -69,46 +69,48 @@ class LeaseReservation(Base):
 
     lease = orm.relationship('Lease', back_populates='reservations')
     allocations = orm.relationship(
-        'Allocation', back_populates='reservation', lazy='selectin',
+        'Allocation', back_populates='lease_reservation', lazy='selectin',
         cascade='all, delete-orphan')
 
 
 class Allocation(Base):
-    """A claim on one host: ``count`` instances of a given size held over
-    [start_date, end_date) (plus the booking guard, see reserve.capacity).
+    """One host held for one owner: ``amount`` instances of a given size
+    over [start_date, end_date) (plus the booking guard, see
+    reserve.capacity).
 
-    It is what the capacity model counts. A booking's claims are written
-    when it is admitted (``booking_id``); the lease made for it adopts
-    them (``reservation_id``), and its teardown deletes them, so every row
-    holds its host until then. Deleting a booking row never takes its
-    lease's claims with it (``booking_id`` becomes NULL); its claims no
-    lease took are deleted with it (reserve.db.bookings).
+    It is what the capacity model counts. A booking's allocations are
+    written when it is admitted (``booking_id``); the lease made for it
+    adopts them (``lease_reservation_id``), and its teardown deletes them,
+    so every row holds its host until then. Deleting a booking row never
+    takes its lease's allocations with it (``booking_id`` becomes NULL);
+    its allocations no lease took are deleted with it (reserve.db.bookings).
     """
     __tablename__ = 'allocations'
     __table_args__ = (
-        sa.UniqueConstraint('reservation_id', 'host_id',
-                            name='uniq_allocations0reservation0host'),
+        sa.UniqueConstraint('lease_reservation_id', 'host_id',
+                            name='uniq_allocations0lease_reservation0host'),
         sa.UniqueConstraint('booking_id', 'host_id',
                             name='uniq_allocations0booking0host'),
         # Both hold every column a decision reads (migration 0006): the
-        # claims of a window, of every host or of a few.
+        # allocations of a window, of every host or of a few.
         sa.Index('ix_allocations_host_window', 'host_id', 'end_date',
-                 'start_date', 'count', 'vcpus', 'memory_mb', 'disk_gb'),
+                 'start_date', 'amount', 'vcpus', 'memory_mb', 'disk_gb'),
         sa.Index('ix_allocations_window_sizes', 'end_date', 'start_date',
-                 'host_id', 'count', 'vcpus', 'memory_mb', 'disk_gb'),
+                 'host_id', 'amount', 'vcpus', 'memory_mb', 'disk_gb'),
         sa.Index('ix_allocations_booking', 'booking_id'),
     )
 
     id = orm.mapped_column(sa.String(36), primary_key=True, default=_uuid)
-    reservation_id = orm.mapped_column(
+    lease_reservation_id = orm.mapped_column(
         sa.String(36),
-        sa.ForeignKey('lease_reservations.id', ondelete='CASCADE'))
+        sa.ForeignKey('lease_reservations.id', ondelete='CASCADE',
+                      name='allocations_lease_reservation_fk'))
     booking_id = orm.mapped_column(
         sa.String(36), sa.ForeignKey('bookings.id', ondelete='SET NULL',
                                      name='allocations_booking_fk'))
     host_id = orm.mapped_column(
         sa.String(36), sa.ForeignKey('hosts.id'), nullable=False)
-    count = orm.mapped_column(sa.Integer, nullable=False)
+    amount = orm.mapped_column(sa.Integer, nullable=False)
     start_date = orm.mapped_column(sa.DateTime, nullable=False)
     end_date = orm.mapped_column(sa.DateTime, nullable=False)
     # The size of one instance: disk_gb counts the ephemeral disk too;
@@ -121,6 +123,6 @@ class Allocation(Base):
                                 server_default='0')
     gpus = orm.mapped_column(sa.JSON)
 
-    reservation = orm.relationship('LeaseReservation',
-                                   back_populates='allocations')
+    lease_reservation = orm.relationship('LeaseReservation',
+                                         back_populates='allocations')
     host = orm.relationship('Host', lazy='joined')

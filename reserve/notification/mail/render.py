@@ -71,7 +71,6 @@ def template_values(booking, user_name=None, flavor_name=None, now=None):
         'project_id': booking.project_id,
         'flavor_id': booking.flavor_id,
         'flavor_name': flavor_name or booking.flavor_id,
-        'compute_flavor': booking.reserved_flavor_id or '',
         'reserved_flavor_id': booking.reserved_flavor_id or '',
         'instance_count': booking.instance_count,
         'lease_id': booking.lease_id or '',

@@ -60,7 +60,7 @@ def test_pending_then_active_then_expired(cloud, monkeypatch):
     assert lease.name == 'device-reservation-%s' % rsv_id
     assert [(r.id, r.resource_type, r.amount) for r in lease.reservations] \
         == [(rsv_id, 'device:gpu', 2)]
-    assert [(a.host_id, a.count) for a in lease.reservations[0].allocations
+    assert [(a.host_id, a.amount) for a in lease.reservations[0].allocations
             ] == [(host.id, 2)]
     assert [e.event_type for e in lease.events] == [
         'start_lease', 'before_end_lease', 'end_lease']
@@ -121,10 +121,11 @@ def test_open_ended_until_cancelled(cloud):
     rsv = cloud.reservation(rsv_id)
     assert states.is_open_end(rsv.end_date)
     assert cloud.lease(rsv_id).end_date == states.OPEN_END
-    # A unit lease writes no capacity claim: the capacity model's longest
-    # claim (an INTEGER of seconds, which an open end would overflow on
-    # MariaDB and PostgreSQL) is not stretched to its open end.
-    assert capacity_store.read_state(cloud.ctx).longest_claim == 0
+    # A unit lease writes no capacity allocation: the capacity model's
+    # longest allocation (an INTEGER of seconds, which an open end would
+    # overflow on MariaDB and PostgreSQL) is not stretched to its open
+    # end.
+    assert capacity_store.read_state(cloud.ctx).longest_allocation == 0
     cloud.tick()
     assert cloud.hostdevs(host)['gpu-vm-3'] == [('pci', '0000:b1:00.0')]
     assert cloud.cancel(rsv_id) is True

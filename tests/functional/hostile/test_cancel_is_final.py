@@ -115,7 +115,7 @@ def _active_booking(http, engine):
 
 def _allocations(lease_id):
     lease = leases_db.lease_get(_admin(), lease_id)
-    return [(a.host_id, a.count) for r in lease.reservations
+    return [(a.host_id, a.amount) for r in lease.reservations
             for a in r.allocations]
 
 

@@ -178,15 +178,17 @@ class BookingRaces(_Races):
             rsv = models.LeaseReservation.__table__
             lease_of = dict(conn.execute(sa.select(rsv.c.id,
                                                    rsv.c.lease_id)).all())
-            claims = conn.execute(
+            allocations = conn.execute(
                 sa.select(models.Allocation.__table__)).all()
             reservations = conn.execute(sa.select(rsv)).all()
-        held = {}               # lease or booking id: instances claimed
-        for claim in claims:
-            owner = (lease_of[claim.reservation_id] if claim.reservation_id
-                     else claim.booking_id)
-            assert owner is not None, 'a claim of nobody: %s' % (claim,)
-            held[owner] = held.get(owner, 0) + claim.count
+        held = {}               # lease or booking id: instances allocated
+        for allocation in allocations:
+            owner = (lease_of[allocation.lease_reservation_id]
+                     if allocation.lease_reservation_id
+                     else allocation.booking_id)
+            assert owner is not None, 'an allocation of nobody: %s' % (
+                allocation,)
+            held[owner] = held.get(owner, 0) + allocation.amount
         for lease in leases.values():
             assert lease.status != states.Lease.DELETING, lease
             if lease.status == states.Lease.TERMINATED:

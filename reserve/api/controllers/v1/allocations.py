@@ -1,6 +1,8 @@
 """/v1/allocations: which hosts back which lease reservations, read only.
 
-An allocation pins instance slots of one lease reservation to one host.
+An allocation holds instances (or GPU units) of one lease reservation
+on one host.
+
 Administrators see every project's allocations (``project_id`` narrows
 them to one); the readers of a project see those of their own leases,
 as ``/v1/leases/{id}`` shows them.
@@ -9,6 +11,7 @@ from pecan import rest
 
 from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
+from reserve.api import microversion
 from reserve.api.views import allocations as views
 from reserve.common import exception
 from reserve.common.policies import allocations as policies
@@ -17,8 +20,19 @@ from reserve.db import leases as leases_db
 
 PATH = '/v1/allocations'
 
-LIST_PARAMS = ('project_id', 'host_id', 'reservation_id', 'lease_id',
-               'limit', 'marker')
+
+def _lease_reservation_param():
+    """The query parameter naming a lease reservation: reservation_id
+    before 1.2."""
+    if microversion.serves(microversion.ONE_NAME):
+        return 'lease_reservation_id'
+    return 'reservation_id'
+
+
+def list_params():
+    """The query parameters of the request's microversion."""
+    return ('project_id', 'host_id', _lease_reservation_param(), 'lease_id',
+            'limit', 'marker')
 
 
 def _scope(ctx, params):
@@ -34,7 +48,7 @@ def _scope(ctx, params):
 
 class AllocationsController(rest.RestController):
 
-    @method.expose(policy=policies.LIST, params=LIST_PARAMS)
+    @method.expose(policy=policies.LIST, params=list_params)
     def get_all(self, *, ctx, params):
         project_id = _scope(ctx, params)
         limit = utils.parse_limit(params)
@@ -50,7 +64,7 @@ class AllocationsController(rest.RestController):
                 pass
         found = leases_db.allocation_list(
             ctx, project_id=project_id, host_id=host_id,
-            reservation_id=params.get('reservation_id'),
+            lease_reservation_id=params.get(_lease_reservation_param()),
             lease_id=params.get('lease_id'), limit=limit, marker=marker)
         return utils.collection('allocations',
                                 [views.allocation_view(*row)

@@ -15,8 +15,9 @@ order:
    a 404 when empty), a ``patch`` or ``delete`` without one
    (``collection_methods``);
 #. enforces ``policy`` on the caller's own project;
-#. refuses query parameters outside ``params`` (a tuple; None: not
-   checked); with ``params_first``, before the policy;
+#. refuses query parameters outside ``params`` (a tuple, or a function
+   giving the tuple of the request's microversion; None: not checked);
+   with ``params_first``, before the policy;
 #. calls the method with what it asks for as keyword-only arguments:
    ``ctx`` (the request context), ``params`` (the query string as a
    dict), ``body`` (the JSON body, checked against the ``body`` schema
@@ -95,7 +96,8 @@ class _Spec:
     def _query(self):
         if self.params is None:
             return None
-        return utils.query_params(self.params)
+        allowed = self.params() if callable(self.params) else self.params
+        return utils.query_params(allowed)
 
     def check(self, ctx):
         """Enforce the policy and refuse unknown query parameters, in the
