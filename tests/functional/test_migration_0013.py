@@ -1,4 +1,4 @@
-"""Migration 0012: an allocation's amount and lease_reservation_id, the
+"""Migration 0013: an allocation's amount and lease_reservation_id, the
 longest allocation and a booking's reserved_flavor_id keep their data
 under the new names, with the keys renamed, on every backend."""
 import datetime
@@ -20,7 +20,7 @@ NOW = datetime.datetime(2031, 1, 1)
 
 def _rows(conn):
     """A flavor, a host, an allocated booking, its lease reservation and
-    the allocation it adopted, under the names of 0011."""
+    the allocation it adopted, under the names of 0012."""
     stamps = {'now': NOW, 'yes': True, 'no': False}
     conn.execute(sa.text(
         "INSERT INTO flavors (id, name, nova_flavor_id, slots, active, "
@@ -77,10 +77,10 @@ def test_the_new_names_keep_the_data(backend, tmp_path):
         try:
             engine = db_api.get_engine()
             with engine.begin() as conn:
-                command.upgrade(migration._config(conn), '0011')
+                command.upgrade(migration._config(conn), '0012')
                 _rows(conn)
             with engine.begin() as conn:
-                command.upgrade(migration._config(conn), '0012')
+                command.upgrade(migration._config(conn), '0013')
             assert _read(engine, 'SELECT id, lease_reservation_id, '
                          'booking_id, amount FROM allocations') == [
                 ('a1', 'r1', 'b1', 3)]
@@ -102,7 +102,7 @@ def test_the_new_names_keep_the_data(backend, tmp_path):
             assert 'amount' in indexes['ix_allocations_host_window']
             # Down again, the old names hold the same rows.
             with engine.begin() as conn:
-                command.downgrade(migration._config(conn), '0011')
+                command.downgrade(migration._config(conn), '0012')
             assert _read(engine, 'SELECT id, reservation_id, booking_id, '
                          'count FROM allocations') == [('a1', 'r1', 'b1', 3)]
             assert _read(engine, 'SELECT compute_flavor FROM '

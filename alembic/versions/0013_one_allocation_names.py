@@ -12,16 +12,16 @@ The longest allocation ever written is ``longest_allocation`` in
 renamed in place: their data stays, and so do the covering indexes of
 0006, which hold ``amount`` under the same names.
 
-Revision ID: 0012
-Revises: 0011
+Revision ID: 0013
+Revises: 0012
 Create Date: 2026-12-03
 """
 from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0012'
-down_revision = '0011'
+revision = '0013'
+down_revision = '0012'
 branch_labels = None
 depends_on = None
 
