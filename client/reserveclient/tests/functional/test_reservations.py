@@ -309,9 +309,9 @@ def seeded_lease(server):
         rsv_id, lease_id, '{"pci_passthrough:alias": "a100:1"}', now, now)
     for host_id in host_ids:
         server.sql(
-            'INSERT INTO allocations (id, reservation_id, host_id, count, '
-            'start_date, end_date, created_at, updated_at) VALUES (?, ?, '
-            "?, 1, '2035-01-01 00:00:00.000000', "
+            'INSERT INTO allocations (id, lease_reservation_id, host_id, '
+            'amount, start_date, end_date, created_at, updated_at) VALUES '
+            "(?, ?, ?, 1, '2035-01-01 00:00:00.000000', "
             "'2035-01-02 00:00:00.000000', ?, ?)",
             str(uuid.uuid4()), rsv_id, host_id, now, now)
     for event_type, when in (
