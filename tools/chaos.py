@@ -34,7 +34,7 @@ def main():
     parser.add_argument('--short', action='store_true',
                         help='start from the short profile of the tests')
     parser.add_argument('--bookings', type=int)
-    parser.add_argument('--units', type=int,
+    parser.add_argument('--devices', type=int,
                         help='device reservations (0: none)')
     parser.add_argument('--minutes', type=float,
                         help='how long bookings keep coming')
@@ -47,9 +47,9 @@ def main():
     profile = chaos.SHORT if args.short else chaos.Profile()
     if args.bookings:
         profile = dataclasses.replace(profile, bookings=args.bookings)
-    if args.units is not None:
+    if args.devices is not None:
         profile = dataclasses.replace(profile,
-                                      device_reservations=args.units)
+                                      device_reservations=args.devices)
     if args.minutes:
         profile = dataclasses.replace(profile,
                                       load_seconds=args.minutes * 60)

@@ -69,7 +69,7 @@ EXCEPTION_CODES = {
     exception.LibvirtUriNotAllowed: 'reserve.libvirt_uri_not_allowed',
     exception.HostNotLibvirt: 'reserve.host_not_libvirt',
     exception.DomainNotFound: 'reserve.domain_not_found',
-    exception.UnitsUnavailable: 'reserve.units_unavailable',
+    exception.DevicesUnavailable: 'reserve.units_unavailable',
     exception.DevicesDoNotFit: 'reserve.devices_do_not_fit',
 }
 

@@ -25,13 +25,19 @@ ENV_KEY = 'reserve.api_version'
 #         reserved_flavor_id of a reservation (compute_flavor) and of a
 #         lease's reservation (flavor_id), lease_reservation_id of an
 #         allocation (reservation_id), device_reservation_id of a GPU
-#         unit (reservation_id)
+#         device (reservation_id)
 #   1.2 - one name per concept, the earlier ones gone: an allocation's
 #         amount (count) and lease_reservation_id (reservation_id, also
 #         as a query parameter of /v1/allocations), and of a lease's
 #         allocations amount (count); reserved_flavor_id alone of a
 #         reservation (compute_flavor) and of a lease's reservation
-#         (flavor_id)
+#         (flavor_id); a device reservation's device_ids, devices,
+#         device_count and attachments[].device_id (unit_ids, units,
+#         count, unit_id), in its bodies and its request record too, and
+#         the device_ids of /v1/devices/availability (unit_ids); a
+#         device's reservation_id is gone (device_reservation_id stays);
+#         the quota resources device_reservations and device_hours of
+#         /v1/limits (unit_reservations, unit_hours)
 VERSIONS = ('1.0', '1.1', '1.2')
 
 

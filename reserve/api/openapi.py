@@ -147,7 +147,7 @@ TAGS = [
                                        'grants and the calendar'},
     {'name': 'maintenance', 'description': 'Maintenance windows'},
     {'name': 'limits', 'description': 'Quota'},
-    {'name': 'devices', 'description': 'GPU units of libvirt hosts'},
+    {'name': 'devices', 'description': 'GPU devices of libvirt hosts'},
     {'name': 'device-reservations', 'description': 'Device reservations'},
 ]
 

@@ -17,7 +17,7 @@ from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import bookings as bookings_db
 from reserve.db import device_reservations as device_reservations_db
-from reserve.devices import claims
+from reserve.devices import holds
 from reserve.devices import states as device_states
 
 LOG = logging.getLogger(__name__)
@@ -58,7 +58,7 @@ def evict(context, booking_id, reason):
 
 def device_reservation(context, reservation_id, reason):
     """Cancel a live device reservation (False when it was not live any
-    more). Without a lease yet its units are free at once; with one,
+    more). Without a lease yet its devices are free at once; with one,
     its deletion (the worker's) runs its end."""
     Status = device_states.DeviceReservation
     if not device_reservations_db.device_reservation_close(
@@ -66,5 +66,5 @@ def device_reservation(context, reservation_id, reason):
         return False
     if device_reservations_db.device_reservation_lease(
             context, reservation_id) is None:
-        claims.release(context, reservation_id)
+        holds.release(context, reservation_id)
     return True

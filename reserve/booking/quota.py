@@ -7,10 +7,10 @@ ALLOCATED, ACTIVE; COMPLETE and ERROR rows use nothing):
 * ``instance_hours``: instance_count x started hours of each one.
 
 and two over its live device reservations (pending, active,
-needs-review, until their units are released):
+needs-review, until their devices are released):
 
-* ``unit_reservations``: how many;
-* ``unit_hours``: units x started hours of each one; an open-ended one
+* ``device_reservations``: how many;
+* ``device_hours``: devices x started hours of each one; an open-ended one
   counts the whole hours it has run and ``[quota]open_ended_hours``
   more, so that what it has run keeps counting for as long as it runs.
 
@@ -45,11 +45,11 @@ RESERVATIONS = 'reservations'
 INSTANCE_HOURS = 'instance_hours'
 # The quota resource's public name (GET /v1/limits, the [quota] option,
 # a registered limit) stays until the API renames it.
-DEVICE_RESERVATIONS = 'unit_reservations'
-UNIT_HOURS = 'unit_hours'
+DEVICE_RESERVATIONS = 'device_reservations'
+DEVICE_HOURS = 'device_hours'
 # The booking desk's resources, and the device reservations'.
 RESOURCES = (RESERVATIONS, INSTANCE_HOURS)
-DEVICE_RESOURCES = (DEVICE_RESERVATIONS, UNIT_HOURS)
+DEVICE_RESOURCES = (DEVICE_RESERVATIONS, DEVICE_HOURS)
 # What /v1/limits reports.
 REPORTED = RESOURCES + DEVICE_RESOURCES
 
@@ -59,20 +59,21 @@ def instance_hours(count, start, end):
     return count * int(math.ceil((end - start).total_seconds() / 3600.0))
 
 
-def unit_hours(units, start, end, now=None):
-    """A device reservation's unit-hours; an open end (None or OPEN_END)
+def device_hours(devices, start, end, now=None):
+    """A device reservation's device-hours; an open end (None or OPEN_END)
     counts the whole hours it has run by ``now`` and
     [quota]open_ended_hours more."""
     if end is None or device_states.is_open_end(end):
         run = max((now or timeutils.utcnow()) - start, datetime.timedelta())
-        return units * (int(run.total_seconds() // 3600) +
-                        CONF.quota.open_ended_hours)
-    return instance_hours(units, start, end)
+        return devices * (int(run.total_seconds() // 3600) +
+                          CONF.quota.open_ended_hours)
+    return instance_hours(devices, start, end)
 
 
-def new_device_reservation(units, start, end):
+def new_device_reservation(devices, start, end):
     """What a new device reservation adds."""
-    return {DEVICE_RESERVATIONS: 1, UNIT_HOURS: unit_hours(units, start, end)}
+    return {DEVICE_RESERVATIONS: 1,
+            DEVICE_HOURS: device_hours(devices, start, end)}
 
 
 def new_booking(count, start, end):
@@ -96,12 +97,12 @@ def usage(context, project_id, resources=RESOURCES):
         count, hours = desk.project_usage(context, project_id)
         counted.update({RESERVATIONS: count, INSTANCE_HOURS: hours})
     if set(resources) & set(DEVICE_RESOURCES):
-        windows = device_reservations_db.project_unit_windows(
+        windows = device_reservations_db.project_device_windows(
             context, project_id, device_states.DeviceReservation.LIVE)
         now = timeutils.utcnow()
         counted[DEVICE_RESERVATIONS] = len(windows)
-        counted[UNIT_HOURS] = sum(unit_hours(units, start, end, now)
-                                  for start, end, units in windows)
+        counted[DEVICE_HOURS] = sum(device_hours(devices, start, end, now)
+                                    for start, end, devices in windows)
     return {resource: counted[resource] for resource in resources}
 
 
@@ -145,7 +146,7 @@ class UnifiedLimitsDriver:
     """Keystone unified limits, read with oslo.limit.
 
     Keystone holds registered limits ``reservations``,
-    ``instance_hours``, ``unit_reservations`` and ``unit_hours`` for this
+    ``instance_hours``, ``device_reservations`` and ``device_hours`` for this
     service's endpoint ([oslo_limit]), and per-project limits overriding
     them. oslo.limit asks our usage callback for what a project uses. A
     resource with no registered limit counts as a limit of 0, as

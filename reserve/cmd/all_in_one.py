@@ -4,7 +4,7 @@ For development and the quick start: SQLite in a state directory, the
 in-memory message bus (kombu+memory:////), no authentication, and two
 libvirt test:/// GPU hosts from etc/reserve/gpu-hosts (gpu-a100-01 and
 gpu-t4-01, completed with mdev creation and hot-plug), enrolled at
-start-up, so that GPU units can be reserved and attached with no cloud.
+start-up, so that GPU devices can be reserved and attached with no cloud.
 Their state lives in this process: GET /v1/hosts/{id}/domains/{name}
 shows a domain's XML. Any option can still be set in a config file
 (--config-file).

@@ -135,8 +135,8 @@ class EventMustWait(ReserveException):
     code = 409
 
 
-class UnitsNotReleased(EventMustWait):
-    msg_fmt = ('units %(units)s are still held by device reservation(s) '
+class DevicesNotReleased(EventMustWait):
+    msg_fmt = ('devices %(devices)s are still held by device reservation(s) '
                '%(holders)s, whose end has not run yet')
 
 
@@ -287,7 +287,7 @@ class LibvirtUriNotAllowed(Invalid):
 
 
 class HostNotLibvirt(Invalid):
-    msg_fmt = ('Host %(name)s is a %(kind)s host; GPU units are reserved '
+    msg_fmt = ('Host %(name)s is a %(kind)s host; GPU devices are reserved '
                'on libvirt hosts (enrolled with a uri).')
 
 
@@ -317,12 +317,12 @@ class HostRunByNova(Invalid):
                'from nova\'s metadata, not recorded.')
 
 
-class UnitsUnavailable(Conflict):
-    msg_fmt = 'The GPU units cannot be reserved: %(reason)s'
+class DevicesUnavailable(Conflict):
+    msg_fmt = 'The GPU devices cannot be reserved: %(reason)s'
 
 
 class DevicesDoNotFit(Conflict):
-    msg_fmt = 'No GPU units fit: %(reason)s'
+    msg_fmt = 'No GPU devices fit: %(reason)s'
 
 
 # keystoneauth's answers when there is no auth plugin or no endpoint to

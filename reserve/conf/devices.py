@@ -3,7 +3,7 @@ from oslo_config import cfg
 devices_group = cfg.OptGroup(
     'devices', title='GPU devices on libvirt hosts',
     help='Libvirt hosts enrolled with a URI, their GPUs (/v1/devices) and '
-         'the reservations of GPU units (/v1/device-reservations).')
+         'the reservations of GPU devices (/v1/device-reservations).')
 
 devices_opts = [
     cfg.IntOpt('refresh_interval', default=300, min=0,
@@ -14,13 +14,13 @@ devices_opts = [
                     'made again. 0 disables the periodic refresh (POST '
                     '/v1/hosts/{id}/refresh still works).'),
     cfg.StrOpt('end_action', default='detach',
-               choices=[('detach', 'Detach the units; the domain keeps '
+               choices=[('detach', 'Detach the devices; the domain keeps '
                                    'running'),
                         ('destroy', 'Power the domain off (virsh destroy), '
-                                    'then detach the units from its '
+                                    'then detach the devices from its '
                                     'definition')],
                help='What happens to the domains holding a device '
-                    'reservation\'s units when it ends or is cancelled.'),
+                    'reservation\'s devices when it ends or is cancelled.'),
     cfg.ListOpt('libvirt_uri_schemes', default=['qemu+tls', 'qemu+ssh'],
                 help='The libvirt URI schemes a host may be enrolled with '
                      '(POST /v1/hosts) and the manager connects to: '

@@ -2,8 +2,8 @@
 
 Four resources per project: ``reservations`` (live bookings),
 ``instance_hours`` (instance_count x started hours of each live booking),
-``unit_reservations`` (live device reservations) and ``unit_hours``
-(units x started hours of each of them).
+``device_reservations`` (live device reservations) and ``device_hours``
+(devices x started hours of each of them).
 Limits come from keystone's unified limits through oslo.limit (its
 ``[oslo_limit]`` section says how to reach keystone), or, on clouds
 without them, from this section.
@@ -19,10 +19,10 @@ quota_opts = [
                         ('unified_limits',
                          'Keystone unified limits (registered limits '
                          '"reservations", "instance_hours", '
-                         '"unit_hours" and "unit_reservations" of this '
+                         '"device_hours" and "device_reservations" of this '
                          'service, overridable per project; one not '
                          'registered is a limit of 0, so register the '
-                         'unit ones as -1 for none) read with '
+                         'device ones as -1 for none) read with '
                          'oslo.limit')],
                help='Where the limits of a project come from.'),
     cfg.IntOpt('reservations', default=10, min=-1,
@@ -33,26 +33,26 @@ quota_opts = [
                help='Instance-hours (instance_count times the started '
                     'hours of each live reservation) a project may hold; '
                     '-1 for no limit. Config driver only.'),
-    cfg.IntOpt('unit_hours', default=1440, min=-1,
-               help='GPU unit-hours (the units times the started hours of '
+    cfg.IntOpt('device_hours', default=1440, min=-1,
+               help='GPU device-hours (the devices times the started hours of '
                     'each live device reservation: pending, active or '
                     'needs-review) a project may hold; -1 for no limit. '
                     'The default, 1440, is one 8-GPU server for a week '
-                    '(1344) or two units held open-ended (2 x '
+                    '(1344) or two devices held open-ended (2 x '
                     'open_ended_hours): enough to work, not enough for '
                     'one project to take every GPU of a cloud for good. '
                     'Config driver only.'),
-    cfg.IntOpt('unit_reservations', default=10, min=-1,
+    cfg.IntOpt('device_reservations', default=10, min=-1,
                help='Live device reservations (pending, active, '
-                    'needs-review, until their units are released) a '
+                    'needs-review, until their devices are released) a '
                     'project may hold; -1 for no limit. Config driver '
                     'only.'),
     cfg.IntOpt('open_ended_hours', default=720, min=1,
                help='How an open-ended device reservation counts in '
-                    'unit_hours, whichever the driver: the whole hours it '
+                    'device_hours, whichever the driver: the whole hours it '
                     'has run, and this many more. What it has run keeps '
                     'counting: a project whose open-ended reservations '
-                    'have used up its unit_hours gets no new device '
+                    'have used up its device_hours gets no new device '
                     'reservation until it ends one.'),
     cfg.BoolOpt('recheck_quota', default=False,
                 help='Check the quota again once a booking is written, and '

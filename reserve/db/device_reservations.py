@@ -1,9 +1,9 @@
-"""Database access for unit (device) reservations: their projects, units
-and attachments, and the claims the booking desk and the manager read.
+"""Database access for device reservations: their projects, devices
+and attachments, and the holds the booking desk and the manager read.
 
 Like reserve.db.api, every function takes a RequestContext first and joins
-the caller's transaction when there is one, so a claim (reservation,
-units, attachments) is written in the same transaction as its lease.
+the caller's transaction when there is one, so a hold (reservation,
+devices, attachments) is written in the same transaction as its lease.
 
 A device reservation is visible to a project when the project created it
 or is in its audience or among its managers; functions taking
@@ -23,25 +23,25 @@ from reserve.db import models
 
 _DR = models.DeviceReservation
 _PROJECT = models.DeviceReservationProject
-_UNIT = models.DeviceReservationUnit
+_HELD = models.DeviceReservationDevice
 
 
 def _visible_to(project_id):
     return sa.or_(_DR.project_id == project_id,
-                  sa.exists().where(_PROJECT.reservation_id == _DR.id,
+                  sa.exists().where(_PROJECT.device_reservation_id == _DR.id,
                                     _PROJECT.project_id == project_id))
 
 
 def device_reservation_create(context, values, projects, device_ids,
                               attachments):
     """Write a reservation with its projects ({role: [project ids]}),
-    units and planned attachments (dicts of DeviceAttachment columns)."""
+    devices and planned attachments (dicts of DeviceAttachment columns)."""
     with db_api.writer.using(context) as session:
         reservation = _DR(**values)
         reservation.projects = [
             _PROJECT(project_id=project, role=role)
             for role, ids in projects.items() for project in sorted(set(ids))]
-        reservation.units = [_UNIT(device_id=d) for d in device_ids]
+        reservation.devices = [_HELD(device_id=d) for d in device_ids]
         reservation.attachments = [models.DeviceAttachment(**a)
                                    for a in attachments]
         session.add(reservation)
@@ -85,34 +85,34 @@ def device_reservation_get(context, reservation_id, project_id=None):
 
 
 # The list reads rows, not objects: a page of a thousand reservations
-# holds thousands of units, attachments and projects, and as ORM objects
+# holds thousands of devices, attachments and projects, and as ORM objects
 # building them (and the garbage collector's walks over them) costs
-# several times the queries. The reservations come with their units and
+# several times the queries. The reservations come with their devices and
 # projects joined into strings by the database (the driver's cost is per
-# value read), then their attachments and the units' devices, into
+# value read), then their attachments and the devices' rows, into
 # tuples: three queries, however many the page holds.
 
 _DR_TABLE = _DR.__table__
 _A_TABLE = models.DeviceAttachment.__table__
 _DR_COLUMNS = tuple(_DR_TABLE.columns)
 _ATTACHMENT_COLUMNS = tuple(_A_TABLE.c[name] for name in (
-    'reservation_id', 'device_id', 'domain', 'kind', 'mdev_uuid',
+    'device_reservation_id', 'device_id', 'domain', 'kind', 'mdev_uuid',
     'project_id', 'state', 'live', 'config'))
 _DEVICE_COLUMNS = tuple(models.Device.__table__.c[name] for name in (
     'id', 'pci_address', 'numa_node', 'vendor_id', 'product_id',
     'product_name'))
-# Joins the ids of a reservation's units or projects: neither holds it
-# (unit ids are UUIDs; project ids match \S+, and Python's \s, which
-# the schemas' patterns use, includes the unit separator).
+# Joins the ids of a reservation's devices or projects: neither holds it
+# (device ids are UUIDs; project ids match \S+, and Python's \s, which
+# the schemas' patterns use, matches \x1f too).
 _SEPARATOR = '\x1f'
 _LISTED_FIELDS = [c.key for c in _DR_COLUMNS] + [
-    'host_name', 'lease_id', 'projects', 'units', 'attachments']
+    'host_name', 'lease_id', 'projects', 'devices', 'attachments']
 
 
 class Listed(collections.namedtuple('Listed', _LISTED_FIELDS)):
     """A device reservation as device_reservation_list reads it: its columns,
     ``host_name`` and ``lease_id`` as device_reservation_get has them, its
-    ``projects`` ({role: sorted project ids}), and its ``units`` and
+    ``projects`` ({role: sorted project ids}), and its ``devices`` and
     ``attachments`` (the columns the API shows), each with its ``device``
     (id, pci_address, numa_node and what names its model)."""
     __slots__ = ()
@@ -125,16 +125,17 @@ class Listed(collections.namedtuple('Listed', _LISTED_FIELDS)):
 # read, and the view reads each many times.
 _Device = collections.namedtuple(
     '_Device', [c.key for c in _DEVICE_COLUMNS])
-_Unit = collections.namedtuple('_Unit', 'device')
+_Held = collections.namedtuple('_Held', 'device')
 _Attachment = collections.namedtuple(
     '_Attachment', [c.key for c in _ATTACHMENT_COLUMNS] + ['device'])
 
 
 def _joined(table, column):
-    """The values of ``column`` of ``table`` (keyed by reservation_id) for
-    each reservation, joined by _SEPARATOR, in a query of them."""
+    """The values of ``column`` of ``table`` (keyed by
+    device_reservation_id) for each reservation, joined by _SEPARATOR,
+    in a query of them."""
     return (sa.select(sa.func.aggregate_strings(column, _SEPARATOR))
-            .where(table.c.reservation_id == _DR_TABLE.c.id)
+            .where(table.c.device_reservation_id == _DR_TABLE.c.id)
             .scalar_subquery())
 
 
@@ -154,7 +155,7 @@ def _by_role(joined):
 def device_reservation_list(context, project_id=None, status=None,
                             host_id=None, limit=None, marker=None):
     """A page of reservations by creation, as Listed tuples."""
-    projects, units_table = _PROJECT.__table__, _UNIT.__table__
+    projects, devices_table = _PROJECT.__table__, _HELD.__table__
     with db_api.reader.using(context) as session:
         query = session.query(_DR.id)
         if project_id is not None:
@@ -167,43 +168,44 @@ def device_reservation_list(context, project_id=None, status=None,
         # Rows straight from the connection: the ORM's processing of
         # them would only be undone.
         connection = session.connection()
-        found, units = {}, []
+        found, held = {}, []
         for row in connection.execute(
                 sa.select(*_DR_COLUMNS, _host_name(), _lease_id(),
                           _joined(projects, projects.c.role + ':' +
                                   projects.c.project_id),
-                          _joined(units_table, units_table.c.device_id))
+                          _joined(devices_table, devices_table.c.device_id))
                 .join_from(_DR_TABLE, page, page.c.id == _DR_TABLE.c.id)
                 .order_by(_DR_TABLE.c.created_at, _DR_TABLE.c.id)):
-            *columns, projects_joined, unit_ids = row
+            *columns, projects_joined, device_ids = row
             listed = Listed(*columns, _by_role(projects_joined), [], [])
             # The status shown: the desk's close, else the recorded one.
             found[row[0]] = listed._replace(
                 status=listed.closed_as or listed.status)
-            units.extend((row[0], unit_id) for unit_id in _split(unit_ids))
+            held.extend((row[0], device_id)
+                        for device_id in _split(device_ids))
         if found:
-            _read_listed(connection, found, page, units)
+            _read_listed(connection, found, page, held)
     return list(found.values())
 
 
-def _read_listed(connection, found, page, units):
+def _read_listed(connection, found, page, held):
     """The attachments of ``found`` ({id: Listed}), read by joining the
     ``page`` (a subquery of the ids) rather than sending a thousand ids,
-    and the devices of those and of ``units`` ([(reservation id, unit
+    and the devices of those and of ``held`` ([(reservation id, device
     id)]), each read once: a page holds many reservations of few
     devices."""
     attachments = connection.execute(
         sa.select(*_ATTACHMENT_COLUMNS)
-        .join(page, page.c.id == _A_TABLE.c.reservation_id)
+        .join(page, page.c.id == _A_TABLE.c.device_reservation_id)
         .order_by(_A_TABLE.c.domain, _A_TABLE.c.device_id)).all()
-    wanted = sorted({unit_id for _, unit_id in units} |
+    wanted = sorted({device_id for _, device_id in held} |
                     {row.device_id for row in attachments})
     devices = {row.id: _Device(*row) for row in connection.execute(
         sa.select(*_DEVICE_COLUMNS).where(
             functions.one_of(_DEVICE_COLUMNS[0], wanted,
                              connection.dialect.name)))}
-    for reservation_id, unit_id in units:
-        found[reservation_id].units.append(_Unit(devices[unit_id]))
+    for reservation_id, device_id in held:
+        found[reservation_id].devices.append(_Held(devices[device_id]))
     for row in attachments:
         found[row[0]].attachments.append(_Attachment(*row, devices[row[1]]))
 
@@ -223,11 +225,11 @@ def device_reservations_unreleased(context, statuses=None):
         return query.order_by(_DR.created_at).all()
 
 
-def project_unit_windows(context, project_id, statuses):
-    """(start, end, units) of each unreleased device reservation of
-    ``statuses`` a project made: what its quota of unit-hours counts."""
+def project_device_windows(context, project_id, statuses):
+    """(start, end, devices) of each unreleased device reservation of
+    ``statuses`` a project made: what its quota of device-hours counts."""
     query = (sa.select(_DR.start_date, _DR.end_date, sa.func.count())
-             .join(_UNIT, _UNIT.reservation_id == _DR.id)
+             .join(_HELD, _HELD.device_reservation_id == _DR.id)
              .where(_DR.project_id == project_id)
              .where(_DR.released_at.is_(None))
              .where(_DR.status.in_(statuses))
@@ -280,7 +282,7 @@ def device_reservation_close(context, reservation_id, closed_as, reason,
                  expected_status=live)
 
 
-def device_reservation_hold(context, reservation_id, statuses):
+def device_reservation_lock_live(context, reservation_id, statuses):
     """Whether the reservation still has one of ``statuses``, its row
     locked for the caller's transaction (an UPDATE that changes nothing:
     a cancel, itself a compare-and-swap on the status, waits for that
@@ -297,15 +299,15 @@ def device_reservation_set_projects(context, reservation_id, role,
                                     project_ids):
     with db_api.writer.using(context) as session:
         (session.query(_PROJECT)
-         .filter_by(reservation_id=reservation_id, role=role)
+         .filter_by(device_reservation_id=reservation_id, role=role)
          .delete(synchronize_session=False))
         for project in sorted(set(project_ids)):
-            session.add(_PROJECT(reservation_id=reservation_id,
+            session.add(_PROJECT(device_reservation_id=reservation_id,
                                  project_id=project, role=role))
 
 
 def device_reservation_destroy(context, reservation_id):
-    """Delete a reservation (its projects, units and attachments go by
+    """Delete a reservation (its projects, devices and attachments go by
     the foreign keys); idempotent, two DELETEs at once included."""
     with db_api.writer.using(context) as session:
         (session.query(_DR).filter_by(id=reservation_id)
@@ -319,32 +321,32 @@ def device_reservation_lease(context, reservation_id):
 
 
 def unreleased_predecessors(context, reservation):
-    """{reservation id: [unit ids]} of the reservations that hold some
-    of ``reservation``'s units before it and have not released them: its
+    """{reservation id: [device ids]} of the reservations that hold some
+    of ``reservation``'s devices before it and have not released them: its
     start must wait for their end (late, or taken over from a manager
     that died)."""
-    mine = orm.aliased(_UNIT)
+    mine = orm.aliased(_HELD)
     with db_api.reader.using(context) as session:
-        rows = (session.query(_UNIT.reservation_id, _UNIT.device_id)
-                .join(_DR, _DR.id == _UNIT.reservation_id)
-                .join(mine, mine.device_id == _UNIT.device_id)
-                .filter(mine.reservation_id == reservation.id)
+        rows = (session.query(_HELD.device_reservation_id, _HELD.device_id)
+                .join(_DR, _DR.id == _HELD.device_reservation_id)
+                .join(mine, mine.device_id == _HELD.device_id)
+                .filter(mine.device_reservation_id == reservation.id)
                 .filter(_DR.id != reservation.id)
                 .filter(_DR.released_at.is_(None))
                 .filter(_DR.start_date < reservation.start_date)
-                .order_by(_UNIT.reservation_id, _UNIT.device_id).all())
+                .order_by(_HELD.device_reservation_id, _HELD.device_id).all())
     held = {}
-    for holder, unit in rows:
-        held.setdefault(holder, []).append(unit)
+    for holder, device in rows:
+        held.setdefault(holder, []).append(device)
     return held
 
 
-def claims(context, start, end, host_ids=None, exclude=None):
+def holds(context, start, end, host_ids=None, exclude=None):
     """(device_id, reservation) of every unreleased reservation whose
-    window overlaps [start, end): the units it withholds then."""
+    window overlaps [start, end): the devices it withholds then."""
     with db_api.reader.using(context) as session:
-        query = (session.query(_UNIT.device_id, _DR)
-                 .join(_DR, _DR.id == _UNIT.reservation_id)
+        query = (session.query(_HELD.device_id, _DR)
+                 .join(_DR, _DR.id == _HELD.device_reservation_id)
                  .filter(_DR.released_at.is_(None))
                  .filter(_DR.start_date < end)
                  .filter(_DR.end_date > start))
@@ -359,7 +361,8 @@ def claims(context, start, end, host_ids=None, exclude=None):
 
 def attachments_add(context, reservation_id, attachments):
     with db_api.writer.using(context) as session:
-        rows = [models.DeviceAttachment(reservation_id=reservation_id, **a)
+        rows = [models.DeviceAttachment(device_reservation_id=reservation_id,
+                                        **a)
                 for a in attachments]
         session.add_all(rows)
         session.flush()
@@ -395,7 +398,8 @@ def attachments_of_host(context, host_id, states_in):
     """Attachments of the host's reservations in these states."""
     with db_api.reader.using(context) as session:
         return (session.query(models.DeviceAttachment)
-                .join(_DR, _DR.id == models.DeviceAttachment.reservation_id)
+                .join(_DR, _DR.id ==
+                      models.DeviceAttachment.device_reservation_id)
                 .filter(_DR.host_id == host_id)
                 .filter(models.DeviceAttachment.state.in_(states_in))
                 .all())

@@ -1,4 +1,4 @@
-"""Database access for libvirt hosts and their GPU units (devices); the
+"""Database access for libvirt hosts and their GPU devices; the
 device reservations are reserve.db.device_reservations.
 
 Like reserve.db.api, every function takes a RequestContext first and joins
@@ -38,7 +38,7 @@ def host_record_refresh(context, host_id, values):
 def lock_host(context, host_id):
     """Serialise claims on one host until the transaction ends: its row
     is locked (FOR UPDATE); on SQLite the write lock is taken now, so
-    that two transactions never read the same free units."""
+    that two holds never read the same free devices."""
     with db_api.writer.using(context) as session:
         (session.query(models.Host)
          .filter_by(id=host_id)

@@ -1,13 +1,13 @@
-"""Handing a reservation's units to domains, and taking them back.
+"""Handing a reservation's devices to domains, and taking them back.
 
-Which unit goes to which domain is reserve.devices.plan's business.
+Which device goes to which domain is reserve.devices.plan's business.
 ``realize`` makes the planned attachments real (creating the mdevs, then
 attaching) and records each change in an UndoLog; the caller runs it
 inside ``saga()``, so that a failure at any step undoes every step
 before it: no mdev left created, no hostdev left attached. Before it,
 ``mark_attaching`` commits the rows it will attach as ATTACHING: a
 crash between libvirt's attach and the commit of ATTACHED leaves rows
-that say the unit may be there. ``release`` takes back every attachment
+that say the device may be there. ``release`` takes back every attachment
 not known detached (detach, then remove the mdevs); it is idempotent,
 so a teardown that failed half-way converges when run again.
 """
@@ -114,7 +114,7 @@ def release(context, conn, attachments, end_action='detach',
     with end_action 'destroy'), remove the mdevs; idempotent: what
     libvirt says is not attached is left as it is. A PLANNED one is
     known not attached (nothing was asked of libvirt for it: the mark
-    comes first) and is only closed: the same unit in the same domain
+    comes first) and is only closed: the same device in the same domain
     may be another reservation's now."""
     attached = [a for a in attachments
                 if a.state == states.Attachment.ATTACHED]
@@ -146,6 +146,6 @@ def _take_back(conn, attachment):
         conn.remove_mdev(attachment.mdev_uuid)
     except virt_exception.DeviceInUse as exc:
         # A guest that could not let go live holds it until it stops;
-        # the next discovery shows the unit in use meanwhile.
+        # the next discovery shows the device in use meanwhile.
         LOG.warning('Mediated device %s left in place: %s',
                     attachment.mdev_uuid, exc)

@@ -3,7 +3,7 @@
 Only the manager talks to libvirt: a ``test:///`` host's state lives in
 the one connection that opened it (reserve.virt.connection.get_host), so
 the connection of a URI is the process's. Work on one host (discovery, a
-claim, attachments) holds that host's lock, so that a discovery never
+hold, attachments) holds that host's lock, so that a discovery never
 interleaves with an attach on the same host.
 """
 import functools

@@ -5,7 +5,7 @@ domain holds what, the topology generation); ``device_rows`` turns it
 into the columns of each GPU's row. A GPU is in use when something that
 reserve did not attach holds it, or hardware it shares (its IOMMU group,
 its SR-IOV physical or virtual functions), or when it carries mediated
-devices reserve did not create: such a unit cannot be reserved.
+devices reserve did not create: such a device cannot be reserved.
 """
 import dataclasses
 

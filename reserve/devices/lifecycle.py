@@ -1,5 +1,5 @@
 """The life of a device reservation, as the manager runs it once the
-booking desk (reserve.booking.units) claimed it (what its lease runs,
+booking desk (reserve.booking.device_admission) holds it (what its lease runs,
 through the device:gpu plugin, is in ``runs``).
 
 * ``affirm``: a reservation in review (see ``runs.rediscover``) made
@@ -7,7 +7,7 @@ through the device:gpu plugin, is in ``runs``).
 * ``attach`` / ``detach``: domains named while a reservation lives.
 * ``settle``: what a lost step left attached.
 
-A cancel is final: each request that gives units takes the reservation's
+A cancel is final: each request that gives devices takes the reservation's
 row with a compare-and-swap on its status first (``_hold``), in the
 transaction that writes what it gives. A cancel that came before refuses
 it (409); one that comes after waits for it, and its end then takes
@@ -20,7 +20,7 @@ from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import device_reservations as device_reservations_db
 from reserve.devices import attachments
-from reserve.devices import claims
+from reserve.devices import holds
 from reserve.devices import hosts
 from reserve.devices import owners
 from reserve.devices import plan
@@ -38,7 +38,7 @@ Status = states.DeviceReservation
 def affirm(context, reservation_id, who):
     """Re-affirm a reservation in review against the host's topology
     now: active again (attached) if its window has started, else
-    pending. Refused while one of its units is missing."""
+    pending. Refused while one of its devices is missing."""
     reservation = device_reservations_db.device_reservation_get(
         context, reservation_id)
     if reservation.status != Status.NEEDS_REVIEW:
@@ -53,10 +53,10 @@ def affirm(context, reservation_id, who):
                                      conn)['topology_generation']
         reservation = device_reservations_db.device_reservation_get(
             context, reservation_id)
-        gone = [u.device.pci_address for u in reservation.units
+        gone = [u.device.pci_address for u in reservation.devices
                 if u.device.state == states.Device.MISSING]
         if gone:
-            raise exception.UnitsUnavailable(
+            raise exception.DevicesUnavailable(
                 reason='%s no longer on host %s; cancel the reservation' %
                 (', '.join(gone), host.name))
         started = reservation.start_date <= timeutils.utcnow()
@@ -84,14 +84,14 @@ def affirm(context, reservation_id, who):
 
 # domains -----------------------------------------------------------------
 
-def _unit_views(context, reservation):
-    """The reservation's units as selection.Units (for planning)."""
-    units = claims.units(context, reservation.start_date,
-                         reservation.end_date,
-                         host_ids=[reservation.host_id],
-                         exclude=reservation.id)
-    mine = {u.device_id for u in reservation.units}
-    return sorted((u for u in units if u.id in mine),
+def _device_views(context, reservation):
+    """The reservation's devices as selection.Devices (for planning)."""
+    devices = holds.devices_over(context, reservation.start_date,
+                                 reservation.end_date,
+                                 host_ids=[reservation.host_id],
+                                 exclude=reservation.id)
+    mine = {u.device_id for u in reservation.devices}
+    return sorted((u for u in devices if u.id in mine),
                   key=lambda u: u.pci_address)
 
 
@@ -100,15 +100,15 @@ def _check_live(reservation):
         raise exception.InvalidState(
             what='Device reservation %s' % reservation.id,
             status=states.in_words(reservation.status),
-            reason='domains can be given units while it is pending or '
+            reason='domains can be given devices while it is pending or '
                    'active')
 
 
-def _hold(context, reservation_id, statuses, what):
+def _lock_live(context, reservation_id, statuses, what):
     """The compare-and-swap that comes first in a transaction giving
-    units (see the module's docstring): InvalidState (409) once the
+    devices (see the module's docstring): InvalidState (409) once the
     reservation has none of ``statuses`` (cancelled, ended)."""
-    if not device_reservations_db.device_reservation_hold(
+    if not device_reservations_db.device_reservation_lock_live(
             context, reservation_id, statuses):
         current = device_reservations_db.device_reservation_find(
             context, reservation_id)
@@ -119,8 +119,8 @@ def _hold(context, reservation_id, statuses, what):
             reason='%s: it was cancelled or changed meanwhile' % what)
 
 
-def attach(context, reservation_id, domain, unit_ids, project_id):
-    """Give a domain units of a live reservation: now when it is
+def attach(context, reservation_id, domain, device_ids, project_id):
+    """Give a domain devices of a live reservation: now when it is
     active (undone on failure), at its start when it is pending."""
     reservation = device_reservations_db.device_reservation_get(
         context, reservation_id)
@@ -132,8 +132,8 @@ def attach(context, reservation_id, domain, unit_ids, project_id):
                              owners.projects_of(reservation),
                              owners.unowned_ok(context))
         rows = owners.record_owners(plan.for_one_domain(
-            reservation, _unit_views(context, reservation), domain,
-            unit_ids, project_id), found)
+            reservation, _device_views(context, reservation), domain,
+            device_ids, project_id), found)
         _add_attachments(context, conn, reservation, rows)
         runs.resync(context, host, conn)
 
@@ -145,7 +145,7 @@ def _add_attachments(context, conn, reservation, rows):
     leaves them for release to take back), while it is still live."""
     live = (Status.PENDING, Status.ACTIVE)
     with db_api.writer.using(context):
-        _hold(context, reservation.id, live, 'no unit can be attached')
+        _lock_live(context, reservation.id, live, 'no device can be attached')
         active = device_reservations_db.device_reservation_get(
             context, reservation.id).status == Status.ACTIVE
         if active:
@@ -157,8 +157,8 @@ def _add_attachments(context, conn, reservation, rows):
         return
     try:
         with attachments.saga() as undo, db_api.writer.using(context):
-            _hold(context, reservation.id, (Status.ACTIVE,),
-                  'no unit can be attached')
+            _lock_live(context, reservation.id, (Status.ACTIVE,),
+                       'no device can be attached')
             current = device_reservations_db.device_reservation_get(
                 context, reservation.id)
             runs.realize(context, conn, current, ids, undo)
@@ -170,7 +170,7 @@ def _add_attachments(context, conn, reservation, rows):
 
 
 def detach(context, reservation_id, domain, project_id=None):
-    """Take a reservation's units back from a domain (only those
+    """Take a reservation's devices back from a domain (only those
     ``project_id`` attached, when given). The domain keeps running."""
     reservation = device_reservations_db.device_reservation_get(
         context, reservation_id)
@@ -178,18 +178,18 @@ def detach(context, reservation_id, domain, project_id=None):
         raise exception.InvalidState(
             what='Device reservation %s' % reservation_id,
             status=states.in_words(reservation.status),
-            reason='its end takes every unit back; there is nothing to '
+            reason='its end takes every device back; there is nothing to '
                    'detach')
     rows = [a for a in reservation.attachments if a.domain == domain and
             a.state != states.Attachment.DETACHED]
     if not rows:
         raise exception.Invalid(
-            reason='domain %s holds no unit of device reservation %s' % (
+            reason='domain %s holds no device of device reservation %s' % (
                 domain, reservation_id))
     if project_id is not None and any(a.project_id != project_id
                                       for a in rows):
         raise exception.Forbidden(
-            action='detach units another project attached')
+            action='detach devices another project attached')
     host = runs.host_of(context, reservation)
     with hosts.host_lock(host.id):
         conn = hosts.connect(host.uri)
@@ -205,9 +205,9 @@ def detach(context, reservation_id, domain, project_id=None):
 
 def set_domains(context, reservation_id, domains, project_id):
     """Make the reservation's domains exactly ``domains``: the others
-    detached first (their units may be what the new ones get), then the
+    detached first (their devices may be what the new ones get), then the
     new ones attached as by ``attach``. If an attach fails, the domains
-    detached get their units back: the reservation is left as it was."""
+    detached get their devices back: the reservation is left as it was."""
     reservation = device_reservations_db.device_reservation_get(
         context, reservation_id)
     _check_live(reservation)
@@ -217,7 +217,7 @@ def set_domains(context, reservation_id, domains, project_id):
     with hosts.host_lock(host.id), attachments.saga() as undo:
         for domain in sorted(current - set(domains)):
             rows = detach(context, reservation_id, domain)
-            undo.push('give %s its units back' % domain, _give_back,
+            undo.push('give %s its devices back' % domain, _give_back,
                       context, host, reservation_id, rows)
         for domain in domains:
             if domain not in current:

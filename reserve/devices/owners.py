@@ -1,6 +1,6 @@
-"""Who owns the domains of a libvirt host, and who may hand them units.
+"""Who owns the domains of a libvirt host, and who may hand them devices.
 
-A GPU unit goes only into a domain owned by one of its reservation's
+A GPU device goes only into a domain owned by one of its reservation's
 projects (the project that made it, its allowed and its managing
 projects). A domain's owner is read in one of two places:
 
@@ -16,12 +16,12 @@ projects). A domain's owner is read in one of two places:
 * On every other libvirt host the owner is what an administrator
   recorded (/v1/hosts/{id}/domain-owners, reserve.db.domain_owners).
 
-A domain with no owner takes units only from the administrators
+A domain with no owner takes devices only from the administrators
 (``unowned_ok``: the policy reserve:device_reservation:attach:unowned).
 A domain another project owns is answered exactly as a domain that does
 not exist (DomainNotFound), so that its name and existence stay hidden.
 
-An end (or a review) takes units back from a domain, and powers it off
+An end (or a review) takes devices back from a domain, and powers it off
 with [devices]end_action 'destroy', only while its owner is still the
 one recorded on the attachment when the domain was named
 (``still_theirs``): a domain that changed hands is left alone.
@@ -54,7 +54,7 @@ def read(context, host, conn):
 
 
 def unowned_ok(context):
-    """Whether the caller may hand units to a domain with no owner
+    """Whether the caller may hand devices to a domain with no owner
     (reserve's own jobs may: they act for an administrator's request)."""
     if context.is_admin:
         return True
@@ -79,7 +79,7 @@ def acceptable(owner, projects, unowned):
 def usable(found, projects, unowned):
     """{name: owner} of the domains of ``found`` (read's answer, or the
     domain views of LeaseManager.host_domains, each with 'owner') that
-    units of a reservation of ``projects`` may go into."""
+    devices of a reservation of ``projects`` may go into."""
     if isinstance(found, (list, tuple)):
         found = {d['name']: d.get('owner') for d in found}
     return {name: owner for name, owner in found.items()
@@ -87,7 +87,7 @@ def usable(found, projects, unowned):
 
 
 def check(context, host, conn, names, projects, unowned):
-    """{name: owner} of ``names``, each a domain of the host that units
+    """{name: owner} of ``names``, each a domain of the host that devices
     of a reservation of ``projects`` may go into; DomainNotFound for the
     first that is not (unknown or another project's alike)."""
     allowed = usable(read(context, host, conn), projects, unowned)
@@ -117,7 +117,7 @@ def still_theirs(context, host, conn, rows, what):
             LOG.warning('Domain %s of host %s changed owner (%s, was %s): '
                         'not %s for device reservation %s', row.domain,
                         host.name, now[row.domain], row.domain_owner, what,
-                        row.reservation_id)
+                        row.device_reservation_id)
             continue
         kept.append(row)
     return kept

@@ -1,18 +1,18 @@
 """What the lease engine runs of a device reservation, through the
 device:gpu plugin (reserve.plugins.device_gpu):
 
-* ``claim`` (the booking desk, reserve.booking.units): select and write
-  the units, the reservation and its attachment plan, inside the
-  caller's transaction.
+* ``hold`` (the booking desk, reserve.booking.device_admission): select
+  and write the devices, the reservation and its attachment plan,
+  inside the caller's transaction.
 * ``lease_request`` and ``adopt``: the lease the worker asks the manager
-  for, and the plugin's reserve taking over the claim the desk wrote.
+  for, and the plugin's reserve taking over the hold the desk wrote.
 * ``start`` / ``end`` (the lease's start_lease / end_lease events):
-  attach the planned units (undone on failure, the event is retried), or
+  attach the planned devices (undone on failure, the event is retried), or
   take everything back (the domain keeps running unless
-  [devices]end_action is 'destroy') and free the units.
+  [devices]end_action is 'destroy') and free the devices.
 * ``rediscover``: a host's discovery; when its topology generation moved,
   its pending and active reservations need review: they grant nothing
-  (their units are detached) and keep withholding their units until an
+  (their devices are detached) and keep withholding their devices until an
   administrator affirms them (reserve.devices.lifecycle). Active
   reservations get back what they lost (after a restart of a test:///
   host, for instance).
@@ -31,7 +31,7 @@ from reserve.db import api as db_api
 from reserve.db import device_reservations as device_reservations_db
 from reserve.db import hosts as hosts_db
 from reserve.devices import attachments
-from reserve.devices import claims
+from reserve.devices import holds
 from reserve.devices import hosts
 from reserve.devices import inventory
 from reserve.devices import owners
@@ -47,13 +47,13 @@ LOG = logging.getLogger(__name__)
 Status = states.DeviceReservation
 
 
-# claim -------------------------------------------------------------------
+# hold --------------------------------------------------------------------
 
 def request_of(values):
     """The selection.Request of a creation's values."""
     return selection.Request(
-        unit_ids=tuple(values.get('unit_ids') or ()),
-        count=int(values.get('count') or 0),
+        device_ids=tuple(values.get('device_ids') or ()),
+        device_count=int(values.get('device_count') or 0),
         model=values.get('model'), host_id=values.get('host_id'),
         numa_local=bool(values.get('numa_local')),
         mdev_type=values.get('mdev_type'))
@@ -65,8 +65,8 @@ def _projects(values):
             states.Role.MANAGING: values.get('managing_projects') or []}
 
 
-def claim(context, values, start, end):
-    """Select and write the units of ``values`` over [start, end) (inside
+def hold(context, values, start, end):
+    """Select and write the devices of ``values`` over [start, end) (inside
     the caller's transaction): the reservation, pending, with no lease
     yet."""
     request = request_of(values)
@@ -76,7 +76,7 @@ def claim(context, values, start, end):
 
     def planned(chosen):
         return owners.record_owners(
-            plan.for_domains(values['id'], chosen.units, domains,
+            plan.for_domains(values['id'], chosen.devices, domains,
                              request.mdev_type, values['project_id']),
             values.get('domain_owners') or {})
 
@@ -91,7 +91,7 @@ def claim(context, values, start, end):
         'topology_generation': (host.topology_generation if host else '')
         or '',
     }
-    reservation, chosen = claims.claim(
+    reservation, chosen = holds.hold(
         context, request, start, end, values.get('viewer'), row,
         _projects(values), planned)
     if host is None:
@@ -102,9 +102,9 @@ def claim(context, values, start, end):
 
 
 def lease_request(reservation_id, project_id, user_id, start, end):
-    """The LeaseRequest of a device reservation the booking desk claimed:
+    """The LeaseRequest of a device reservation the booking desk holds:
     owned by it, one device:gpu request (the plugin's reserve adopts the
-    claim)."""
+    hold)."""
     return lease_requests.LeaseRequest.for_owner(
         engine_states.Owner.DEVICE_RESERVATION, reservation_id, project_id,
         user_id, start, end,
@@ -113,7 +113,7 @@ def lease_request(reservation_id, project_id, user_id, start, end):
 
 
 def adopt(context, reservation):
-    """The plugin's reserve of a reservation the desk claimed: the
+    """The plugin's reserve of a reservation the desk holds: the
     columns of its lease reservation, whose id is the device
     reservation's. Refused once it is no longer live (cancelled before
     its lease was made)."""
@@ -122,10 +122,10 @@ def adopt(context, reservation):
             what='Device reservation %s' % reservation.id,
             status=states.in_words(reservation.status),
             reason='only a live reservation gets a lease')
-    count = len(reservation.units)
+    count = len(reservation.devices)
     return {'id': reservation.id, 'resource_type': states.RESOURCE_TYPE,
             'amount': count,
-            # The units' host held over the window (the capacity model
+            # The devices' host held over the window (the capacity model
             # counts nova hosts; this one shows in /v1/allocations).
             'allocations': [{'host_id': reservation.host_id, 'amount': count,
                              'start_date': reservation.start_date,
@@ -133,9 +133,9 @@ def adopt(context, reservation):
 
 
 def _request_record(request):
-    if request.unit_ids:
-        return {'unit_ids': list(request.unit_ids)}
-    return {'count': request.count, 'model': request.model,
+    if request.device_ids:
+        return {'device_ids': list(request.device_ids)}
+    return {'device_count': request.device_count, 'model': request.model,
             'numa_local': request.numa_local}
 
 
@@ -162,7 +162,7 @@ def realize(context, conn, reservation, ids, undo):
             [a for a in reservation.attachments if a.id in ids], undo)
     except exception.ReserveException as exc:
         raise portable.portable(
-            exc, 'attaching the units of device reservation %s failed and '
+            exc, 'attaching the devices of device reservation %s failed and '
                  'was undone' % reservation.id) from exc
 
 
@@ -182,21 +182,21 @@ def host_of(context, reservation):
 
 
 def start(context, reservation_id):
-    """start_lease: attach the planned units, unless the reservation
+    """start_lease: attach the planned devices, unless the reservation
     needs review (or must: the host's topology moved since it was
     written). A failure undoes what this start did and is raised (the
-    event is retried); the units stay the reservation's."""
+    event is retried); the devices stay the reservation's."""
     reservation = device_reservations_db.device_reservation_find(
         context, reservation_id)
     if reservation is None or reservation.status not in (
             Status.PENDING, Status.ACTIVE):
         return
-    # Back to back on a unit, the end before gives it back first: were it
+    # Back to back on a device, the end before gives it back first: were it
     # late, this start would attach what that end then takes away.
     held = device_reservations_db.unreleased_predecessors(context, reservation)
     if held:
-        raise exception.UnitsNotReleased(
-            units=', '.join(sorted({u for us in held.values() for u in us})),
+        raise exception.DevicesNotReleased(
+            devices=', '.join(sorted({u for us in held.values() for u in us})),
             holders=', '.join(sorted(held)))
     host = host_of(context, reservation)
     with hosts.host_lock(host.id):
@@ -228,7 +228,7 @@ def start(context, reservation_id):
 
 
 def end(context, reservation_id):
-    """end_lease (also after a cancellation): take every unit back and
+    """end_lease (also after a cancellation): take every device back and
     free them. Idempotent."""
     reservation = device_reservations_db.device_reservation_find(
         context, reservation_id)
@@ -252,7 +252,7 @@ def end(context, reservation_id):
                             end_action=CONF.devices.end_action)
         _released(context, reservation_id)
         resync(context, host, conn)
-    LOG.info('Device reservation %s released its units', reservation_id)
+    LOG.info('Device reservation %s released its devices', reservation_id)
 
 
 def _theirs(context, host, conn, rows, final_state):
@@ -322,7 +322,7 @@ def _converge(context, host, conn):
         try:
             ids = to_attach(context, host, conn, reservation.attachments)
             with attachments.saga() as undo, db_api.writer.using(context):
-                if not device_reservations_db.device_reservation_hold(
+                if not device_reservations_db.device_reservation_lock_live(
                         context, reservation.id, (Status.ACTIVE,)):
                     continue    # cancelled meanwhile: its end releases
                 changed = realize(context, conn, reservation, ids, undo)

@@ -1,10 +1,10 @@
-"""Which GPU units a request gets: pure functions, no I/O.
+"""Which GPU devices a request gets: pure functions, no I/O.
 
-The same code answers a dry run and makes the claim (reserve.devices
-.claims feeds it a snapshot of the units, each with why it cannot be
+The same code answers a dry run and makes the hold (reserve.devices
+.holds feeds it a snapshot of the devices, each with why it cannot be
 taken over the asked window, if it cannot). A request names either
-specific units or a count of a model, optionally on one host and on one
-NUMA node. A reservation's units are always on one host (the domains
+specific devices or a count of a model, optionally on one host and on one
+NUMA node. A reservation's devices are always on one host (the domains
 they are handed to live there), and never two functions that share
 hardware (an IOMMU group, an SR-IOV physical function and its virtual
 functions): libvirt could not give them to different guests. A count
@@ -18,7 +18,7 @@ from reserve.common import exception
 
 
 @dataclasses.dataclass(frozen=True)
-class Unit:
+class Device:
     id: str
     host_id: str
     host: str
@@ -38,8 +38,8 @@ class Unit:
 
 @dataclasses.dataclass(frozen=True)
 class Request:
-    unit_ids: tuple = ()
-    count: int = 0
+    device_ids: tuple = ()
+    device_count: int = 0
     model: str = None
     host_id: str = None
     numa_local: bool = False
@@ -54,11 +54,11 @@ class Request:
 class Selection:
     host_id: str
     host: str
-    units: tuple
+    devices: tuple
 
     @property
-    def unit_ids(self):
-        return [u.id for u in self.units]
+    def device_ids(self):
+        return [u.id for u in self.devices]
 
 
 def model_name(product_name, vendor_id, product_id):
@@ -74,100 +74,100 @@ def _bare(hex_id):
     return text[2:] if text.startswith('0x') else text
 
 
-def model_matches(unit, text):
-    """Whether ``text`` names the unit's model: its full product name
+def model_matches(device, text):
+    """Whether ``text`` names the device's model: its full product name
     ('GA100 [A100 SXM4 80GB]'), the marketing name in brackets ('A100
     SXM4 80GB'), 'vendor:product' ids ('10de:20b2') or the product id
     ('20b2', '0x20b2'); case does not matter."""
     wanted = text.strip().lower()
-    names = {unit.model.lower(),
-             '%s:%s' % (_bare(unit.vendor_id), _bare(unit.product_id)),
-             _bare(unit.product_id), (unit.product_id or '').lower()}
+    names = {device.model.lower(),
+             '%s:%s' % (_bare(device.vendor_id), _bare(device.product_id)),
+             _bare(device.product_id), (device.product_id or '').lower()}
     names.update(m.strip().lower()
-                 for m in re.findall(r'\[([^\]]+)\]', unit.model))
+                 for m in re.findall(r'\[([^\]]+)\]', device.model))
     return wanted in names
 
 
-def _label(unit):
-    return '%s on %s' % (unit.pci_address, unit.host)
+def _label(device):
+    return '%s on %s' % (device.pci_address, device.host)
 
 
-def _check_related(units):
-    for i, first in enumerate(units):
-        for second in units[i + 1:]:
+def _check_related(devices):
+    for i, first in enumerate(devices):
+        for second in devices[i + 1:]:
             if (second.host_id == first.host_id and
                     second.pci_address in first.related):
                 raise exception.Invalid(
-                    reason='units %s and %s share hardware (IOMMU group or '
+                    reason='devices %s and %s share hardware (IOMMU group or '
                            'SR-IOV functions) and cannot be reserved '
                            'together' % (first.id, second.id))
 
 
-def _specific(units, request):
-    by_id = {u.id: u for u in units}
+def _specific(devices, request):
+    by_id = {u.id: u for u in devices}
     chosen = []
-    for unit_id in request.unit_ids:
-        if unit_id not in by_id:
-            raise exception.DeviceNotFound(id=unit_id)
-        chosen.append(by_id[unit_id])
+    for device_id in request.device_ids:
+        if device_id not in by_id:
+            raise exception.DeviceNotFound(id=device_id)
+        chosen.append(by_id[device_id])
     hosts = sorted({u.host for u in chosen})
     if len(hosts) > 1:
         raise exception.Invalid(
-            reason='the units of a reservation must be on one host; these '
+            reason='the devices of a reservation must be on one host; these '
                    'are on %s' % ', '.join(hosts))
     if request.host_id and chosen[0].host_id != request.host_id:
         raise exception.Invalid(
-            reason='unit %s is on host %s, not on the host asked for' %
+            reason='device %s is on host %s, not on the host asked for' %
             (chosen[0].id, chosen[0].host))
     _check_related(chosen)
     if request.numa_local and len({u.numa_node for u in chosen}) > 1:
         raise exception.Invalid(
-            reason='numa_local: the units are on NUMA nodes %s' % ', '.join(
+            reason='numa_local: the devices are on NUMA nodes %s' % ', '.join(
                 sorted(str(u.numa_node) for u in chosen)))
     if request.mdev_type:
-        for unit in chosen:
-            if request.mdev_type not in unit.mdev_types:
+        for device in chosen:
+            if request.mdev_type not in device.mdev_types:
                 raise exception.Invalid(
-                    reason='unit %s (%s) offers no mediated device type %s'
+                    reason='device %s (%s) offers no mediated device type %s'
                            ' (it offers: %s)' % (
-                               unit.id, unit.model, request.mdev_type,
-                               ', '.join(sorted(unit.mdev_types))
+                               device.id, device.model, request.mdev_type,
+                               ', '.join(sorted(device.mdev_types))
                                or 'none'))
     blocked = ['%s: %s' % (_label(u), u.blocked) for u in chosen
                if u.blocked]
     if blocked:
-        raise exception.UnitsUnavailable(reason='; '.join(blocked))
+        raise exception.DevicesUnavailable(reason='; '.join(blocked))
     return Selection(chosen[0].host_id, chosen[0].host, tuple(chosen))
 
 
-def wanted(unit, request):
-    """Whether a unit is of what a count request asks for."""
-    if request.host_id and unit.host_id != request.host_id:
+def wanted(device, request):
+    """Whether a device is of what a count request asks for."""
+    if request.host_id and device.host_id != request.host_id:
         return False
-    if request.host_ids and unit.host_id not in request.host_ids:
+    if request.host_ids and device.host_id not in request.host_ids:
         return False
-    if request.model and not model_matches(unit, request.model):
+    if request.model and not model_matches(device, request.model):
         return False
-    if request.mdev_type and request.mdev_type not in unit.mdev_types:
+    if request.mdev_type and request.mdev_type not in device.mdev_types:
         return False
     return True
 
 
-def pick_together(units):
-    """As many units as can go together, whole GPUs before SR-IOV
+def pick_together(devices):
+    """As many devices as can go together, whole GPUs before SR-IOV
     virtual functions, in address order."""
     picked, taken = [], set()
-    for unit in sorted(units, key=lambda u: (u.is_vf, u.pci_address)):
-        if unit.pci_address in taken:
+    for device in sorted(devices, key=lambda u: (u.is_vf, u.pci_address)):
+        if device.pci_address in taken:
             continue
-        picked.append(unit)
-        taken.add(unit.pci_address)
-        taken.update(unit.related)
+        picked.append(device)
+        taken.add(device.pci_address)
+        taken.update(device.related)
     return picked
 
 
 def _describe(request):
-    what = '%d unit(s)' % request.count
+    what = '%d device(s)' % request.device_count
     if request.model:
         what += ' of model %r' % request.model
     if request.mdev_type:
@@ -177,20 +177,20 @@ def _describe(request):
     return what
 
 
-def _counted(units, request):
-    matching = [u for u in units if wanted(u, request)]
+def _counted(devices, request):
+    matching = [u for u in devices if wanted(u, request)]
     groups = {}
-    for unit in matching:
-        if unit.blocked:
+    for device in matching:
+        if device.blocked:
             continue
-        key = (unit.host, unit.host_id,
-               unit.numa_node if request.numa_local else None)
-        groups.setdefault(key, []).append(unit)
+        key = (device.host, device.host_id,
+               device.numa_node if request.numa_local else None)
+        groups.setdefault(key, []).append(device)
     fitting, best = [], 0
     for key, members in groups.items():
         picked = pick_together(members)
         best = max(best, len(picked))
-        if len(picked) >= request.count:
+        if len(picked) >= request.device_count:
             fitting.append((len(picked), key, picked))
     if not fitting:
         where = ' on the host asked for' if request.host_id else ''
@@ -203,33 +203,33 @@ def _counted(units, request):
                 _describe(request), where,
                 'at most %d fit together on one %s' % (
                     best, 'NUMA node' if request.numa_local else 'host')
-                if matching else 'no unit of the reservable hosts matches'))
+                if matching else 'no device of the reservable hosts matches'))
     # The tightest fit keeps the larger groups whole for larger requests.
     free, (host, host_id, _node), picked = min(
         fitting, key=lambda item: (item[0], item[1][0],
                                    str(item[1][2])))
-    return Selection(host_id, host, tuple(picked[:request.count]))
+    return Selection(host_id, host, tuple(picked[:request.device_count]))
 
 
 def _plural(word, items):
     return word + ('s' if len(items) > 1 else '')
 
 
-def hosts_of(units, request):
-    """{host_id: host name} of the hosts with units of what a count
+def hosts_of(devices, request):
+    """{host_id: host name} of the hosts with devices of what a count
     request asks for (free or not): those it may be narrowed to."""
-    return {u.host_id: u.host for u in units if wanted(u, request)}
+    return {u.host_id: u.host for u in devices if wanted(u, request)}
 
 
 def on_domain_hosts(request, domains, considered, found):
     """A count request without a host, narrowed to the hosts that have
-    every domain of ``domains`` (the units are handed to them, on their
+    every domain of ``domains`` (the devices are handed to them, on their
     host). ``considered``: {host_id: name} of the hosts it may use;
     ``found``: {host_id: the names of its domains, or why they could not
     be read}. Raises DomainNotFound naming the domains and the hosts
     considered when none has them all."""
     domains = tuple(dict.fromkeys(domains or ()))
-    if not domains or request.unit_ids or request.host_id or not considered:
+    if not domains or request.device_ids or request.host_id or not considered:
         return request
     having = sorted(h for h in considered
                     if not isinstance(found.get(h), str) and
@@ -249,15 +249,15 @@ def on_domain_hosts(request, domains, considered, found):
                     if some else considered[host_id])
     raise exception.DomainNotFound(
         message='No host has %s %s; hosts considered (the reservable hosts '
-                'with units of the request): %s.' % (
+                'with devices of the request): %s.' % (
                     'domain' if len(domains) == 1 else 'all of the domains',
                     ', '.join(domains), ', '.join(seen)))
 
 
-def select(units, request):
-    """The Selection ``request`` gets among ``units`` (those the caller
+def select(devices, request):
+    """The Selection ``request`` gets among ``devices`` (those the caller
     may see, each with its ``blocked`` reason over the window). Raises
-    DeviceNotFound, Invalid, UnitsUnavailable or DevicesDoNotFit."""
-    if request.unit_ids:
-        return _specific(units, request)
-    return _counted(units, request)
+    DeviceNotFound, Invalid, DevicesUnavailable or DevicesDoNotFit."""
+    if request.device_ids:
+        return _specific(devices, request)
+    return _counted(devices, request)

@@ -7,7 +7,7 @@ from reserve.common import states as common_states
 LIBVIRT = common_states.LIBVIRT
 Device = common_states.Device
 
-# The resource type of the lease engine's reservation of GPU units.
+# The resource type of the lease engine's reservation of GPU devices.
 RESOURCE_TYPE = common_states.DEVICE_GPU
 
 # An open-ended reservation runs until cancelled: its lease ends here,
@@ -19,8 +19,9 @@ def is_open_end(end_date):
     return end_date is not None and end_date >= OPEN_END
 
 
-class Unit:
-    """A unit's state now, computed when read (never stored)."""
+class DeviceShown:
+    """A device's state as the API shows it, computed when read (never
+    stored), beside the one recorded (``Device``: present or missing)."""
     AVAILABLE = 'AVAILABLE'
     RESERVED = 'RESERVED'      # held by a reservation now
     IN_USE = 'IN_USE'          # held by something reserve did not attach
@@ -35,7 +36,7 @@ class DeviceReservation:
     CANCELLED = 'CANCELLED'
     NEEDS_REVIEW = 'NEEDS_REVIEW'
     ALL = (PENDING, ACTIVE, EXPIRED, CANCELLED, NEEDS_REVIEW)
-    # Reservations that still mean to hold their units.
+    # Reservations that still mean to hold their devices.
     LIVE = (PENDING, ACTIVE, NEEDS_REVIEW)
 
 
@@ -47,7 +48,7 @@ def in_words(status):
 
 
 class Role:
-    ALLOWED = 'allowed'      # the audience: may use the units
+    ALLOWED = 'allowed'      # the audience: may use the devices
     MANAGING = 'managing'    # may also act on the owner's behalf
 
 

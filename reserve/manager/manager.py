@@ -133,7 +133,7 @@ class LeaseManager:
                 lease = leases_db.lease_create(
                     context, row, reservations,
                     schedule.lease_events(request.start, request.end))
-                # Only capacity allocations count (an open-ended unit
+                # Only capacity allocations count (an open-ended device
                 # lease would hold longest_allocation at thousands of
                 # years).
                 if allocates:
@@ -332,36 +332,36 @@ class LeaseManager:
         return device_refresh.domains(context, host_id, name)
 
     @portable.portable_errors
-    def affirm_device_reservation(self, context, reservation_id, who):
-        device_lifecycle.affirm(context, reservation_id, who)
+    def affirm_device_reservation(self, context, device_reservation_id, who):
+        device_lifecycle.affirm(context, device_reservation_id, who)
 
     @portable.portable_errors
-    def attach_device_domain(self, context, reservation_id, domain,
-                             unit_ids, project_id):
-        device_lifecycle.attach(context, reservation_id, domain, unit_ids,
-                                project_id)
+    def attach_device_domain(self, context, device_reservation_id, domain,
+                             device_ids, project_id):
+        device_lifecycle.attach(context, device_reservation_id, domain,
+                                device_ids, project_id)
 
     @portable.portable_errors
-    def detach_device_domain(self, context, reservation_id, domain,
+    def detach_device_domain(self, context, device_reservation_id, domain,
                              project_id=None):
-        device_lifecycle.detach(context, reservation_id, domain,
+        device_lifecycle.detach(context, device_reservation_id, domain,
                                 project_id)
 
     @portable.portable_errors
-    def set_device_domains(self, context, reservation_id, domains,
+    def set_device_domains(self, context, device_reservation_id, domains,
                            project_id):
-        device_lifecycle.set_domains(context, reservation_id, domains,
+        device_lifecycle.set_domains(context, device_reservation_id, domains,
                                      project_id)
 
     @portable.portable_errors
-    def move_device_reservation_end(self, context, reservation_id, end):
+    def move_device_reservation_end(self, context, device_reservation_id, end):
         """Move the end of a live device reservation (None: open-ended)
-        through its lease, if its units stay free that long (``end``: a
+        through its lease, if its devices stay free that long (``end``: a
         naive UTC datetime)."""
         lease = device_reservations_db.device_reservation_lease(
-            context, reservation_id)
+            context, device_reservation_id)
         found = device_reservations_db.device_reservation_find(
-            context, reservation_id)
+            context, device_reservation_id)
         if lease is None and _awaits_lease(found):
             # Its lease, not made yet (the worker's cast still on its
             # way), is made now to take the new end.
@@ -369,10 +369,10 @@ class LeaseManager:
                 found.id, found.project_id, found.user_id,
                 found.start_date, found.end_date))
             lease = device_reservations_db.device_reservation_lease(
-                context, reservation_id)
+                context, device_reservation_id)
         if lease is None:
             raise exception.InvalidState(
-                what='Device reservation %s' % reservation_id,
+                what='Device reservation %s' % device_reservation_id,
                 status='over', reason='its lease has ended')
         try:
             self.update_lease(context, lease.id,
@@ -380,12 +380,12 @@ class LeaseManager:
         except exception.InvalidState:
             # Said of the reservation, not of its lease, once it is over.
             found = device_reservations_db.device_reservation_find(
-                context, reservation_id)
+                context, device_reservation_id)
             if found is None or found.status in \
                     device_states.DeviceReservation.LIVE:
                 raise
             raise exception.InvalidState(
-                what='Device reservation %s' % reservation_id,
+                what='Device reservation %s' % device_reservation_id,
                 status=device_states.in_words(found.status),
                 reason='a cancelled or ended reservation\'s end cannot '
                        'move')

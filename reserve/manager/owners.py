@@ -5,7 +5,7 @@ module of transitions of each kind (booking_status.py,
 reserve/devices/status.py). ``allocated`` and ``follow`` answer what
 to announce once that transaction is committed (``announce``)."""
 from reserve.common import states
-from reserve.devices import claims as device_claims
+from reserve.devices import holds as device_holds
 from reserve.devices import status as device_status
 from reserve.manager import booking_status
 
@@ -27,7 +27,7 @@ def refused(context, owner_type, owner_id, exc):
                 context, owner_id, 'refused',
                 status_reason='its lease could not be made: %s' %
                 exc.user_message):
-            device_claims.release(context, owner_id)
+            device_holds.release(context, owner_id)
 
 
 def follow(context, lease, lease_status):

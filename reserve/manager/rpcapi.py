@@ -84,31 +84,32 @@ class ManagerAPI:
         return self._call(context, 'host_domains', host_id=host_id,
                           name=name)
 
-    def affirm_device_reservation(self, context, reservation_id, who):
+    def affirm_device_reservation(self, context, device_reservation_id, who):
         return self._call(context, 'affirm_device_reservation',
-                          reservation_id=reservation_id, who=who)
+                          device_reservation_id=device_reservation_id, who=who)
 
-    def attach_device_domain(self, context, reservation_id, domain,
-                             unit_ids, project_id):
+    def attach_device_domain(self, context, device_reservation_id, domain,
+                             device_ids, project_id):
         return self._call(context, 'attach_device_domain',
-                          reservation_id=reservation_id, domain=domain,
-                          unit_ids=unit_ids, project_id=project_id)
+                          device_reservation_id=device_reservation_id,
+                          domain=domain, device_ids=device_ids,
+                          project_id=project_id)
 
-    def detach_device_domain(self, context, reservation_id, domain,
+    def detach_device_domain(self, context, device_reservation_id, domain,
                              project_id=None):
         """project_id: only that project's attachments may go (None:
         any)."""
         return self._call(context, 'detach_device_domain',
-                          reservation_id=reservation_id, domain=domain,
-                          project_id=project_id)
+                          device_reservation_id=device_reservation_id,
+                          domain=domain, project_id=project_id)
 
-    def set_device_domains(self, context, reservation_id, domains,
+    def set_device_domains(self, context, device_reservation_id, domains,
                            project_id):
         return self._call(context, 'set_device_domains',
-                          reservation_id=reservation_id, domains=domains,
-                          project_id=project_id)
+                          device_reservation_id=device_reservation_id,
+                          domains=domains, project_id=project_id)
 
-    def move_device_reservation_end(self, context, reservation_id, end):
+    def move_device_reservation_end(self, context, device_reservation_id, end):
         """end: a naive UTC datetime, or None for open-ended."""
         return self._call(context, 'move_device_reservation_end',
-                          reservation_id=reservation_id, end=end)
+                          device_reservation_id=device_reservation_id, end=end)

@@ -1,16 +1,16 @@
-"""device:gpu — GPU units of a libvirt host reserved for projects.
+"""device:gpu — GPU devices of a libvirt host reserved for projects.
 
-The booking desk (reserve.booking.units) claims the units before the
-lease is asked for: its reserve adopts that claim. At start they are
-handed to the reservation's domains as PCI hostdevs or mediated devices,
-at the end taken back (see reserve.devices.runs). The lease
-reservation's id is the device reservation's
-(/v1/device-reservations/<id>).
+The devices are held by the booking desk
+(reserve.booking.device_admission) before the lease is asked for: its
+reserve adopts that hold. At start they are handed to the reservation's
+domains as PCI hostdevs or mediated devices, at the end taken back (see
+reserve.devices.runs). The lease reservation's id is the device
+reservation's (/v1/device-reservations/<id>).
 """
 from reserve.capacity import store as capacity_store
 from reserve.common import exception
 from reserve.db import device_reservations as device_reservations_db
-from reserve.devices import claims
+from reserve.devices import holds
 from reserve.devices import runs
 from reserve.devices import states
 from reserve.plugins import base
@@ -30,7 +30,7 @@ class DeviceGpuPlugin(base.ResourcePlugin):
         return runs.adopt(context, found)
 
     def build(self, context, lease, reservation):
-        """Nothing to prepare: the units are handed over at start."""
+        """Nothing to prepare: the devices are handed over at start."""
 
     def on_start(self, context, lease, reservation):
         runs.start(context, reservation.id)
@@ -41,7 +41,7 @@ class DeviceGpuPlugin(base.ResourcePlugin):
     def check_new_window(self, context, lease, reservation, start, end):
         found = device_reservations_db.device_reservation_get(
             context, reservation.id)
-        claims.check_window(context, found, start, end)
+        holds.check_window(context, found, start, end)
         # Called in the transaction that moves the lease: the device
         # reservation's own window (what its claims use) moves with it,
         # while it is live (a compare-and-swap: a cancel that got there

@@ -12,7 +12,7 @@ overdue, whatever message was lost on the way. For each kind (_KINDS):
 * cancelled (or over) while its lease still runs, or is DELETING with
   its end still ahead (a lost deletion cast, or a manager that died
   between the two), or, for a device reservation, with no lease and its
-  claim not released: its deletion is cast again. For bookings this is
+  hold not released: its deletion is cast again. For bookings this is
   also where a lease with no owner at all goes.
 
 Each one recast is touched, so that the next run leaves it to the cast
@@ -46,7 +46,7 @@ from reserve.devices import states as device_states
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
-Units = device_states.DeviceReservation
+DeviceStatus = device_states.DeviceReservation
 
 
 def _end_ahead(lease, now):
@@ -76,7 +76,7 @@ def _touch_booking(context, booking):
 
 # Device reservations --------------------------------------------------------
 
-def _overdue_units(context, cutoff, statuses):
+def _overdue_device_reservations(context, cutoff, statuses):
     """(reservation, its lease or None) of the unreleased ones of
     ``statuses`` untouched since ``cutoff``."""
     found = [r for r in device_reservations_db.device_reservations_unreleased(
@@ -85,15 +85,15 @@ def _overdue_units(context, cutoff, statuses):
             for r in found]
 
 
-def _units_awaiting_lease(context, cutoff, now):
-    return [r for r, lease in _overdue_units(
-        context, cutoff, (Units.PENDING, Units.NEEDS_REVIEW))
+def _device_reservations_awaiting_lease(context, cutoff, now):
+    return [r for r, lease in _overdue_device_reservations(
+        context, cutoff, (DeviceStatus.PENDING, DeviceStatus.NEEDS_REVIEW))
         if lease is None]
 
 
-def _units_not_torn_down(context, cutoff, now):
-    return [r for r, lease in _overdue_units(
-        context, cutoff, (Units.CANCELLED,))
+def _device_reservations_not_torn_down(context, cutoff, now):
+    return [r for r, lease in _overdue_device_reservations(
+        context, cutoff, (DeviceStatus.CANCELLED,))
         if lease is None or lease.status not in (
             states.Lease.DELETING, states.Lease.TERMINATED)
         or (lease.status == states.Lease.DELETING and
@@ -112,7 +112,7 @@ def _delete_device_lease(worker_api, context, reservation):
 
 # What the walk needs of each kind of owner: how to find the overdue
 # (``awaiting``: owners live with no lease; ``not_torn_down``: what is
-# over while its lease or claim is not let go, ``torn_what`` saying
+# over while its lease or hold is not let go, ``torn_what`` saying
 # what it is), how to touch an owner, the worker's casts (a deletion
 # touches what it recasts), and the names of the counts run() returns.
 Kind = collections.namedtuple('Kind', [
@@ -128,10 +128,11 @@ _KINDS = (
          lambda api, context, lease: api.delete_lease(context, None,
                                                       lease_id=lease.id)),
     Kind('Device reservation',
-         _units_awaiting_lease, 'device_leases',
+         _device_reservations_awaiting_lease, 'device_leases',
          lambda api, context, rsv: api.create_device_lease(context, rsv.id),
          _touch_device_reservation,
-         'Device reservation', _units_not_torn_down, 'device_cancels',
+         'Device reservation', _device_reservations_not_torn_down,
+         'device_cancels',
          _delete_device_lease),
 )
 

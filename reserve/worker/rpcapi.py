@@ -2,7 +2,7 @@
 
 1.0 - the first release: create_lease, update_lease, delete_lease (of a
       booking); create_device_lease, delete_device_lease (of a device
-      reservation the booking desk claimed)
+      reservation the booking desk holds)
 
 A method added later names its version in its cast; [upgrade_levels]
 worker caps what this node sends while older workers run
@@ -43,13 +43,13 @@ class WorkerAPI:
         self._cast(context, 'delete_lease', booking_id=booking_id,
                    lease_id=lease_id)
 
-    def create_device_lease(self, context, reservation_id):
-        """Make the lease of a claimed device reservation (idempotent)."""
+    def create_device_lease(self, context, device_reservation_id):
+        """Make the lease of a held device reservation (idempotent)."""
         self._cast(context, 'create_device_lease',
-                   reservation_id=reservation_id)
+                   device_reservation_id=device_reservation_id)
 
-    def delete_device_lease(self, context, reservation_id):
+    def delete_device_lease(self, context, device_reservation_id):
         """Tear a cancelled device reservation's lease down, or release
-        its claim when it has none."""
+        its hold when it has none."""
         self._cast(context, 'delete_device_lease',
-                   reservation_id=reservation_id)
+                   device_reservation_id=device_reservation_id)

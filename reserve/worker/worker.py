@@ -14,7 +14,7 @@ from reserve.db import bookings as bookings_db
 from reserve.db import device_reservations as device_reservations_db
 from reserve.db import flavors as flavors_db
 from reserve.db import leases as leases_db
-from reserve.devices import claims as device_claims
+from reserve.devices import holds as device_holds
 from reserve.devices import runs as device_runs
 from reserve.devices import states as device_states
 from reserve.manager import rpcapi as manager_rpcapi
@@ -113,17 +113,17 @@ class BookingWorker:
 
     # device reservations ----------------------------------------------
 
-    def create_device_lease(self, context, reservation_id):
-        """Have the manager make the lease of a claimed device reservation
+    def create_device_lease(self, context, device_reservation_id):
+        """Have the manager make the lease of a held device reservation
         (owned by it: the manager answers with the same lease if it made
-        one); the device:gpu plugin adopts the claim."""
+        one); the device:gpu plugin adopts the hold."""
         found = device_reservations_db.device_reservation_find(
-            context, reservation_id)
+            context, device_reservation_id)
         if (found is None or found.released_at is not None or
                 found.status not in device_states.DeviceReservation.LIVE):
             return  # cancelled, or over
-        if device_reservations_db.device_reservation_lease(context,
-                                                           reservation_id):
+        if device_reservations_db.device_reservation_lease(
+                context, device_reservation_id):
             return
         request = device_runs.lease_request(
             found.id, found.project_id, found.user_id, found.start_date,
@@ -132,35 +132,35 @@ class BookingWorker:
             lease = self.manager_api.create_lease(context, request)
         except messaging.MessagingTimeout:
             LOG.warning('Manager did not answer for device reservation %s; '
-                        'will retry', reservation_id)
+                        'will retry', device_reservation_id)
             return
         except exception.ReserveException as exc:
-            # The manager cancelled it and released its claim
+            # The manager cancelled it and released its hold
             # (reserve/manager/owners.py).
             LOG.info('Device reservation %s got no lease: %s',
-                     reservation_id, exc.message)
+                     device_reservation_id, exc.message)
             return
         current = device_reservations_db.device_reservation_find(
-            context, reservation_id)
+            context, device_reservation_id)
         if (current is None or
                 current.status == device_states.DeviceReservation.CANCELLED):
             # Cancelled while we were at it: the lease must not outlive it.
             self.manager_api.delete_lease(context, lease['id'])
             return
-        LOG.info('Device reservation %s has lease %s', reservation_id,
+        LOG.info('Device reservation %s has lease %s', device_reservation_id,
                  lease['id'])
 
-    def delete_device_lease(self, context, reservation_id):
+    def delete_device_lease(self, context, device_reservation_id):
         """A cancelled device reservation: its lease is deleted (its end
-        runs now and detaches); without one, its claim is released."""
+        runs now and detaches); without one, its hold is released."""
         found = device_reservations_db.device_reservation_find(
-            context, reservation_id)
+            context, device_reservation_id)
         if (found is None or
                 found.status != device_states.DeviceReservation.CANCELLED):
             return
         lease = device_reservations_db.device_reservation_lease(
-            context, reservation_id)
+            context, device_reservation_id)
         if lease is None:
-            device_claims.release(context, reservation_id)
+            device_holds.release(context, device_reservation_id)
         elif lease.status != states.Lease.TERMINATED:
             self.manager_api.delete_lease(context, lease.id)

@@ -2,8 +2,8 @@
 
 Not a test: a script that prints figures. For each backend it builds a
 throwaway database (tests/fixtures/backends.py) holding --hosts libvirt
-hosts of --units GPU units each and --reservations device reservations,
-each with two units, one or two attachments, an audience project and
+hosts of --devices GPU devices each and --reservations device reservations,
+each with two devices, one or two attachments, an audience project and
 its lease, written straight into the tables; then it times
 ``GET /v1/device-reservations?all_projects=1&limit=N`` as an
 administrator through the whole WSGI stack (webtest, noauth), --requests
@@ -75,7 +75,7 @@ def _ids(rnd):
 
 
 def build(engine, args):
-    """Write the hosts, units and reservations; returns how many
+    """Write the hosts, devices and reservations; returns how many
     reservations."""
     rnd = random.Random(args.seed)
     ids = _ids(rnd)
@@ -90,7 +90,7 @@ def build(engine, args):
                           name='gpu-box-%03d' % h,
                           uri='test:///gpu-box-%03d' % h, reservable=True,
                           topology_generation='g1'))
-        for u in range(args.units):
+        for u in range(args.devices):
             address = '0000:%02x:00.0' % (0x17 + u)
             devices.append(dict(
                 stamps, id=next(ids), host_id=host_id,
@@ -105,11 +105,11 @@ def build(engine, args):
         by_host.setdefault(device['host_id'], []).append(device)
     rows = {name: [] for name in (
         'leases', 'lease_reservations', 'device_reservations',
-        'device_reservation_projects', 'device_reservation_units',
+        'device_reservation_projects', 'device_reservation_devices',
         'device_attachments')}
     for i in range(args.reservations):
         host = hosts[i % len(hosts)]
-        units = rnd.sample(by_host[host['id']], 2)
+        devices = rnd.sample(by_host[host['id']], 2)
         start = now + datetime.timedelta(hours=i)
         end = start + datetime.timedelta(hours=2)
         rsv_id, project = next(ids), 'project-%02d' % (i % 20)
@@ -125,13 +125,13 @@ def build(engine, args):
         rows['device_reservation_projects'].append(dict(
             stamps, reservation_id=rsv_id, project_id=project,
             role='allowed'))
-        for unit in units:
-            rows['device_reservation_units'].append(dict(
-                stamps, reservation_id=rsv_id, device_id=unit['id']))
+        for device in devices:
+            rows['device_reservation_devices'].append(dict(
+                stamps, reservation_id=rsv_id, device_id=device['id']))
         for d in range(1 + i % 2):
             rows['device_attachments'].append(dict(
                 stamps, id=next(ids), reservation_id=rsv_id,
-                device_id=units[d]['id'], domain='vm-%d' % i, kind='pci',
+                device_id=devices[d]['id'], domain='vm-%d' % i, kind='pci',
                 project_id=project,
                 state='ATTACHED' if status == 'ACTIVE' else 'PLANNED',
                 live=True, config=True))
@@ -215,7 +215,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--backends', default='sqlite,mysql,postgresql')
     parser.add_argument('--hosts', type=int, default=10)
-    parser.add_argument('--units', type=int, default=8)
+    parser.add_argument('--devices', type=int, default=8)
     parser.add_argument('--reservations', type=int, default=1000)
     parser.add_argument('--requests', type=int, default=30)
     parser.add_argument('--seed', type=int, default=1)

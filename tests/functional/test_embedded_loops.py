@@ -1,5 +1,5 @@
 """reserve-all-in-one as a process under ordinary use: clients reserving
-GPU units for a domain and cancelling them in a loop, one at a time and
+GPU devices for a domain and cancelling them in a loop, one at a time and
 several at once (tests/benchmarks/bench_embedded_loops.py is the long
 version). Every request gets an answer that is not a 5xx, and once the
 loop settles every reservation is released, no lease event is in ERROR
@@ -20,8 +20,8 @@ def all_in_one(tmp_path):
 
 
 @pytest.mark.parametrize('clients', [1, 8])
-def test_units_reserved_and_cancelled_in_a_loop_get_no_5xx(all_in_one,
-                                                           clients):
+def test_devices_reserved_and_cancelled_in_a_loop_get_no_5xx(all_in_one,
+                                                             clients):
     before = loops.hostdevs(all_in_one.url)
     loop = loops.Loop(all_in_one.url)
     loop.run(24, clients)

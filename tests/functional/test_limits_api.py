@@ -79,7 +79,7 @@ def unified_limits(api):
     CONF.set_override('endpoint_id', 'reserve-endpoint', group='oslo_limit')
     fixture = limit_fixture.LimitFixture(
         {'reservations': 5, 'instance_hours': 100,
-         'unit_reservations': 4, 'unit_hours': 500},
+         'device_reservations': 4, 'device_hours': 500},
         {'project-b': {'reservations': 1}})
     fixture.setUp()
     yield fixture

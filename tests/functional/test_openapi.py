@@ -273,7 +273,7 @@ def test_real_answers_match_the_description(gpu_api, casts):  # noqa: F811
         'allocations']
     app.get('/v1/allocations/%s' % allocations[0]['id'], headers=MEMBER_A)
 
-    # GPU units
+    # GPU devices
     devices = app.get('/v1/devices', {'host': a100['id']},
                       headers=MEMBER_A).json['devices']
     app.get('/v1/devices/%s' % devices[0]['id'], headers=ADMIN)

@@ -22,7 +22,7 @@ The checker's lines, each of which should be 0:
   after every lease ended;
 * ``API 5xx``: answers of 500 and up but 503, which the API gives
   while the database is away (counted apart; the client tries again);
-* the device reservations' lines (tests/integration/chaos_units.py).
+* the device reservations' lines (tests/integration/chaos_devices.py).
 
 Start and end lateness (when an event finished, against its time) are
 printed as p50 / p99 / max.
@@ -41,7 +41,7 @@ import sqlalchemy as sa
 
 from tests.integration import chaos_checks
 from tests.integration import chaos_faults
-from tests.integration import chaos_units
+from tests.integration import chaos_devices
 from tests.integration import cloud
 from tests.integration import reserve_daemons
 
@@ -52,18 +52,18 @@ FINAL = ('COMPLETE', 'ERROR')
 MUST_BE_ZERO = ('bookings lost', 'bookings stuck', 'overbooked instants',
                 'events run twice', 'artefacts left', 'API 5xx',
                 'device reservations lost', 'device reservations stuck',
-                'units assigned twice', 'libvirt artefacts left')
+                'devices assigned twice', 'libvirt artefacts left')
 
 
 @dataclasses.dataclass
 class Profile:
     bookings: int = 500
-    device_reservations: int = 200    # of GPU units, over the same time
+    device_reservations: int = 200    # of GPU devices, over the same time
     load_seconds: float = 600       # bookings are made over this long
     start_within: tuple = (5, 90)   # seconds from when it is made
     length: tuple = (10, 180)       # seconds
-    unit_length: tuple = (5, 60)    # seconds, of a device reservation
-    unit_hosts: int = 4             # libvirt GPU hosts of each kind
+    device_length: tuple = (5, 60)    # seconds, of a device reservation
+    device_hosts: int = 4             # libvirt GPU hosts of each kind
     cancel_share: float = 0.1
     kill_every: tuple = (20, 40)    # seconds between two kills
     broker_restarts: int = 2
@@ -74,8 +74,8 @@ class Profile:
 
 
 SHORT = Profile(bookings=40, device_reservations=20, load_seconds=60,
-                start_within=(5, 40), length=(10, 40), unit_length=(5, 20),
-                unit_hosts=2,
+                start_within=(5, 40), length=(10, 40), device_length=(5, 20),
+                device_hosts=2,
                 kill_every=(8, 15),
                 broker_restarts=1, database_restarts=0)
 
@@ -107,9 +107,9 @@ class Chaos:
         self.overbooked = 0
         self._stop = threading.Event()
         self._lock = threading.Lock()
-        self.units = chaos_units.UnitLoad(
+        self.devices = chaos_devices.DeviceLoad(
             daemons, profile, random.Random(seed + 1),
-            'chaos-units-%s' % uuid.uuid4().hex[:6], log=log)
+            'chaos-devices-%s' % uuid.uuid4().hex[:6], log=log)
 
     # load
     def _request(self, method, path, **kwargs):
@@ -131,7 +131,7 @@ class Chaos:
             seconds=self.random.uniform(*self.profile.length))
         body = {'flavor_id': self.flavor_id, 'start': _iso(start),
                 'end': _iso(end)}
-        resp = chaos_units.answered(
+        resp = chaos_devices.answered(
             lambda: self._request('POST', '/v1/reservations', json=body),
             self._count_503)
         with self._lock:
@@ -150,7 +150,7 @@ class Chaos:
 
     def _cancel_later(self, booking_id):
         def cancel():
-            resp = chaos_units.answered(
+            resp = chaos_devices.answered(
                 lambda: self._request('DELETE',
                                       '/v1/reservations/%s' % booking_id),
                 self._count_503, idempotent=True)
@@ -173,16 +173,16 @@ class Chaos:
             self.book_one()
             self._stop.wait(gap)
 
-    def _unit_load(self):
+    def _device_load(self):
         gap = self.profile.load_seconds / max(
             1, self.profile.device_reservations)
         for _ in range(self.profile.device_reservations):
             if self._stop.is_set():
                 return
-            to_cancel = self.units.reserve_one(self._lock)
+            to_cancel = self.devices.reserve_one(self._lock)
             if to_cancel:
                 timer = threading.Timer(self.random.uniform(1, 30),
-                                        self.units.cancel,
+                                        self.devices.cancel,
                                         (to_cancel, self._lock))
                 timer.daemon = True
                 timer.start()
@@ -225,8 +225,8 @@ class Chaos:
             while not self._stop.wait(2):
                 try:
                     found = chaos_checks.overbooked_now(engine)
-                    if self.units.uris:
-                        self.units.sample(engine)
+                    if self.devices.uris:
+                        self.devices.sample(engine)
                 except sa.exc.SQLAlchemyError:
                     continue        # the database is restarting
                 if found:
@@ -237,22 +237,22 @@ class Chaos:
 
     def run(self):
         if self.profile.device_reservations:
-            self.units.enroll()
+            self.devices.enroll()
         threads = [threading.Thread(target=t, daemon=True) for t in (
             self._killer, self._outages, self._sampler)]
         for thread in threads:
             thread.start()
-        units = threading.Thread(target=self._unit_load, daemon=True)
-        units.start()
+        devices = threading.Thread(target=self._device_load, daemon=True)
+        devices.start()
         try:
             self._load()
-            units.join()
+            devices.join()
             last_end = max([end for _, end in self.booked.values()] +
-                           [self.units.last_end() or _utcnow()])
+                           [self.devices.last_end() or _utcnow()])
             wait = (last_end - _utcnow()).total_seconds()
             self.log('%d bookings and %d device reservations accepted; '
                      'waiting %.0f s for the last to end' % (
-                         len(self.booked), len(self.units.booked),
+                         len(self.booked), len(self.devices.booked),
                          max(0, wait)))
             self._stop.wait(max(0, wait))
         finally:
@@ -286,12 +286,13 @@ class Chaos:
                 if v is None and b not in self.cancelled]
         errors = {b: v['status_reason'] for b, v in views.items()
                   if v is not None and v['status'] == 'ERROR'}
-        unit_figures = self.units.check(deadline) if self.units.uris else {}
+        device_figures = (self.devices.check(deadline)
+                          if self.devices.uris else {})
         engine = sa.create_engine(self.daemons.db_url)
         try:
             lateness = chaos_checks.event_lateness(engine, self.project)
-            unit_lateness = chaos_checks.event_lateness(engine,
-                                                        self.units.project)
+            device_lateness = chaos_checks.event_lateness(engine,
+                                                          self.devices.project)
         finally:
             engine.dispose()
         left = [line for line in cloud.leftovers()
@@ -302,9 +303,9 @@ class Chaos:
             'bookings refused': dict(self.refused),
             'bookings cancelled': len(self.cancelled),
             'POSTs unanswered (daemon killed)': self.unanswered,
-            'API 5xx': self.api_5xx + self.units.api_5xx,
+            'API 5xx': self.api_5xx + self.devices.api_5xx,
             'API 503 (database away, tried again)':
-                self.api_503 + self.units.api_503,
+                self.api_503 + self.devices.api_503,
             'bookings lost': len(lost),
             'bookings stuck': len(open_),
             'bookings in ERROR': len(errors),
@@ -317,10 +318,11 @@ class Chaos:
             'restarts': dict(self.restarts),
             'start lateness s (p50/p99/max)': lateness['start_lease'],
             'end lateness s (p50/p99/max)': lateness['end_lease'],
-            **unit_figures,
-            'unit start lateness s (p50/p99/max)':
-                unit_lateness['start_lease'],
-            'unit end lateness s (p50/p99/max)': unit_lateness['end_lease'],
+            **device_figures,
+            'device start lateness s (p50/p99/max)':
+                device_lateness['start_lease'],
+            'device end lateness s (p50/p99/max)':
+                device_lateness['end_lease'],
         }
 
 
@@ -336,7 +338,7 @@ def deploy(db_url, profile, log=print):
     extra = ('\n[nova]\ntimeout = 10\n[placement]\ntimeout = 10\n'
              '[manager]\nevent_retry_interval = 5\n'
              '[quota]\nreservations = -1\ninstance_hours = -1\n'
-             'unit_reservations = -1\nunit_hours = -1\n'
+             'device_reservations = -1\nunit_hours = -1\n'
              '[booking]\nguard_seconds = 10\n')
     daemons = reserve_daemons.ReserveDaemons(
         db_url, nova.url, placement.url, reconcile_interval=5,

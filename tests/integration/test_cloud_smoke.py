@@ -2,7 +2,7 @@
 
 A reservation fence by hand: a child resource provider under host2's
 compute-node provider with CUSTOM_RESERVATION_<X> (total 2, max_unit 1), a
-private flavor asking for one unit of it and pinned to an aggregate with
+private flavor asking for one device of it and pinned to an aggregate with
 reservation=<X> holding host2. Two servers land on host2, the third finds no
 valid host.
 """

@@ -14,7 +14,7 @@ SETS = [
      ('planned', 'attaching', 'attached', 'detached')),
     (statuses.LEASE_RESERVATION, states.LeaseReservation.ALL,
      ('pending', 'active', 'deleted')),
-    (statuses.UNIT, device_states.Unit.ALL,
+    (statuses.DEVICE, device_states.DeviceShown.ALL,
      ('available', 'reserved', 'in-use', 'missing')),
 ]
 

@@ -18,13 +18,22 @@ import reserve
 ROOT = pathlib.Path(reserve.__file__).parent
 GLOSSARY = ROOT.parent / 'doc' / 'source' / 'contributor' / 'glossary.rst'
 
-# Public names that keep a retired word: the API, the configuration
-# and keystone's registered limits spell them, and they change with a
-# microversion, not in a rename of the code. Allowed in strings and
-# comments (their literal, and text naming them), nowhere else.
+# Public names that keep a retired word: the API spells them for the
+# microversions before the one that renamed them, or another service
+# spells them, or the word means something else there. Allowed in
+# strings and comments (their literal, and text naming them), nowhere
+# else.
 PUBLIC = {
-    'unit_reservations': 'the quota resource of GET /v1/limits, '
-                         '[quota] and unified limits',
+    'unit_reservations': 'device_reservations of GET /v1/limits before '
+                         'microversion 1.2',
+    'unit_hours': 'device_hours of GET /v1/limits before 1.2',
+    'unit_ids': "a device reservation's device_ids before 1.2",
+    'units': "a device reservation's devices before 1.2",
+    'unit_id': "an attachment's device_id before 1.2",
+    'units_unavailable': 'the error code reserve.units_unavailable',
+    'min_unit': "placement's inventory field",
+    'max_unit': "placement's inventory field",
+    'tests/unit': 'the unit tests',
     'compute_flavor': "a reservation's reserved flavor in the API "
                       'before microversion 1.2',
 }

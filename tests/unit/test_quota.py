@@ -32,14 +32,14 @@ def test_instance_hours_count_every_started_hour():
         minutes=1)) == 2
 
 
-def test_unit_hours_count_started_hours_and_an_open_end(override):
+def test_device_hours_count_started_hours_and_an_open_end(override):
     override('open_ended_hours', 10, group='quota')
-    assert quota.unit_hours(2, T0, T0 + H + datetime.timedelta(
+    assert quota.device_hours(2, T0, T0 + H + datetime.timedelta(
         minutes=30)) == 4
     # T0 is ahead: an open end counts open_ended_hours from the start.
     assert quota.new_device_reservation(3, T0, None) == {
-        'unit_reservations': 1, 'unit_hours': 30}
-    assert quota.unit_hours(1, T0, device_states.OPEN_END) == 10
+        'device_reservations': 1, 'device_hours': 30}
+    assert quota.device_hours(1, T0, device_states.OPEN_END) == 10
 
 
 def test_an_open_end_keeps_counting_what_it_has_run(override):
@@ -47,22 +47,22 @@ def test_an_open_end_keeps_counting_what_it_has_run(override):
     has run, and open_ended_hours more."""
     override('open_ended_hours', 10, group='quota')
     now = T0 + 100 * H + datetime.timedelta(minutes=30)
-    assert quota.unit_hours(2, T0, None, now=now) == 2 * (100 + 10)
-    assert quota.unit_hours(2, T0, None, now=T0 + H / 2) == 2 * 10
-    assert quota.unit_hours(2, T0, device_states.OPEN_END,
-                            now=T0 - H) == 20
+    assert quota.device_hours(2, T0, None, now=now) == 2 * (100 + 10)
+    assert quota.device_hours(2, T0, None, now=T0 + H / 2) == 2 * 10
+    assert quota.device_hours(2, T0, device_states.OPEN_END,
+                              now=T0 - H) == 20
 
 
-def test_unit_usage_is_reported_beside_the_bookings(db, override):
+def test_device_usage_is_reported_beside_the_bookings(db, override):
     assert set(quota.REPORTED) == set(quota.RESOURCES) | {
-        'unit_hours', 'unit_reservations'}
-    assert 'unit_hours' not in quota.RESOURCES
-    assert quota.usage(ctx(), 'project-a', ['unit_hours']) == {
-        'unit_hours': 0}
-    override('unit_hours', 5, group='quota')
+        'device_hours', 'device_reservations'}
+    assert 'device_hours' not in quota.RESOURCES
+    assert quota.usage(ctx(), 'project-a', ['device_hours']) == {
+        'device_hours': 0}
+    override('device_hours', 5, group='quota')
     with pytest.raises(exception.OverQuota) as caught:
-        quota.enforce(ctx(), 'project-a', {'unit_hours': 6})
-    assert 'unit_hours (0 in use + 6 asked > limit 5)' in \
+        quota.enforce(ctx(), 'project-a', {'device_hours': 6})
+    assert 'device_hours (0 in use + 6 asked > limit 5)' in \
         caught.value.message
 
 
@@ -139,8 +139,8 @@ def test_config_report(db, override):
     assert quota.report(ctx(), 'project-a') == {
         'reservations': {'limit': 10, 'in_use': 1},
         'instance_hours': {'limit': 50, 'in_use': 8},
-        'unit_reservations': {'limit': 10, 'in_use': 0},
-        'unit_hours': {'limit': 1440, 'in_use': 0}}
+        'device_reservations': {'limit': 10, 'in_use': 0},
+        'device_hours': {'limit': 1440, 'in_use': 0}}
 
 
 # The unified limits driver ---------------------------------------------------
@@ -201,8 +201,8 @@ def test_unified_limits_report(keystone):
         'reservations': {'limit': 100, 'in_use': 1},
         'instance_hours': {'limit': 1000, 'in_use': 3},
         # Not registered in keystone: a limit of 0, as oslo.limit has it.
-        'unit_reservations': {'limit': 0, 'in_use': 0},
-        'unit_hours': {'limit': 0, 'in_use': 0}}
+        'device_reservations': {'limit': 0, 'in_use': 0},
+        'device_hours': {'limit': 0, 'in_use': 0}}
 
 
 def test_unified_limits_unreachable_keystone_is_503(db, override,

@@ -221,7 +221,7 @@ def test_nothing_to_do_reports_zero_everywhere(run, worker_api):
 
 def device_reservation(status=device_states.DeviceReservation.PENDING,
                        updated_at=None, lease_status=None):
-    """A device reservation (no units: the walk reads none), and its lease
+    """A device reservation (no devices: the walk reads none), and its lease
     (owned by it) when ``lease_status`` is given."""
     ctx = reserve_context.get_admin_context()
     row = device_reservations_db.device_reservation_create(ctx, {
@@ -239,14 +239,14 @@ def device_reservation(status=device_states.DeviceReservation.PENDING,
 def test_one_run_recasts_the_creations_of_both_kinds(run, worker_api):
     booking = factories.make_booking(status=B.PENDING_CREATE,
                                      updated_at=stale())
-    unit = device_reservation()
+    device = device_reservation()
     factories.make_lease(status=L.PENDING,  # has its lease: left alone
                          owner_type=states.Owner.DEVICE_RESERVATION,
                          owner_id=device_reservation().id)
 
     counts = run()
 
-    assert sorted(worker_api.casts) == [('create_device_lease', unit.id),
+    assert sorted(worker_api.casts) == [('create_device_lease', device.id),
                                         ('create_lease', booking.id)]
     assert (counts['recast'], counts['device_leases']) == (1, 1)
     # Both touched: the next run leaves them to the casts just sent.

@@ -159,12 +159,12 @@ class BaselineWorker:
         self.calls = []
         self.got = threading.Event()
 
-    def create_device_lease(self, context, reservation_id):
-        self.calls.append(('create_device_lease', reservation_id))
+    def create_device_lease(self, context, device_reservation_id):
+        self.calls.append(('create_device_lease', device_reservation_id))
         self.got.set()
 
 
-def test_unit_casts_reach_a_worker_capped_at_the_baseline(serve, override):
+def test_device_casts_reach_a_worker_capped_at_the_baseline(serve, override):
     override('worker', '1.0', group='upgrade_levels')
     server = serve(BaselineWorker(), topic=rpc.WORKER_TOPIC)
     worker_rpcapi.WorkerAPI().create_device_lease(ctx(), 'rsv-1')

@@ -4,7 +4,7 @@ from reserveclient.v1 import httpclient
 
 
 class DeviceReservationManager(base.Manager):
-    """/v1/device-reservations: GPU units reserved for projects."""
+    """/v1/device-reservations: GPU devices reserved for projects."""
 
     path = '/v1/device-reservations'
     key = 'device_reservation'

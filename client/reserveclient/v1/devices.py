@@ -1,10 +1,10 @@
-"""The GPU units of the reserve API."""
+"""The GPU devices of the reserve API."""
 from reserveclient import exceptions
 from reserveclient.v1 import base
 
 
 class DeviceManager(base.Manager):
-    """/v1/devices: the GPU units of the libvirt hosts."""
+    """/v1/devices: the GPU devices of the libvirt hosts."""
 
     path = '/v1/devices'
     key = 'device'
@@ -16,7 +16,7 @@ class DeviceManager(base.Manager):
         return self._list(filters, limit=limit, marker=marker)
 
     def find(self, ref, host=None):
-        """A unit by its ID, PCI address (0000:3b:00.0) or node device
+        """A device by its ID, PCI address (0000:3b:00.0) or node device
         name (pci_0000_3b_00_0), on ``host`` when given."""
         try:
             return self.get(ref)
@@ -29,7 +29,7 @@ class DeviceManager(base.Manager):
             return matches[0]
         if len(matches) > 1:
             raise exceptions.ReserveClientError(
-                'More than one GPU unit is %s (on hosts %s); give the host '
+                'More than one GPU device is %s (on hosts %s); give the host '
                 'or use the ID.' % (ref, ', '.join(
                     sorted(str(m.get('host')) for m in matches))))
         raise not_found

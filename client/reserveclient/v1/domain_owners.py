@@ -5,7 +5,7 @@ from reserveclient.v1 import httpclient
 
 class DomainOwnerManager(base.Manager):
     """/v1/hosts/{host}/domain-owners: the project that owns each domain
-    of a libvirt host not run by nova (GPU units of its reservations may
+    of a libvirt host not run by nova (GPU devices of its reservations may
     go into it)."""
 
     key = 'domain_owner'

@@ -2,11 +2,54 @@
 the OpenAPI document.
 
 Dates are checked as strings here and parsed afterwards (ISO 8601 with a
-timezone); which of unit_ids and count is given, and what goes with it,
-is checked by the controller, so that the message says it plainly.
+timezone); which of device_ids and device_count is given, and what goes
+with it, is checked by the controller, so that the message says it
+plainly.
+
+Microversion 1.2 (``microversion.ONE_NAME``) names a reservation's
+devices ``device_ids``, ``devices``, ``device_count`` and
+``attachments[].device_id``; before it, requests and answers keep the
+names of ``_BEFORE_ONE_NAME``. The code reads and writes the new names
+only: ``from_served`` and ``as_served`` translate at the edge.
 """
+import copy
+
+from reserve.api import microversion
 from reserve.api.schemas import parts
 from reserve.api.views import statuses
+
+# {name since 1.2: the name before it} of the fields of a device
+# reservation, of its dry run and of the availability of devices.
+_BEFORE_ONE_NAME = {'device_ids': 'unit_ids', 'devices': 'units',
+                    'device_count': 'count', 'device_id': 'unit_id'}
+_SINCE_ONE_NAME = {old: new for new, old in _BEFORE_ONE_NAME.items()}
+
+
+def old_names():
+    """Whether the request being served reads the names before 1.2."""
+    return not microversion.serves(microversion.ONE_NAME)
+
+
+def as_served(fields, old=None):
+    """``fields`` (a dict) under the names the request's microversion
+    reads (``old``: whether that is before 1.2, when already known)."""
+    if not (old_names() if old is None else old):
+        return fields
+    return {_BEFORE_ONE_NAME.get(k, k): v for k, v in fields.items()}
+
+
+def served_name(name):
+    """How the request's microversion names the field ``name``."""
+    return _BEFORE_ONE_NAME.get(name, name) if old_names() else name
+
+
+def from_served(body):
+    """A body validated at the request's microversion, under the names
+    the code uses."""
+    if not old_names():
+        return dict(body)
+    return {_SINCE_ONE_NAME.get(k, k): v for k, v in body.items()}
+
 
 _date = {'type': 'string', 'minLength': 1, 'maxLength': 64,
          'format': 'date-time'}
@@ -20,14 +63,14 @@ _domain = {'type': 'string', 'minLength': 1, 'maxLength': 255,
            'pattern': r'^[^/\s]([^/]*[^/\s])?$'}
 _domains = {'type': 'array', 'items': _domain, 'uniqueItems': True,
             'maxItems': 64}
-_unit_ids = {'type': 'array', 'items': _id, 'minItems': 1, 'maxItems': 64,
-             'uniqueItems': True}
+_device_ids = {'type': 'array', 'items': _id, 'minItems': 1,
+               'maxItems': 64, 'uniqueItems': True}
 
 create = {
     'type': 'object',
     'properties': {
-        'unit_ids': _unit_ids,
-        'count': {'type': 'integer', 'minimum': 1, 'maximum': 64},
+        'device_ids': _device_ids,
+        'device_count': {'type': 'integer', 'minimum': 1, 'maximum': 64},
         'model': {'type': 'string', 'minLength': 1, 'maxLength': 255},
         'host': {'type': 'string', 'minLength': 1, 'maxLength': 255},
         'numa_local': {'type': 'boolean'},
@@ -62,7 +105,7 @@ attach = {
     'type': 'object',
     'properties': {
         'domain': _domain,
-        'unit_ids': _unit_ids,
+        'device_ids': _device_ids,
     },
     'required': ['domain'],
     'additionalProperties': False,
@@ -78,21 +121,66 @@ detach = {
 }
 
 
+def _before_one_name(schema):
+    """``schema`` as microversions before 1.2 read it: the same fields,
+    under their old names."""
+    old = copy.deepcopy(schema)
+    old['properties'] = {_BEFORE_ONE_NAME.get(k, k): v
+                         for k, v in schema['properties'].items()}
+    return old
+
+
+create_before_one_name = _before_one_name(create)
+attach_before_one_name = _before_one_name(attach)
+
+
+def _served(schema, before):
+    """The schema of a body at the request's microversion (for
+    method.expose, which reads it when the body is read)."""
+    def schema_of_request():
+        return before if old_names() else schema
+    return schema_of_request
+
+
+served_create = _served(create, create_before_one_name)
+served_attach = _served(attach, attach_before_one_name)
+
+
 # -- the OpenAPI document ----------------------------------------------------
+
+def _each_name(properties, optional=()):
+    """An object of ``properties`` (``optional`` may be absent), each
+    field renamed at 1.2 described under both names, either of which
+    may be absent."""
+    described, absent = {}, list(optional)
+    for name, schema in properties.items():
+        old = _BEFORE_ONE_NAME.get(name)
+        if old is None:
+            described[name] = schema
+            continue
+        described[name] = dict(schema, description='Since 1.2 (%s '
+                                                   'before)' % old)
+        described[old] = dict(schema, description='Before 1.2: %s' % name)
+        absent += [name, old]
+    return parts.obj(described, optional=absent)
+
 
 def request_bodies():
     return {'DeviceReservationCreate': create,
+            'DeviceReservationCreateBefore1.2': create_before_one_name,
             'DeviceReservationUpdate': update,
-            'DeviceAttach': attach, 'DeviceDetach': detach}
+            'DeviceAttach': attach,
+            'DeviceAttachBefore1.2': attach_before_one_name,
+            'DeviceDetach': detach}
 
 
 def response_schemas():
     return {
-        'DeviceUnit': parts.obj({'id': parts.STR, 'pci_address': parts.STR,
-                                 'model': parts.STR,
-                                 'numa_node': parts.INT_OR_NULL}),
-        'DeviceAttachment': parts.obj({
-            'domain': parts.STR, 'unit_id': parts.STR,
+        'ReservedDevice': parts.obj({
+            'id': parts.STR, 'pci_address': parts.STR, 'model': parts.STR,
+            'numa_node': parts.INT_OR_NULL}),
+        'DeviceAttachment': _each_name({
+            'domain': parts.STR, 'device_id': parts.STR,
             'pci_address': parts.STR,
             'kind': parts.enum(('pci', 'mdev')),
             'mdev_uuid': parts.STR_OR_NULL,
@@ -100,13 +188,13 @@ def response_schemas():
             'live': parts.BOOL_OR_NULL, 'config': parts.BOOL_OR_NULL,
             'project_id': parts.STR_OR_NULL,
         }),
-        'DeviceReservation': parts.obj({
+        'DeviceReservation': dict(_each_name({
             'id': parts.STR, 'host_id': parts.STR,
             'host': parts.STR_OR_NULL, 'project_id': parts.STR,
             'user_id': parts.STR, 'allowed_projects': parts.STR_LIST,
             'managing_projects': parts.STR_LIST,
-            'unit_ids': parts.STR_LIST,
-            'units': parts.array_of(parts.ref('DeviceUnit')),
+            'device_ids': parts.STR_LIST,
+            'devices': parts.array_of(parts.ref('ReservedDevice')),
             'mdev_type': parts.STR_OR_NULL,
             'request': {'type': ['object', 'null']},
             'start': parts.DATE,
@@ -121,19 +209,18 @@ def response_schemas():
             'lease_id': parts.STR_OR_NULL,
             'released_at': parts.DATE_OR_NULL,
             'created_at': parts.DATE, 'updated_at': parts.DATE,
-        }, description='GPU units reserved for a set of projects.'),
-        'DeviceReservationDryRun': parts.obj({
+        }), description='GPU devices reserved for a set of projects.'),
+        'DeviceReservationDryRun': dict(_each_name({
             'fits': parts.BOOL, 'start': parts.DATE,
             'end': parts.DATE_OR_NULL, 'reason': parts.STR,
             'host_id': parts.STR, 'host': parts.STR,
-            'unit_ids': parts.STR_LIST,
-            'units': parts.array_of(parts.ref('DeviceUnit')),
-            'attachments': parts.array_of(parts.obj({
-                'domain': parts.STR, 'unit_id': parts.STR,
+            'device_ids': parts.STR_LIST,
+            'devices': parts.array_of(parts.ref('ReservedDevice')),
+            'attachments': parts.array_of(_each_name({
+                'domain': parts.STR, 'device_id': parts.STR,
                 'pci_address': parts.STR, 'kind': parts.STR})),
-        }, optional=('reason', 'host_id', 'host', 'unit_ids', 'units',
-                     'attachments'),
-            description='Whether the request fits (and which units it '
+        }, optional=('reason', 'host_id', 'host', 'attachments')),
+            description='Whether the request fits (and which devices it '
                         'would take, or why not); nothing is reserved.'),
     }
 
@@ -145,10 +232,11 @@ def paths():
     one = parts.one('device_reservation', 'DeviceReservation')
     create = parts.operation(
         'createDeviceReservation', tag,
-        'Reserve GPU units (with dry_run=true: only say whether and which '
+        'Reserve GPU devices (with dry_run=true: only say whether and which '
         'would fit)', one, [parts.param('dry_run', schema=parts.BOOL)],
-        body='DeviceReservationCreate', status=201,
-        # 404: a unit or host the body names is unknown
+        body=('DeviceReservationCreate', 'DeviceReservationCreateBefore1.2'),
+        status=201,
+        # 404: a device or host the body names is unknown
         errors_=(400, 403, 404, 409, 503))
     # A dry run answers 200 with what would be reserved.
     create['responses']['200'] = parts.json_response(
@@ -174,7 +262,7 @@ def paths():
             'patch': parts.operation(
                 'updateDeviceReservation', tag,
                 'Change its end, projects or notes; or (on their own) the '
-                'domains its units go to', one, [drsv],
+                'domains its devices go to', one, [drsv],
                 body='DeviceReservationUpdate',
                 errors_=(400, 403, 404, 409, 503)),
             'delete': parts.operation(
@@ -191,12 +279,13 @@ def paths():
         '/v1/device-reservations/{device_reservation_id}/attach': {
             'post': parts.operation(
                 'attachDeviceDomain', tag,
-                'Attach the units (or some) to a domain', one, [drsv],
-                body='DeviceAttach', errors_=(400, 403, 404, 409, 503)),
+                'Attach the devices (or some) to a domain', one, [drsv],
+                body=('DeviceAttach', 'DeviceAttachBefore1.2'),
+                errors_=(400, 403, 404, 409, 503)),
         },
         '/v1/device-reservations/{device_reservation_id}/detach': {
             'post': parts.operation(
-                'detachDeviceDomain', tag, 'Detach the units from a domain',
+                'detachDeviceDomain', tag, 'Detach the devices from a domain',
                 one, [drsv], body='DeviceDetach',
                 errors_=(400, 403, 404, 409, 503)),
         },

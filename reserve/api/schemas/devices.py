@@ -28,50 +28,54 @@ def response_schemas():
             'mdevs': parts.array_of(parts.ANY),
             'in_use_by': parts.array_of(parts.ANY),
             'driver': parts.STR_OR_NULL,
-            'state': parts.enum(statuses.UNIT.shown),
+            'state': parts.enum(statuses.DEVICE.shown),
             'reservation_id': dict(parts.STR_OR_NULL, description=(
-                'The device reservation holding it now')),
+                'Before 1.2: the device reservation holding it now')),
             'device_reservation_id': dict(parts.STR_OR_NULL, description=(
-                'Since 1.1: the same as reservation_id')),
+                'Since 1.1: the device reservation holding it now')),
             'created_at': parts.DATE, 'updated_at': parts.DATE,
-        }, optional=('device_reservation_id',),
-            description='A GPU unit (a PCI function) of a libvirt host.'),
+        }, optional=('reservation_id', 'device_reservation_id'),
+            description='A GPU device (a PCI function) of a libvirt host.'),
         'DeviceAvailability': parts.obj({
             'start': parts.DATE_OR_NULL, 'end': parts.DATE_OR_NULL,
             'availability': parts.array_of(parts.obj({
                 'host_id': parts.STR, 'host': parts.STR,
                 'model': parts.STR, 'vendor_id': parts.STR_OR_NULL,
                 'product_id': parts.STR_OR_NULL, 'free': parts.INT,
-                'unit_ids': parts.STR_LIST,
-                'numa_node': parts.INT_OR_NULL}, optional=('numa_node',))),
+                'device_ids': dict(parts.STR_LIST,
+                                   description='Since 1.2 (unit_ids before)'),
+                'unit_ids': dict(parts.STR_LIST,
+                                 description='Before 1.2: device_ids'),
+                'numa_node': parts.INT_OR_NULL},
+                optional=('numa_node', 'device_ids', 'unit_ids'))),
         }),
     }
 
 
 def paths():
-    device = parts.path_param('device_id', 'GPU unit ID')
+    device = parts.path_param('device_id', 'GPU device ID')
     return {
         '/v1/devices': {
             'get': parts.operation(
                 'listDevices', 'devices',
-                'List the GPU units of the libvirt hosts',
+                'List the GPU devices of the libvirt hosts',
                 parts.collection('devices', 'Device'),
                 [parts.param('host', description='Host ID or name'),
                  parts.param('model'),
                  parts.param('state',
-                             schema=parts.enum(statuses.UNIT.shown)),
+                             schema=parts.enum(statuses.DEVICE.shown)),
                  parts.param('numa_node',
                              schema={'type': 'integer', 'minimum': 0}),
                  parts.param('include_vfs', schema=parts.BOOL,
                              description='List SR-IOV virtual functions as '
-                                         'units too (default: only under '
+                                         'devices too (default: only under '
                                          'their physical function)'),
                  parts.LIMIT, parts.MARKER]),
         },
         '/v1/devices/availability': {
             'get': parts.operation(
                 'deviceAvailability', 'devices',
-                'GPU units free now or over a window, per host and model',
+                'GPU devices free now or over a window, per host and model',
                 parts.ref('DeviceAvailability'),
                 [parts.param('host'), parts.param('model'),
                  parts.param('mdev_type'),
@@ -80,7 +84,7 @@ def paths():
         },
         '/v1/devices/{device_id}': {
             'get': parts.operation(
-                'showDevice', 'devices', 'Show a GPU unit',
+                'showDevice', 'devices', 'Show a GPU device',
                 parts.one('device', 'Device'), [device],
                 errors_=(400, 403, 404)),
         },

@@ -32,7 +32,7 @@ def response_schemas():
             'project_id': parts.STR, 'created_at': parts.DATE,
             'updated_at': parts.DATE,
         }, description='The project that owns a domain of a libvirt host '
-                       'not run by nova: units of its reservations may go '
+                       'not run by nova: devices of its reservations may go '
                        'into it'),
     }
 

@@ -17,7 +17,7 @@ def response_schemas():
             'status': parts.STR,
             'amount': dict(parts.INT, description=(
                 'How many of its resource: instances (flavor:instance) or '
-                'GPU units (device:gpu)')),
+                'GPU devices (device:gpu)')),
             'source_flavor_id': parts.STR_OR_NULL, 'vcpus': parts.INT,
             'memory_mb': parts.INT, 'disk_gb': parts.INT,
             'ephemeral_gb': parts.INT, 'extra_specs': parts.OBJECT,

@@ -6,7 +6,10 @@ def response_schemas():
     return {
         'Limits': parts.obj({
             'project_id': parts.STR, 'driver': parts.STR,
-            'resources': {'type': 'object',
+            'resources': {'type': 'object', 'description': (
+                'By quota resource: reservations, instance_hours, '
+                'device_reservations and device_hours (before 1.2: '
+                'unit_reservations and unit_hours)'),
                           'additionalProperties': parts.obj({
                               'limit': dict(parts.INT,
                                             description='-1: no limit'),

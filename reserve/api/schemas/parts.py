@@ -86,15 +86,19 @@ END = param('end', description='ISO 8601 date and time with a timezone',
 
 def operation(op_id, tag, summary, ok, params=(), body=None,
               errors_=(400, 403), status=200, description=None):
-    """One operation: ``ok`` is the answer's schema (None: no body)."""
+    """One operation: ``ok`` is the answer's schema (None: no body);
+    ``body`` names the schema of its body, or several (a tuple: one per
+    range of microversions, the newest first)."""
     op = {'operationId': op_id, 'tags': [tag], 'summary': summary,
           'parameters': list(params), 'responses': {}}
     if description:
         op['description'] = description
     if body is not None:
+        schema = ref(body) if isinstance(body, str) else {
+            'anyOf': [ref(name) for name in body]}
         op['requestBody'] = {
             'required': True,
-            'content': {'application/json': {'schema': ref(body)}}}
+            'content': {'application/json': {'schema': schema}}}
     if ok is None:
         op['responses'][str(status)] = {'description': 'Done; no body.'}
     else:

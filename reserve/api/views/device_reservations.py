@@ -1,24 +1,30 @@
-"""The representation of a device reservation (/v1/device-reservations)."""
+"""The representation of a device reservation (/v1/device-reservations).
+
+Before microversion 1.2 its fields keep their earlier names, its
+request record's too (``schemas.device_reservations.as_served``).
+"""
+from reserve.api.schemas import device_reservations as schema
 from reserve.api.views import devices as device_views
 from reserve.api.views import statuses
 from reserve.common import timeutils
 from reserve.devices import states
 
 
-def _unit_view(device):
+def _device_view(device):
     return {'id': device.id, 'pci_address': device.pci_address,
             'model': device_views.model_of(device),
             'numa_node': device.numa_node}
 
 
-def _attachment_view(attachment):
-    return {'domain': attachment.domain, 'unit_id': attachment.device_id,
-            'pci_address': attachment.device.pci_address,
-            'kind': attachment.kind, 'mdev_uuid': attachment.mdev_uuid,
-            'state': statuses.ATTACHMENT.show(attachment.state),
-            'live': attachment.live,
-            'config': attachment.config,
-            'project_id': attachment.project_id}
+def _attachment_view(attachment, old):
+    return schema.as_served({
+        'domain': attachment.domain, 'device_id': attachment.device_id,
+        'pci_address': attachment.device.pci_address,
+        'kind': attachment.kind, 'mdev_uuid': attachment.mdev_uuid,
+        'state': statuses.ATTACHMENT.show(attachment.state),
+        'live': attachment.live,
+        'config': attachment.config,
+        'project_id': attachment.project_id}, old)
 
 
 def end_view(end_date):
@@ -37,23 +43,27 @@ def _by_domain(attachment):
 
 def reservations_view(ctx, reservations):
     """The API representation of a page of device reservations: each
-    unit's, shared by many reservations, is built once."""
-    unit_views = {}
+    device's, shared by many reservations, is built once."""
+    seen = {}
+    old = schema.old_names()
 
-    def unit_view(device):
-        view = unit_views.get(device.id)
+    def device_view(device):
+        view = seen.get(device.id)
         if view is None:
-            view = unit_views[device.id] = _unit_view(device)
+            view = seen[device.id] = _device_view(device)
         return view
-    return [reservation_view(ctx, r, unit_view) for r in reservations]
+    return [reservation_view(ctx, r, device_view, old) for r in reservations]
 
 
-def reservation_view(ctx, reservation, unit_view=_unit_view):
-    """The API representation of a device reservation."""
-    units = sorted((u.device for u in reservation.units), key=_by_address)
+def reservation_view(ctx, reservation, device_view=_device_view, old=None):
+    """The API representation of a device reservation (``old``: whether
+    the request reads the names before 1.2, when already known)."""
+    old = schema.old_names() if old is None else old
+    devices = sorted((held.device for held in reservation.devices),
+                     key=_by_address)
     live = [a for a in reservation.attachments
             if a.state != states.Attachment.DETACHED]
-    return {
+    return schema.as_served({
         'id': reservation.id,
         'host_id': reservation.host_id,
         'host': reservation.host_name,
@@ -61,10 +71,11 @@ def reservation_view(ctx, reservation, unit_view=_unit_view):
         'user_id': reservation.user_id,
         'allowed_projects': reservation.project_ids(states.Role.ALLOWED),
         'managing_projects': reservation.project_ids(states.Role.MANAGING),
-        'unit_ids': [d.id for d in units],
-        'units': [unit_view(d) for d in units],
+        'device_ids': [d.id for d in devices],
+        'devices': [device_view(d) for d in devices],
         'mdev_type': reservation.mdev_type,
-        'request': reservation.request,
+        'request': reservation.request and schema.as_served(
+            reservation.request, old),
         'start': timeutils.isoformat(reservation.start_date),
         'end': end_view(reservation.end_date),
         'status': statuses.DEVICE_RESERVATION.show(reservation.status),
@@ -73,10 +84,10 @@ def reservation_view(ctx, reservation, unit_view=_unit_view):
         'reason': reservation.reason,
         'topology_generation': reservation.topology_generation,
         'domains': sorted({a.domain for a in live}),
-        'attachments': [_attachment_view(a) for a in sorted(
+        'attachments': [_attachment_view(a, old) for a in sorted(
             reservation.attachments, key=_by_domain)],
         'lease_id': reservation.lease_id,
         'released_at': timeutils.isoformat(reservation.released_at),
         'created_at': timeutils.isoformat(reservation.created_at),
         'updated_at': timeutils.isoformat(reservation.updated_at),
-    }
+    }, old)

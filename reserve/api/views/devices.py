@@ -1,4 +1,4 @@
-"""The representation of a GPU unit (/v1/devices)."""
+"""The representation of a GPU device (/v1/devices)."""
 from reserve.api import microversion
 from reserve.api.views import statuses
 from reserve.common import timeutils
@@ -19,7 +19,7 @@ def model_of(device):
 
 
 def device_view(device, state, holder=None, sees_all=False):
-    """The API representation of a GPU unit; ``holder``: the reservation
+    """The API representation of a GPU device; ``holder``: the reservation
     holding it now when the caller may see it."""
     view = {
         'id': device.id,
@@ -46,11 +46,14 @@ def device_view(device, state, holder=None, sees_all=False):
         'mdevs': list(device.mdevs or ()) if sees_all else [],
         'in_use_by': list(device.in_use_by or ()) if sees_all else [],
         'driver': device.driver,
-        'state': statuses.UNIT.show(state),
-        'reservation_id': holder.id if holder is not None else None,
+        'state': statuses.DEVICE.show(state),
         'created_at': timeutils.isoformat(device.created_at),
         'updated_at': timeutils.isoformat(device.updated_at),
     }
+    held_by = holder.id if holder is not None else None
+    # 1.1 named the holder better beside reservation_id; 1.2 drops that.
     if microversion.serves(microversion.GLOSSARY_NAMES):
-        view['device_reservation_id'] = view['reservation_id']
+        view['device_reservation_id'] = held_by
+    if not microversion.serves(microversion.ONE_NAME):
+        view['reservation_id'] = held_by
     return view

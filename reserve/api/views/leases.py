@@ -23,7 +23,7 @@ def lease_reservation_view(reservation):
 
     Only a flavor:instance reservation has a nova flavor, an aggregate
     and a resource class (named after it); a device:gpu one attaches
-    units with libvirt, so those fields are null there.
+    devices with libvirt, so those fields are null there.
     """
     # Only these have a flavor, an aggregate and a class as artefacts.
     fenced = reservation.resource_type == states.FLAVOR_INSTANCE

@@ -45,8 +45,8 @@ _LR = states.LeaseReservation
 LEASE_RESERVATION = Values({
     _LR.PENDING: 'pending', _LR.ACTIVE: 'active', _LR.DELETED: 'deleted'})
 
-# Computed when a unit is read (reserve.devices.claims.unit_state).
-_U = device_states.Unit
-UNIT = Values({
-    _U.AVAILABLE: 'available', _U.RESERVED: 'reserved',
-    _U.IN_USE: 'in-use', _U.MISSING: 'missing'})
+# Computed when a device is read (reserve.devices.holds.device_state).
+_D = device_states.DeviceShown
+DEVICE = Values({
+    _D.AVAILABLE: 'available', _D.RESERVED: 'reserved',
+    _D.IN_USE: 'in-use', _D.MISSING: 'missing'})

@@ -18,11 +18,11 @@ PATH = '/v1/device-reservations'
 
 rules = [
     base.rule(CREATE, base.PROJECT_MEMBER_OR_ADMIN,
-              'Reserve GPU units for the project (or check, with dry_run, '
+              'Reserve GPU devices for the project (or check, with dry_run, '
               'whether they fit).',
               [('POST', PATH)]),
     base.rule(CREATE_OTHER_PROJECTS, base.ADMIN,
-              'Reserve GPU units for other projects: name any project in '
+              'Reserve GPU devices for other projects: name any project in '
               'allowed_projects and managing_projects.',
               [('POST', PATH)]),
     base.rule(LIST, base.PROJECT_READER_OR_ADMIN,
@@ -33,17 +33,17 @@ rules = [
               'List and show the device reservations of every project.',
               [('GET', PATH + '?all_projects=1'), ('GET', PATH + '/{id}')]),
     base.rule(GET, base.PROJECT_READER_OR_ADMIN,
-              'Show a device reservation with its units and attachments (404 '
-              'for a project outside it).',
+              'Show a device reservation with its devices and attachments '
+              '(404 for a project outside it).',
               [('GET', PATH + '/{id}')]),
     base.rule(UPDATE, base.ADMIN,
               "Change a device reservation's end, projects, contract "
               'reference or reason.',
               [('PATCH', PATH + '/{id}')]),
     base.rule(ATTACH, base.PROJECT_MEMBER_OR_ADMIN,
-              "Name the domains that get a reservation's units (its audience "
-              'and managers; an allowed project detaches only what it '
-              'attached).',
+              "Name the domains that get a reservation's devices (its "
+              'audience and managers; an allowed project detaches only what '
+              'it attached).',
               [('PATCH', PATH + '/{id}'), ('POST', PATH + '/{id}/attach'),
                ('POST', PATH + '/{id}/detach')]),
     base.rule(ATTACH_ALL_PROJECTS, base.ADMIN,
@@ -53,7 +53,7 @@ rules = [
               [('PATCH', PATH + '/{id}'), ('POST', PATH + '/{id}/attach'),
                ('POST', PATH + '/{id}/detach')]),
     base.rule(ATTACH_UNOWNED, base.ADMIN,
-              'Hand units to a domain that has no owner (neither nova '
+              'Hand devices to a domain that has no owner (neither nova '
               "metadata nor an administrator's record); a domain of another "
               'project is never taken.',
               [('POST', PATH), ('PATCH', PATH + '/{id}'),

@@ -9,20 +9,20 @@ LIST_ALL = PREFIX % 'list:all'
 
 rules = [
     base.rule(LIST, base.PROJECT_READER_OR_ADMIN,
-              'List the GPU units of the libvirt hosts. A unit held now by a '
-              'device reservation is left out for projects outside its '
+              'List the GPU devices of the libvirt hosts. A device held now '
+              'by a device reservation is left out for projects outside its '
               'audience.',
               [('GET', '/v1/devices')]),
     base.rule(GET, base.PROJECT_READER_OR_ADMIN,
-              'Show a GPU unit (404 while a reservation the project is not in '
-              'holds it).',
+              'Show a GPU device (404 while a reservation the project is not '
+              'in holds it).',
               [('GET', '/v1/devices/{id}')]),
     base.rule(AVAILABILITY, base.PROJECT_READER_OR_ADMIN,
-              'Count the GPU units free now or over a window, by host and '
-              'model (a dry run: nothing is claimed).',
+              'Count the GPU devices free now or over a window, by host and '
+              'model (a dry run: nothing is held).',
               [('GET', '/v1/devices/availability')]),
     base.rule(LIST_ALL, base.ADMIN,
-              'See every GPU unit whoever holds it, with what holds it (the '
+              'See every GPU device whoever holds it, with what holds it (the '
               'reservation, the domains and mdevs reserve did not make).',
               [('GET', '/v1/devices'), ('GET', '/v1/devices/{id}'),
                ('GET', '/v1/devices/availability')]),

@@ -18,13 +18,13 @@ rules = [
                     "Show the owner recorded for a libvirt host's domain."),
     base.admin_rule(CREATE, 'POST', PATH,
                     'Record the project that owns a domain of a libvirt host '
-                    'not run by nova: units of its reservations may go into '
+                    'not run by nova: devices of its reservations may go into '
                     'it.'),
     base.admin_rule(UPDATE, 'PATCH', PATH + '/{domain}',
                     "Change a domain's recorded owner."),
     base.admin_rule(DELETE, 'DELETE', PATH + '/{domain}',
                     "Forget a domain's owner: only administrators' "
-                    'reservations may then hand it units.'),
+                    'reservations may then hand it devices.'),
 ]
 
 

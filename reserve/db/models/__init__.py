@@ -13,7 +13,7 @@ from reserve.db.models.devices import Device  # noqa: F401
 from reserve.db.models.devices import DeviceAttachment  # noqa: F401
 from reserve.db.models.devices import DeviceReservation  # noqa: F401
 from reserve.db.models.devices import DeviceReservationProject  # noqa: F401
-from reserve.db.models.devices import DeviceReservationUnit  # noqa: F401
+from reserve.db.models.devices import DeviceReservationDevice  # noqa: F401
 from reserve.db.models.events import Event  # noqa: F401
 from reserve.db.models.flavors import Flavor  # noqa: F401
 from reserve.db.models.flavors import FlavorProject  # noqa: F401

@@ -10,7 +10,7 @@ from reserve.db.models import closing
 
 class Device(Base):
     """A GPU (a PCI function of display class) of a libvirt host, as the
-    manager last discovered it (/v1/devices): a reservable unit."""
+    manager last discovered it (/v1/devices): a reservable device."""
     __tablename__ = 'devices'
     __table_args__ = (
         sa.UniqueConstraint('host_id', 'pci_address',
@@ -42,7 +42,7 @@ class Device(Base):
     # The mediated devices on it: [{uuid, type_id}]
     mdevs = orm.mapped_column(sa.JSON, nullable=False, default=list)
     # What holds it outside reserve's attachments ('domain gpu-vm-1',
-    # 'mdev <uuid>'): such a unit is in use and cannot be reserved.
+    # 'mdev <uuid>'): such a device is in use and cannot be reserved.
     in_use_by = orm.mapped_column(sa.JSON, nullable=False, default=list)
     driver = orm.mapped_column(sa.String(64))
     # PRESENT, or MISSING when the last discovery did not find it.
@@ -53,7 +53,7 @@ class Device(Base):
 
 
 class DeviceReservation(closing.Closable, Base):
-    """GPU units of one libvirt host reserved for a set of projects
+    """GPU devices of one libvirt host reserved for a set of projects
     (/v1/device-reservations). Its lease (named
     ``device-reservation-<id>``) holds one ``device:gpu`` reservation with
     this same id, whose events start and end it."""
@@ -77,12 +77,13 @@ class DeviceReservation(closing.Closable, Base):
     # cancelled it (reserve/booking/cancel.py: CANCELLED; final).
     # None: whole PCI functions; else one mdev of this type per domain.
     mdev_type = orm.mapped_column(sa.String(64))
-    # How the units were asked for: {unit_ids} or {count, model, ...}.
+    # How the devices were asked for: {device_ids} or {device_count,
+    # model, numa_local}.
     request = orm.mapped_column(sa.JSON, nullable=False, default=dict)
     contract_ref = orm.mapped_column(sa.String(255))
     reason = orm.mapped_column(sa.Text)
     topology_generation = orm.mapped_column(sa.String(64), nullable=False)
-    # Set once its end has run: from then on its units are free again.
+    # Set once its end has run: from then on its devices are free again.
     released_at = orm.mapped_column(sa.DateTime)
     # Not columns: read with the row where asked for (reserve.db.devices
     # device_reservation_get), None otherwise. The name of its host (None once
@@ -95,8 +96,8 @@ class DeviceReservation(closing.Closable, Base):
         'DeviceReservationProject', lazy='selectin',
         cascade='all, delete-orphan',
         order_by='DeviceReservationProject.project_id')
-    units = orm.relationship(
-        'DeviceReservationUnit', lazy='selectin',
+    devices = orm.relationship(
+        'DeviceReservationDevice', lazy='selectin',
         cascade='all, delete-orphan')
     attachments = orm.relationship(
         'DeviceAttachment', lazy='selectin', cascade='all, delete-orphan',
@@ -114,7 +115,7 @@ class DeviceReservationProject(Base):
         sa.Index('ix_device_reservation_projects_project', 'project_id'),
     )
 
-    reservation_id = orm.mapped_column(
+    device_reservation_id = orm.mapped_column(
         sa.String(36),
         sa.ForeignKey('device_reservations.id', ondelete='CASCADE'),
         primary_key=True)
@@ -122,14 +123,14 @@ class DeviceReservationProject(Base):
     role = orm.mapped_column(sa.String(16), primary_key=True)
 
 
-class DeviceReservationUnit(Base):
-    """One GPU unit of a device reservation."""
-    __tablename__ = 'device_reservation_units'
+class DeviceReservationDevice(Base):
+    """One GPU device of a device reservation."""
+    __tablename__ = 'device_reservation_devices'
     __table_args__ = (
-        sa.Index('ix_device_reservation_units_device', 'device_id'),
+        sa.Index('ix_device_reservation_devices_device', 'device_id'),
     )
 
-    reservation_id = orm.mapped_column(
+    device_reservation_id = orm.mapped_column(
         sa.String(36),
         sa.ForeignKey('device_reservations.id', ondelete='CASCADE'),
         primary_key=True)
@@ -141,19 +142,20 @@ class DeviceReservationUnit(Base):
 
 
 class DeviceAttachment(Base):
-    """A unit of a reservation handed to a domain of its host, as a PCI
+    """A device of a reservation handed to a domain of its host, as a PCI
     hostdev or as a mediated device (``mdev_uuid``, named after the
-    reservation, unit and domain). ``state``: PLANNED (for the start, or
-    withheld while the reservation needs review), ATTACHING (written
+    reservation, device and domain). ``state``: PLANNED (for the start,
+    or withheld while the reservation needs review), ATTACHING (written
     before libvirt is asked), ATTACHED, DETACHED (after the end)."""
     __tablename__ = 'device_attachments'
     __table_args__ = (
-        sa.UniqueConstraint('reservation_id', 'device_id', 'domain',
-                            name='uniq_device_attachments0rsv0dev0domain'),
+        sa.UniqueConstraint(
+            'device_reservation_id', 'device_id', 'domain',
+            name='uniq_device_attachments0device_reservation0device0domain'),
     )
 
     id = orm.mapped_column(sa.String(36), primary_key=True, default=_uuid)
-    reservation_id = orm.mapped_column(
+    device_reservation_id = orm.mapped_column(
         sa.String(36),
         sa.ForeignKey('device_reservations.id', ondelete='CASCADE'),
         nullable=False)

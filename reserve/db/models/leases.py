@@ -7,7 +7,7 @@ from reserve.db.models.base import _uuid
 
 
 class Lease(Base):
-    """The lease engine's unit: a window and the reservations in it.
+    """The lease engine's piece of work: a window and the reservations in it.
 
     A lease made for a booking or a device reservation names it by key
     (``owner_type``, ``owner_id``: see states.Owner); a lease with no

@@ -48,10 +48,10 @@ def duration(delta):
     days, minutes = divmod(minutes, 24 * 60)
     hours, minutes = divmod(minutes, 60)
     parts = []
-    for count, unit in ((days, 'day'), (hours, 'hour'),
+    for count, word in ((days, 'day'), (hours, 'hour'),
                         (minutes, 'minute')):
         if count:
-            parts.append('%d %s%s' % (count, unit, '' if count == 1 else 's'))
+            parts.append('%d %s%s' % (count, word, '' if count == 1 else 's'))
     return ' '.join(parts[:2])
 
 

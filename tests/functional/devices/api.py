@@ -84,7 +84,7 @@ class GpuApi:
         return self.app.get('/v1/devices', params,
                             headers=headers).json['devices']
 
-    def unit(self, host, pci_address):
+    def device(self, host, pci_address):
         return next(d for d in self.devices(host, include_vfs='true')
                     if d['pci_address'] == pci_address)['id']
 

@@ -2,7 +2,7 @@
 
 ``GpuCloud`` runs the lease manager, the event loop and a worker
 in-process on a fresh SQLite database; its ``reserve`` and ``cancel``
-take the road of the API's (the booking desk claims or cancels, then
+take the road of the API's (the booking desk holds or cancels, then
 the worker's cast runs at once, without the API's own checks of the
 request); each host it enrolls is a private copy of a
 definition of etc/reserve/gpu-hosts (its own URI, hence its own libvirt
@@ -18,7 +18,7 @@ import uuid
 from oslo_config import cfg
 
 from reserve.booking import cancel
-from reserve.booking import units
+from reserve.booking import device_admission
 from reserve.common import context as reserve_context
 from reserve.common import timeutils
 from reserve.db import api as db_api
@@ -127,7 +127,7 @@ class GpuCloud:
         path.write_text(edit(path.read_text()))
         _forget(host.uri)
 
-    def unit(self, host, pci_address):
+    def device(self, host, pci_address):
         for device in devices_db.device_list(self.ctx, host_ids=[host.id]):
             if device.pci_address == pci_address:
                 return device
@@ -137,15 +137,15 @@ class GpuCloud:
 
     def reserve(self, project='project-a', start=None, end=None,
                 **values):
-        """Claim through the booking desk (start, end: ISO 8601; no end:
+        """Hold through the booking desk (start, end: ISO 8601; no end:
         open-ended), then make its lease as the worker's cast would."""
         values.setdefault('id', str(uuid.uuid4()))
         values.setdefault('project_id', project)
         values.setdefault('user_id', 'alice')
         start = timeutils.parse(start) if start else timeutils.utcnow()
         end = timeutils.parse(end) if end else None
-        units.reserve(self.ctx, values, start, end,
-                      self.domain_reader(values))
+        device_admission.reserve(self.ctx, values, start, end,
+                                 self.domain_reader(values))
         self.worker.create_device_lease(self.ctx, values['id'])
         return values['id']
 
@@ -240,7 +240,7 @@ def start_cloud(tmp_path, migrate=True, loop=None):
     CONF.set_override('event_retry_interval', 1, group='manager')
     # The tests' windows last seconds; their quota is the API tests'.
     CONF.set_override('min_duration_seconds', 1, group='devices')
-    for name in ('unit_hours', 'unit_reservations'):
+    for name in ('device_hours', 'device_reservations'):
         CONF.set_override(name, -1, group='quota')
     url = 'sqlite:///%s' % (tmp_path / 'gpu.sqlite')
     if migrate:
@@ -263,7 +263,7 @@ def stop_cloud(cloud):
                         ('minutes_before_end_lease', 'manager'),
                         ('event_retry_interval', 'manager'),
                         ('min_duration_seconds', 'devices'),
-                        ('unit_hours', 'quota'),
-                        ('unit_reservations', 'quota'),
+                        ('device_hours', 'quota'),
+                        ('device_reservations', 'quota'),
                         ('connection', 'database')):
         CONF.clear_override(name, group=group)

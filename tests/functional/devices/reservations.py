@@ -14,17 +14,17 @@ VIEW_FIELDS = {
     'start', 'end', 'status', 'status_reason', 'contract_ref', 'reason',
     'topology_generation', 'domains', 'attachments', 'lease_id',
     'released_at', 'created_at', 'updated_at'}
-# What a claim writes: a refused one leaves every count as it was.
-CLAIM_TABLES = ('device_reservations', 'device_reservation_units',
-                'device_reservation_projects', 'device_attachments',
-                'leases', 'events', 'lease_reservations', 'allocations')
+# What a hold writes: a refused one leaves every count as it was.
+HOLD_TABLES = ('device_reservations', 'device_reservation_devices',
+               'device_reservation_projects', 'device_attachments',
+               'leases', 'events', 'lease_reservations', 'allocations')
 
 
 def counts():
     with db_api.get_engine().connect() as conn:
         return {t: len(conn.execute(
             models.Base.metadata.tables[t].select()).all())
-            for t in CLAIM_TABLES}
+            for t in HOLD_TABLES}
 
 
 def create(gpu_api, body, headers=MEMBER_A, url=URL, **kwargs):

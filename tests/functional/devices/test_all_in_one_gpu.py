@@ -1,7 +1,7 @@
 """The quick start's GPU story, as reserve-all-in-one runs it: the
 embedded test:/// GPU hosts enrolled at start-up, the four services in
 one process over the in-memory bus, the real WSGI stack. A newcomer
-reserves GPU units, watches the reservation go active and sees the
+reserves GPU devices, watches the reservation go active and sees the
 hostdev in the domain XML; a restart enrolls nothing twice and gives the
 active reservation its hostdev back."""
 import datetime
@@ -142,7 +142,7 @@ def test_a_newcomer_reserves_gpus_with_no_cloud(aio):
                                    'config': True}]
     assert "bus=\"0x%s\"" % pci[5:7] in domain['xml'] or \
         "bus='0x%s'" % pci[5:7] in domain['xml']
-    # Its end detaches the unit; the VM keeps running.
+    # Its end detaches the device; the VM keeps running.
     _wait(app, rsv['id'], lambda r: r['status'] == 'expired')
     domain = _hostdevs(app, a100['id'], 'gpu-vm-2')
     assert domain['running'] and domain['hostdevs'] == []

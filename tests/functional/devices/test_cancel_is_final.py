@@ -21,7 +21,8 @@ from tests.functional.devices.gpu_cloud import A100_MODEL
 
 def _active(cloud, domains=('gpu-vm-2',)):
     host = cloud.enroll('a100-host.xml')
-    rsv_id = cloud.reserve(count=1, model=A100_MODEL, domains=list(domains))
+    rsv_id = cloud.reserve(
+            device_count=1, model=A100_MODEL, domains=list(domains))
     cloud.tick()
     assert cloud.reservation(rsv_id).status == 'ACTIVE'
     return host, rsv_id
@@ -76,7 +77,7 @@ def test_an_attach_that_crashed_before_its_commit_is_taken_back(
         lifecycle.attach(cloud.ctx, rsv_id, 'gpu-vm-3', None, 'project-a')
     monkeypatch.undo()
     assert cloud.hostdevs(host)['gpu-vm-3'] != before
-    # What the crash left: a row that says the unit may be there.
+    # What the crash left: a row that says the device may be there.
     rows = [a for a in cloud.reservation(rsv_id).attachments
             if a.domain == 'gpu-vm-3']
     assert [a.state for a in rows] == [states.Attachment.ATTACHING]
@@ -106,7 +107,7 @@ def test_an_attach_after_the_cancel_is_409(cloud):
     found = cloud.reservation(rsv_id)
     with pytest.raises(exception.InvalidState):
         lifecycle._add_attachments(cloud.ctx, cloud.conn(host), found, [{
-            'device_id': found.units[0].device_id, 'domain': 'gpu-vm-3',
+            'device_id': found.devices[0].device_id, 'domain': 'gpu-vm-3',
             'kind': 'pci', 'mdev_uuid': None, 'project_id': 'project-a',
             'state': states.Attachment.PLANNED}])
     cloud.tick()

@@ -70,7 +70,7 @@ def test_attach_detach_and_bad_actions(gpu_api):
     assert gpu_api.domain(t4, 'vgpu-vm-3')['hostdevs'] == []
     assert_error(app.post_json(url + '/detach', {'domain': 'vgpu-vm-3'},
                                headers=MEMBER_A, expect_errors=True), 400,
-                 detail_has='holds no unit')
+                 detail_has='holds no device')
     assert_error(app.post_json(url + '/attach', {'domain': 'nope'},
                                headers=MEMBER_A, expect_errors=True), 400,
                  'reserve.domain_not_found')
@@ -89,7 +89,7 @@ def test_attach_detach_and_bad_actions(gpu_api):
 
 
 def test_needs_review_and_affirm_through_the_api(gpu_api, a100):
-    rsv = create(gpu_api, {'unit_ids': [gpu_api.unit(a100, '0000:17:00.0')],
+    rsv = create(gpu_api, {'unit_ids': [gpu_api.device(a100, '0000:17:00.0')],
                            'domains': ['gpu-vm-2']}).json[
         'device_reservation']
     gpu_api.tick()
@@ -103,7 +103,7 @@ def test_needs_review_and_affirm_through_the_api(gpu_api, a100):
     assert shown['status'] == 'needs-review'
     assert shown['attachments'][0]['state'] == 'planned'
     assert gpu_api.domain(a100, 'gpu-vm-2')['hostdevs'] == []
-    # Its unit stays withheld from everyone.
+    # Its device stays withheld from everyone.
     assert_error(create(gpu_api, {'unit_ids': [rsv['unit_ids'][0]]},
                         headers=ADMIN, expect_errors=True), 409)
     affirmed = app.post('%s/%s/affirm' % (URL, rsv['id']),
@@ -137,7 +137,7 @@ def test_list_filters(gpu_api, a100):
 def test_the_list_shows_each_as_its_get_does(gpu_api, a100):
     app = gpu_api.app
     over = create(gpu_api, {
-        'unit_ids': [gpu_api.unit(a100, '0000:b1:00.0')],
+        'unit_ids': [gpu_api.device(a100, '0000:b1:00.0')],
         'domains': ['gpu-vm-2']}).json['device_reservation']
     gpu_api.tick()
     assert app.delete('%s/%s' % (URL, over['id']),

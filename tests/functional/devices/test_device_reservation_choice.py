@@ -1,4 +1,4 @@
-"""/v1/device-reservations: which units and host a request is given:
+"""/v1/device-reservations: which devices and host a request is given:
 functions that share hardware, and the domains a request names."""
 import pytest
 
@@ -7,7 +7,7 @@ from tests.functional.api_fixtures import future
 from tests.functional.api_fixtures import MEMBER_A
 from tests.functional.api_fixtures import MEMBER_B
 from tests.functional.devices.reservations import A100
-from tests.functional.devices.reservations import CLAIM_TABLES
+from tests.functional.devices.reservations import HOLD_TABLES
 from tests.functional.devices.reservations import counts
 from tests.functional.devices.reservations import create
 from tests.functional.devices.reservations import show
@@ -16,21 +16,21 @@ from tests.fixtures import config
 
 
 @pytest.fixture
-def no_unit_quota():
-    """These hold more open-ended units than a project's default
-    [quota]unit_hours takes: the choice is what they test."""
+def no_device_quota():
+    """These hold more open-ended devices than a project's default
+    [quota]device_hours takes: the choice is what they test."""
     for set_override in config.overrides():
-        set_override('unit_hours', -1, group='quota')
+        set_override('device_hours', -1, group='quota')
         yield
 
 
 # functions that share hardware ---------------------------------------------
 
-@pytest.mark.usefixtures('no_unit_quota')
+@pytest.mark.usefixtures('no_device_quota')
 def test_selection_never_offers_a_vf_of_a_held_pf(gpu_api, a100):
-    pf = gpu_api.unit(a100, '0000:31:00.0')
-    create(gpu_api, {'unit_ids': [gpu_api.unit(a100, '0000:17:00.0'),
-                                  gpu_api.unit(a100, '0000:b1:00.0')]})
+    pf = gpu_api.device(a100, '0000:31:00.0')
+    create(gpu_api, {'unit_ids': [gpu_api.device(a100, '0000:17:00.0'),
+                                  gpu_api.device(a100, '0000:b1:00.0')]})
     held = create(gpu_api, {'unit_ids': [pf]}).json['device_reservation']
     gpu_api.tick()
     # The four virtual functions of 0000:31:00.0 would fit but for it.
@@ -42,7 +42,7 @@ def test_selection_never_offers_a_vf_of_a_held_pf(gpu_api, a100):
         dry = gpu_api.app.post_json(URL + '?dry_run=true', body,
                                     headers=headers).json['dry_run']
         assert dry['fits'] is False
-    response = create(gpu_api, {'unit_ids': [gpu_api.unit(
+    response = create(gpu_api, {'unit_ids': [gpu_api.device(
         a100, '0000:31:00.4')]}, headers=MEMBER_B, expect_errors=True)
     assert_error(response, 409, 'reserve.units_unavailable',
                  'shares hardware with 0000:31:00.0')
@@ -53,12 +53,12 @@ def test_selection_never_offers_a_vf_of_a_held_pf(gpu_api, a100):
     assert_error(response, 409, 'reserve.devices_do_not_fit')
 
 
-@pytest.mark.usefixtures('no_unit_quota')
+@pytest.mark.usefixtures('no_device_quota')
 def test_selection_never_offers_a_pf_whose_vf_is_held(gpu_api, a100):
-    vf = gpu_api.unit(a100, '0000:31:00.4')
+    vf = gpu_api.device(a100, '0000:31:00.4')
     create(gpu_api, {'unit_ids': [vf]})
     gpu_api.tick()
-    response = create(gpu_api, {'unit_ids': [gpu_api.unit(
+    response = create(gpu_api, {'unit_ids': [gpu_api.device(
         a100, '0000:31:00.0')]}, headers=MEMBER_B, expect_errors=True)
     assert_error(response, 409, 'reserve.units_unavailable',
                  'shares hardware with 0000:31:00.4')
@@ -106,14 +106,14 @@ def test_a_domain_named_chooses_its_host(gpu_api, two_hosts, domains, host,
 @pytest.mark.parametrize('body,detail', [
     ({'count': 1, 'domains': ['gpu-vm-9']},
      'No host has domain gpu-vm-9; hosts considered (the reservable hosts '
-     'with units of the request): gpu-a100-01, gpu-t4-01.'),
+     'with devices of the request): gpu-a100-01, gpu-t4-01.'),
     ({'count': 1, 'domains': ['gpu-vm-2', 'vgpu-vm-2']},
      'No host has all of the domains gpu-vm-2, vgpu-vm-2; hosts considered '
-     '(the reservable hosts with units of the request): gpu-a100-01 (has '
+     '(the reservable hosts with devices of the request): gpu-a100-01 (has '
      'gpu-vm-2), gpu-t4-01 (has vgpu-vm-2).'),
     ({'count': 1, 'model': 'Tesla T4', 'domains': ['gpu-vm-2']},
      'No host has domain gpu-vm-2; hosts considered (the reservable hosts '
-     'with units of the request): gpu-t4-01.'),
+     'with devices of the request): gpu-t4-01.'),
 ])
 def test_domains_no_host_has_are_400(gpu_api, two_hosts, body, detail):
     for url in (URL, URL + '?dry_run=true'):
@@ -121,26 +121,26 @@ def test_domains_no_host_has_are_400(gpu_api, two_hosts, body, detail):
                                     url=url), 400,
                              'reserve.domain_not_found')
         assert error['detail'] == detail
-    assert counts() == dict.fromkeys(CLAIM_TABLES, 0)
+    assert counts() == dict.fromkeys(HOLD_TABLES, 0)
 
 
 def test_domains_on_a_host_without_room_is_409(gpu_api, two_hosts):
     body = {'count': 4, 'domains': ['gpu-vm-2']}
     response = create(gpu_api, body, expect_errors=True)
     assert_error(response, 409, 'reserve.devices_do_not_fit',
-                 '4 unit(s) wanted on a host with domain gpu-vm-2; at most '
+                 '4 device(s) wanted on a host with domain gpu-vm-2; at most '
                  '3 fit together on one host')
     dry = gpu_api.app.post_json(URL + '?dry_run=true', body,
                                 headers=MEMBER_A).json['dry_run']
     assert dry['fits'] is False and 'domain gpu-vm-2' in dry['reason']
 
 
-def test_a_named_host_or_units_keep_their_domain_check(gpu_api, two_hosts):
-    t4 = gpu_api.unit(two_hosts[1], '0000:d8:00.0')
+def test_a_named_host_or_devices_keep_their_domain_check(gpu_api, two_hosts):
+    t4 = gpu_api.device(two_hosts[1], '0000:d8:00.0')
     for body in ({'count': 1, 'host': 'gpu-t4-01', 'domains': ['gpu-vm-2']},
                  {'unit_ids': [t4], 'domains': ['gpu-vm-2']}):
         for url in (URL, URL + '?dry_run=true'):
             assert_error(create(gpu_api, body, expect_errors=True,
                                 url=url), 400, 'reserve.domain_not_found',
                          'Domain gpu-vm-2 does not exist on host gpu-t4-01.')
-    assert counts() == dict.fromkeys(CLAIM_TABLES, 0)
+    assert counts() == dict.fromkeys(HOLD_TABLES, 0)

@@ -15,7 +15,7 @@ from tests.functional.api_fixtures import MEMBER_A
 from tests.functional.api_fixtures import MEMBER_B
 from tests.functional.api_fixtures import READER_A
 from tests.functional.devices.reservations import A100
-from tests.functional.devices.reservations import CLAIM_TABLES
+from tests.functional.devices.reservations import HOLD_TABLES
 from tests.functional.devices.reservations import counts
 from tests.functional.devices.reservations import create
 from tests.functional.devices.reservations import MEMBER_C
@@ -46,7 +46,7 @@ def test_reserve_watch_it_go_active_and_see_the_hostdev(gpu_api, a100):
         '0000:17:00.0', '0000:31:00.0']
     assert rsv['topology_generation'] == a100['topology_generation']
     assert rsv['domains'] == ['gpu-vm-2']
-    # Claimed; its lease is the worker's, its attach the start event's.
+    # Held; its lease is the worker's, its attach the start event's.
     assert rsv['lease_id'] is None
     assert [(a['domain'], a['kind'], a['state']) for a in
             rsv['attachments']] == [('gpu-vm-2', 'pci', 'planned')] * 2
@@ -70,7 +70,7 @@ def test_reserve_watch_it_go_active_and_see_the_hostdev(gpu_api, a100):
 
 
 def test_cancel_detaches_and_keeps_the_row(gpu_api, a100):
-    rsv = create(gpu_api, {'unit_ids': [gpu_api.unit(a100, '0000:b1:00.0')],
+    rsv = create(gpu_api, {'unit_ids': [gpu_api.device(a100, '0000:b1:00.0')],
                            'domains': ['gpu-vm-2']}).json[
         'device_reservation']
     gpu_api.tick()
@@ -101,9 +101,9 @@ def test_a_future_window_with_an_end(gpu_api, a100):
 
 # isolation -------------------------------------------------------------------
 
-def test_other_projects_see_neither_it_nor_its_units(gpu_api, a100):
-    unit = gpu_api.unit(a100, '0000:17:00.0')
-    rsv = create(gpu_api, {'unit_ids': [unit]}).json['device_reservation']
+def test_other_projects_see_neither_it_nor_its_devices(gpu_api, a100):
+    device = gpu_api.device(a100, '0000:17:00.0')
+    rsv = create(gpu_api, {'unit_ids': [device]}).json['device_reservation']
     gpu_api.tick()
     app = gpu_api.app
     assert_error(show(gpu_api, rsv['id'], headers=MEMBER_B,
@@ -121,20 +121,20 @@ def test_other_projects_see_neither_it_nor_its_units(gpu_api, a100):
     assert_error(app.patch_json('%s/%s' % (URL, rsv['id']),
                                 {'domains': ['gpu-vm-2']},
                                 headers=MEMBER_B, expect_errors=True), 404)
-    # Its unit is gone from project-b's catalogue...
+    # Its device is gone from project-b's catalogue...
     ids = [d['id'] for d in app.get('/v1/devices',
                                     headers=MEMBER_B).json['devices']]
-    assert unit not in ids and len(ids) == 3
-    assert_error(app.get('/v1/devices/%s' % unit, headers=MEMBER_B,
+    assert device not in ids and len(ids) == 3
+    assert_error(app.get('/v1/devices/%s' % device, headers=MEMBER_B,
                          expect_errors=True), 404)
     free = app.get('/v1/devices/availability',
                    headers=MEMBER_B).json['availability']
-    assert unit not in free[0]['unit_ids']
+    assert device not in free[0]['unit_ids']
     # ...and cannot be reserved by it.
-    assert_error(create(gpu_api, {'unit_ids': [unit]}, headers=MEMBER_B,
+    assert_error(create(gpu_api, {'unit_ids': [device]}, headers=MEMBER_B,
                         expect_errors=True), 404, 'reserve.not_found')
     # The audience sees it as reserved, by this reservation.
-    mine = app.get('/v1/devices/%s' % unit, headers=READER_A).json['device']
+    mine = app.get('/v1/devices/%s' % device, headers=READER_A).json['device']
     assert (mine['state'], mine['reservation_id']) == ('reserved',
                                                        rsv['id'])
 
@@ -177,11 +177,11 @@ def test_a_member_reserves_only_for_its_own_project(gpu_api, a100):
 
 
 def test_overlap_is_409_without_naming_the_other(gpu_api, a100):
-    unit = gpu_api.unit(a100, '0000:17:00.0')
-    first = create(gpu_api, {'unit_ids': [unit], 'start': future(24),
+    device = gpu_api.device(a100, '0000:17:00.0')
+    first = create(gpu_api, {'unit_ids': [device], 'start': future(24),
                              'end': future(48)}).json['device_reservation']
     before = counts()
-    response = create(gpu_api, {'unit_ids': [unit], 'start': future(30),
+    response = create(gpu_api, {'unit_ids': [device], 'start': future(30),
                                 'end': future(60)}, headers=MEMBER_B,
                       expect_errors=True)
     error = assert_error(response, 409, 'reserve.units_unavailable',
@@ -189,7 +189,7 @@ def test_overlap_is_409_without_naming_the_other(gpu_api, a100):
     assert first['id'] not in error['detail']
     assert counts() == before
     # Its own project is told which.
-    response = create(gpu_api, {'unit_ids': [unit], 'start': future(30),
+    response = create(gpu_api, {'unit_ids': [device], 'start': future(30),
                                 'end': future(60)}, expect_errors=True)
     assert_error(response, 409, 'reserve.units_unavailable', first['id'])
 
@@ -242,60 +242,60 @@ def test_dry_run_answers_and_writes_nothing(gpu_api, a100):
     ({'count': 1, 'domains': ['no-such-vm']}, 400,
      'reserve.domain_not_found', 'no-such-vm'),
     ({'count': 1, 'domains': ['gpu-vm-2', 'gpu-vm-3']}, 400,
-     'reserve.invalid', '2 domains but 1 unit'),
+     'reserve.invalid', '2 domains but 1 device'),
     ({'count': 1, 'mdev_type': 'nvidia-222'}, 409,
      'reserve.devices_do_not_fit', 'nvidia-222'),
     ({'count': 9, 'model': A100}, 409, 'reserve.devices_do_not_fit',
      'at most 3'),
     ({'count': 1, 'model': 'H100'}, 409, 'reserve.devices_do_not_fit',
-     'no unit'),
-    ({'unit_ids': ['no-such-unit']}, 404, 'reserve.not_found',
-     'no-such-unit'),
+     'no device'),
+    ({'unit_ids': ['no-such-device']}, 404, 'reserve.not_found',
+     'no-such-device'),
     ({'count': 1, 'allowed_projects': []}, 400, 'reserve.invalid',
      'allowed_projects'),
 ])
 def test_bad_requests(gpu_api, a100, body, status, code, detail):
     response = create(gpu_api, body, expect_errors=True)
     assert_error(response, status, code, detail)
-    assert counts() == dict.fromkeys(CLAIM_TABLES, 0)
+    assert counts() == dict.fromkeys(HOLD_TABLES, 0)
     assert gpu_api.domain(a100, 'gpu-vm-2')['hostdevs'] == []
 
 
-def test_unit_specific_errors(gpu_api, a100):
+def test_device_specific_errors(gpu_api, a100):
     t4 = gpu_api.enroll('t4-host.xml')
     nova = make_host('compute-1.example.org')
     cases = [
-        ({'unit_ids': [gpu_api.unit(a100, '0000:17:00.0'),
-                       gpu_api.unit(t4, '0000:d8:00.0')]}, 400,
+        ({'unit_ids': [gpu_api.device(a100, '0000:17:00.0'),
+                       gpu_api.device(t4, '0000:d8:00.0')]}, 400,
          'must be on one host'),
-        ({'unit_ids': [gpu_api.unit(a100, '0000:31:00.0'),
-                       gpu_api.unit(a100, '0000:31:00.4')]}, 400,
+        ({'unit_ids': [gpu_api.device(a100, '0000:31:00.0'),
+                       gpu_api.device(a100, '0000:31:00.4')]}, 400,
          'share hardware'),
-        ({'unit_ids': [gpu_api.unit(a100, '0000:17:00.0'),
-                       gpu_api.unit(a100, '0000:b1:00.0')],
+        ({'unit_ids': [gpu_api.device(a100, '0000:17:00.0'),
+                       gpu_api.device(a100, '0000:b1:00.0')],
           'numa_local': True}, 400, 'numa_local'),
-        ({'unit_ids': [gpu_api.unit(a100, '0000:17:00.0')],
+        ({'unit_ids': [gpu_api.device(a100, '0000:17:00.0')],
           'mdev_type': 'nvidia-222'}, 400, 'offers no mediated device'),
         # Not which domain holds it: it may be another project's.
-        ({'unit_ids': [gpu_api.unit(a100, '0000:ca:00.0')]}, 409,
+        ({'unit_ids': [gpu_api.device(a100, '0000:ca:00.0')]}, 409,
          'in use outside reserve'),
         ({'count': 1, 'host': nova.name}, 400, 'libvirt'),
     ]
     for body, status, detail in cases:
         response = create(gpu_api, body, expect_errors=True)
         assert_error(response, status, detail_has=detail)
-    assert counts() == dict.fromkeys(CLAIM_TABLES, 0)
+    assert counts() == dict.fromkeys(HOLD_TABLES, 0)
 
 
-def test_more_slices_than_a_unit_offers_is_400(gpu_api):
+def test_more_slices_than_a_device_offers_is_400(gpu_api):
     t4 = gpu_api.enroll('t4-host.xml')
     # Two domains want a T4-16Q slice each; the card offers one.
     response = create(gpu_api, {
-        'unit_ids': [gpu_api.unit(t4, '0000:d8:00.0')],
+        'unit_ids': [gpu_api.device(t4, '0000:d8:00.0')],
         'mdev_type': 'nvidia-230',
         'domains': ['vgpu-vm-2', 'vgpu-vm-3']}, expect_errors=True)
     assert_error(response, 400, 'reserve.invalid', '1 nvidia-230')
-    assert counts() == dict.fromkeys(CLAIM_TABLES, 0)
+    assert counts() == dict.fromkeys(HOLD_TABLES, 0)
 
 
 def test_a_failed_mdev_creation_is_undone_and_shown(gpu_api):
@@ -306,7 +306,7 @@ def test_a_failed_mdev_creation_is_undone_and_shown(gpu_api):
     taken = conn.create_mdev('0000:d8:00.0', 'nvidia-230')
     mdevs = sorted(m.uuid for m in conn.mdevs())
     rsv = create(gpu_api, {
-        'unit_ids': [gpu_api.unit(t4, '0000:d8:00.0')],
+        'unit_ids': [gpu_api.device(t4, '0000:d8:00.0')],
         'mdev_type': 'nvidia-230', 'domains': ['vgpu-vm-2']}).json[
         'device_reservation']
     # The attach is its start event's: the failure shows on the

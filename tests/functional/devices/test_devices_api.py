@@ -201,7 +201,7 @@ def test_virtual_functions_are_listed_under_their_physical_function(
                            'virtual_functions': [],
                            'max_virtual_functions': None}
     assert (vf['state'], vf['reservation_id']) == ('available', None)
-    # Shown by id, as any unit.
+    # Shown by id, as any device.
     assert gpu_api.app.get('/v1/devices/%s' % vf['id'],
                            headers=MEMBER_A).json['device'] == vf
     # Filters apply to them as to the other rows.
@@ -216,10 +216,10 @@ def _listed(gpu_api, host, headers):
                                      include_vfs='true')}
 
 
-def test_functions_sharing_hardware_with_a_held_unit_are_reserved(gpu_api):
+def test_functions_sharing_hardware_with_a_held_device_are_reserved(gpu_api):
     host = gpu_api.enroll('a100-host.xml')
     app = gpu_api.app
-    pf = gpu_api.unit(host, '0000:31:00.0')
+    pf = gpu_api.device(host, '0000:31:00.0')
     rsv = app.post_json('/v1/device-reservations', {'unit_ids': [pf]},
                         headers=MEMBER_A).json['device_reservation']
     gpu_api.tick()
@@ -233,7 +233,7 @@ def test_functions_sharing_hardware_with_a_held_unit_are_reserved(gpu_api):
     theirs = _listed(gpu_api, host, MEMBER_B)
     assert '0000:31:00.0' not in theirs
     assert {theirs[vf] for vf in vfs} == {('reserved', None)}
-    vf = gpu_api.unit(host, '0000:31:00.4')
+    vf = gpu_api.device(host, '0000:31:00.4')
     shown = app.get('/v1/devices/%s' % vf, headers=MEMBER_B).json['device']
     assert (shown['state'], shown['reservation_id']) == ('reserved', None)
     assert [d['pci_address'] for d in gpu_api.devices(
@@ -249,7 +249,7 @@ def test_functions_sharing_hardware_with_a_held_unit_are_reserved(gpu_api):
 def test_a_held_virtual_function_makes_its_physical_function_reserved(
         gpu_api):
     host = gpu_api.enroll('a100-host.xml')
-    vf = gpu_api.unit(host, '0000:31:00.4')
+    vf = gpu_api.device(host, '0000:31:00.4')
     rsv = gpu_api.app.post_json('/v1/device-reservations', {
         'unit_ids': [vf]}, headers=MEMBER_A).json['device_reservation']
     gpu_api.tick()
@@ -258,7 +258,7 @@ def test_a_held_virtual_function_makes_its_physical_function_reserved(
     assert listed['0000:31:00.0'] == ('reserved', rsv['id'])
     # Its sibling virtual functions share no hardware with it.
     assert listed['0000:31:00.5'] == ('available', None)
-    shown = gpu_api.app.get('/v1/devices/%s' % gpu_api.unit(
+    shown = gpu_api.app.get('/v1/devices/%s' % gpu_api.device(
         host, '0000:31:00.0'), headers=MEMBER_B).json['device']
     assert (shown['state'], shown['reservation_id']) == ('reserved', None)
 
@@ -284,7 +284,7 @@ def test_unknown_device_is_404(gpu_api):
     assert_error(response, 404, 'reserve.not_found', 'Device nope')
 
 
-def test_availability_counts_units_that_go_together(gpu_api):
+def test_availability_counts_devices_that_go_together(gpu_api):
     gpu_api.enroll('a100-host.xml')
     gpu_api.enroll('t4-host.xml')
     answer = gpu_api.app.get('/v1/devices/availability',
@@ -325,13 +325,13 @@ def test_availability_writes_nothing(gpu_api):
     assert admin_context() is not None
 
 
-def test_a_held_unit_names_its_device_reservation_from_1_1(gpu_api):
+def test_a_held_device_names_its_device_reservation_from_1_1(gpu_api):
     host = gpu_api.enroll('a100-host.xml')
     app = gpu_api.app
-    unit = gpu_api.unit(host, '0000:17:00.0')
-    rsv = app.post_json('/v1/device-reservations', {'unit_ids': [unit]},
+    device = gpu_api.device(host, '0000:17:00.0')
+    rsv = app.post_json('/v1/device-reservations', {'unit_ids': [device]},
                         headers=MEMBER_A).json['device_reservation']
-    url = '/v1/devices/%s' % unit
+    url = '/v1/devices/%s' % device
     old = app.get(url, headers=MEMBER_A).json['device']
     assert old['reservation_id'] == rsv['id']
     assert 'device_reservation_id' not in old

@@ -86,7 +86,8 @@ def test_an_attach_by_a_member_checks_the_owner(cloud, policy_conf):
     host = cloud.enroll('a100-host.xml')
     owners_db.owner_set(cloud.ctx, host.id, 'gpu-vm-2', 'project-a')
     owners_db.owner_set(cloud.ctx, host.id, 'gpu-vm-3', 'project-b')
-    rsv_id = cloud.reserve(count=1, model=A100_MODEL, project='project-b')
+    rsv_id = cloud.reserve(
+            device_count=1, model=A100_MODEL, project='project-b')
     cloud.tick()
     for name in ('gpu-vm-2', 'gpu-vm-1', 'no-such-vm'):
         with pytest.raises(exception.DomainNotFound) as caught:
@@ -104,7 +105,8 @@ def test_an_attach_by_a_member_checks_the_owner(cloud, policy_conf):
 def test_a_start_leaves_a_domain_that_changed_hands(cloud, caplog):
     host = cloud.enroll('a100-host.xml')
     # An administrator's reservation names gpu-vm-2, which has no owner.
-    rsv_id = cloud.reserve(count=1, model=A100_MODEL, domains=['gpu-vm-2'])
+    rsv_id = cloud.reserve(
+            device_count=1, model=A100_MODEL, domains=['gpu-vm-2'])
     assert [a.domain_owner for a in cloud.reservation(rsv_id).attachments] \
         == [None]
     # Before its start, gpu-vm-2 becomes project-b's.
@@ -122,7 +124,7 @@ def test_a_start_leaves_a_domain_that_changed_hands(cloud, caplog):
 def test_a_review_leaves_a_domain_that_changed_hands(cloud):
     host = cloud.enroll('a100-host.xml')
     owners_db.owner_set(cloud.ctx, host.id, 'gpu-vm-2', 'project-a')
-    rsv_id = cloud.reserve(unit_ids=[cloud.unit(host, '0000:17:00.0').id],
+    rsv_id = cloud.reserve(device_ids=[cloud.device(host, '0000:17:00.0').id],
                            domains=['gpu-vm-2'])
     cloud.tick()
     assert ('pci', '0000:17:00.0') in cloud.hostdevs(host)['gpu-vm-2']
@@ -146,7 +148,7 @@ def test_an_end_takes_back_from_its_own_domains_only(cloud):
     host = cloud.enroll('a100-host.xml')
     for name in ('gpu-vm-2', 'gpu-vm-3'):
         owners_db.owner_set(cloud.ctx, host.id, name, 'project-a')
-    rsv_id = cloud.reserve(count=2, model=A100_MODEL, numa_local=True,
+    rsv_id = cloud.reserve(device_count=2, model=A100_MODEL, numa_local=True,
                            domains=['gpu-vm-2', 'gpu-vm-3'])
     cloud.tick()
     held = cloud.hostdevs(host)

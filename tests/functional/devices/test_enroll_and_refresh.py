@@ -95,7 +95,7 @@ def test_refresh_marks_a_removed_gpu_missing_and_moves_the_generation(
 
 def test_a_changed_topology_puts_reservations_in_review(cloud):
     host = cloud.enroll('a100-host.xml')
-    active = cloud.reserve(unit_ids=[cloud.unit(host, '0000:17:00.0').id],
+    active = cloud.reserve(device_ids=[cloud.device(host, '0000:17:00.0').id],
                            domains=['gpu-vm-2'])
     cloud.tick()
     assert cloud.reservation(active).status == 'ACTIVE'
@@ -111,11 +111,11 @@ def test_a_changed_topology_puts_reservations_in_review(cloud):
     rsv = cloud.reservation(active)
     assert rsv.status == 'NEEDS_REVIEW'
     assert 'topology' in rsv.status_reason
-    # It grants nothing: detached. It still withholds its unit.
+    # It grants nothing: detached. It still withholds its device.
     assert cloud.hostdevs(host)['gpu-vm-2'] == []
     assert rsv.released_at is None
-    with pytest.raises(exception.UnitsUnavailable):
-        cloud.reserve(unit_ids=[cloud.unit(host, '0000:17:00.0').id],
+    with pytest.raises(exception.DevicesUnavailable):
+        cloud.reserve(device_ids=[cloud.device(host, '0000:17:00.0').id],
                       project='project-b')
     # Re-affirmed, it is attached again against the new generation.
     cloud.manager.affirm_device_reservation(cloud.ctx, active, 'root')
@@ -126,20 +126,20 @@ def test_a_changed_topology_puts_reservations_in_review(cloud):
     assert ('pci', '0000:17:00.0') in cloud.hostdevs(host)['gpu-vm-2']
 
 
-def test_affirm_is_refused_while_a_unit_is_missing(cloud):
+def test_affirm_is_refused_while_a_device_is_missing(cloud):
     host = cloud.enroll('a100-host.xml')
-    rsv_id = cloud.reserve(unit_ids=[cloud.unit(host, '0000:b1:00.0').id],
+    rsv_id = cloud.reserve(device_ids=[cloud.device(host, '0000:b1:00.0').id],
                            start=cloud_iso(hours=1))
     cloud.topology_change(host, lambda text: re.sub(
         r'\s*<device>\s*<name>pci_0000_b1_00_0</name>.*?</device>', '',
         text, count=1, flags=re.S))
     refresh.refresh(cloud.ctx, host.id)
     assert cloud.reservation(rsv_id).status == 'NEEDS_REVIEW'
-    with pytest.raises(exception.UnitsUnavailable) as caught:
+    with pytest.raises(exception.DevicesUnavailable) as caught:
         cloud.manager.affirm_device_reservation(cloud.ctx, rsv_id, 'root')
     assert '0000:b1:00.0' in caught.value.message
     assert cloud.reservation(rsv_id).status == 'NEEDS_REVIEW'
-    # Cancelling it frees the unit record.
+    # Cancelling it frees the device record.
     assert cloud.cancel(rsv_id) is True
     cloud.tick()
     assert cloud.reservation(rsv_id).released_at is not None
@@ -149,7 +149,7 @@ def test_start_checks_the_generation_itself(cloud):
     """A change the periodic refresh has not seen yet is caught at
     start: nothing is attached to a moved GPU."""
     host = cloud.enroll('a100-host.xml')
-    rsv_id = cloud.reserve(unit_ids=[cloud.unit(host, '0000:17:00.0').id],
+    rsv_id = cloud.reserve(device_ids=[cloud.device(host, '0000:17:00.0').id],
                            domains=['gpu-vm-2'], start=cloud_iso(seconds=3))
     before = cloud.libvirt_state(host)
     cloud.topology_change(host, lambda text: text.replace(
@@ -162,11 +162,12 @@ def test_start_checks_the_generation_itself(cloud):
 
 def test_refresh_restores_what_an_active_reservation_lost(cloud):
     """A test:/// host starts afresh with its process (the all-in-one
-    restarted): the next discovery attaches the units and re-creates the
+    restarted): the next discovery attaches the devices and re-creates the
     mdevs of active reservations, with the same UUIDs."""
     host = cloud.enroll('t4-host.xml')
-    rsv_id = cloud.reserve(count=1, model='Tesla T4', mdev_type='nvidia-222',
-                           domains=['vgpu-vm-2', 'vgpu-vm-3'])
+    rsv_id = cloud.reserve(
+            device_count=1, model='Tesla T4', mdev_type='nvidia-222',
+            domains=['vgpu-vm-2', 'vgpu-vm-3'])
     cloud.tick()
     rsv = cloud.reservation(rsv_id)
     assert rsv.status == 'ACTIVE'
@@ -227,7 +228,7 @@ def test_a_restarted_manager_settles_a_lost_lease_at_once(cloud):
     later. (A cancellation whose lease was not deleted is the worker's
     reconciler's.)"""
     host = cloud.enroll('a100-host.xml')
-    rsv_id = cloud.reserve(unit_ids=[cloud.unit(host, '0000:17:00.0').id],
+    rsv_id = cloud.reserve(device_ids=[cloud.device(host, '0000:17:00.0').id],
                            domains=['gpu-vm-2'])
     cloud.tick()
     leases_db.lease_destroy(cloud.ctx, cloud.lease(rsv_id).id)

@@ -1,7 +1,7 @@
-"""Device reservations through the lease engine: claim, start (attach),
+"""Device reservations through the lease engine: hold, start (attach),
 end (detach, the VM keeps running), cancel, domains named while active,
-a moved end, and the reconciliation of lost steps; which units a claim
-may take is test_unit_claims.py's."""
+a moved end, and the reconciliation of lost steps; which devices a hold
+may take is test_device_claims.py's."""
 import datetime
 import time
 import types
@@ -45,12 +45,12 @@ def test_pending_then_active_then_expired(cloud, monkeypatch):
             (event_type, payload['name']))))
     host = cloud.enroll('a100-host.xml')
     initial = cloud.libvirt_state(host)
-    rsv_id = cloud.reserve(count=2, model=A100_MODEL, numa_local=True,
+    rsv_id = cloud.reserve(device_count=2, model=A100_MODEL, numa_local=True,
                            domains=['gpu-vm-2'], start=iso(ahead(seconds=3)),
                            end=iso(ahead(seconds=8)), reason='training')
     rsv = cloud.reservation(rsv_id)
     assert rsv.status == 'PENDING'
-    assert sorted(u.device.pci_address for u in rsv.units) == [
+    assert sorted(u.device.pci_address for u in rsv.devices) == [
         '0000:17:00.0', '0000:31:00.0']
     assert rsv.topology_generation == host.topology_generation
     assert [a.state for a in rsv.attachments] == ['PLANNED', 'PLANNED']
@@ -97,7 +97,7 @@ def test_pending_then_active_then_expired(cloud, monkeypatch):
 
 def test_a_reservation_starting_now_is_attached_by_its_start_at_once(cloud):
     host = cloud.enroll('t4-host.xml')
-    rsv_id = cloud.reserve(count=1, model='Tesla T4',
+    rsv_id = cloud.reserve(device_count=1, model='Tesla T4',
                            mdev_type='nvidia-222', domains=['vgpu-vm-2'])
     assert [a.state for a in cloud.reservation(rsv_id).attachments] == [
         'PLANNED']
@@ -116,12 +116,12 @@ def test_a_reservation_starting_now_is_attached_by_its_start_at_once(cloud):
 def test_open_ended_until_cancelled(cloud):
     host = cloud.enroll('a100-host.xml')
     initial = cloud.libvirt_state(host)
-    rsv_id = cloud.reserve(unit_ids=[cloud.unit(host, '0000:b1:00.0').id],
+    rsv_id = cloud.reserve(device_ids=[cloud.device(host, '0000:b1:00.0').id],
                            domains=['gpu-vm-3'])
     rsv = cloud.reservation(rsv_id)
     assert states.is_open_end(rsv.end_date)
     assert cloud.lease(rsv_id).end_date == states.OPEN_END
-    # A unit lease writes no capacity allocation: the capacity model's
+    # A device lease writes no capacity allocation: the capacity model's
     # longest allocation (an INTEGER of seconds, which an open end would
     # overflow on MariaDB and PostgreSQL) is not stretched to its open
     # end.
@@ -143,8 +143,8 @@ def test_end_action_destroy_powers_the_domain_off(cloud):
     CONF.set_override('end_action', 'destroy', group='devices')
     try:
         host = cloud.enroll('a100-host.xml')
-        rsv_id = cloud.reserve(unit_ids=[cloud.unit(host,
-                                                    '0000:17:00.0').id],
+        rsv_id = cloud.reserve(device_ids=[cloud.device(host,
+                                                        '0000:17:00.0').id],
                                domains=['gpu-vm-2'])
         cloud.tick()
         cloud.cancel(rsv_id)
@@ -160,7 +160,8 @@ def test_end_action_destroy_powers_the_domain_off(cloud):
 def test_domains_named_while_active(cloud):
     host = cloud.enroll('t4-host.xml')
     initial = cloud.libvirt_state(host)
-    rsv_id = cloud.reserve(count=1, model='Tesla T4', mdev_type='nvidia-222')
+    rsv_id = cloud.reserve(
+            device_count=1, model='Tesla T4', mdev_type='nvidia-222')
     cloud.tick()
     assert cloud.reservation(rsv_id).status == 'ACTIVE'
     cloud.manager.attach_device_domain(cloud.ctx, rsv_id, 'vgpu-vm-2', None,
@@ -194,9 +195,9 @@ def test_domains_named_while_active(cloud):
     assert cloud.libvirt_state(host) == initial
 
 
-def test_passthrough_units_go_to_one_domain_each(cloud):
+def test_passthrough_devices_go_to_one_domain_each(cloud):
     host = cloud.enroll('a100-host.xml')
-    rsv_id = cloud.reserve(count=2, model=A100_MODEL,
+    rsv_id = cloud.reserve(device_count=2, model=A100_MODEL,
                            domains=['gpu-vm-2', 'gpu-vm-3'])
     cloud.tick()
     holders = cloud.hostdevs(host)
@@ -206,20 +207,21 @@ def test_passthrough_units_go_to_one_domain_each(cloud):
                                            'transient-vm', None,
                                            'project-a')
     with pytest.raises(exception.Invalid):
-        cloud.reserve(count=1, model=A100_MODEL,
+        cloud.reserve(device_count=1, model=A100_MODEL,
                       domains=['gpu-vm-2', 'gpu-vm-3'])
 
 
-def test_moving_the_end_checks_the_units(cloud):
+def test_moving_the_end_checks_the_devices(cloud):
     host = cloud.enroll('a100-host.xml')
-    unit = cloud.unit(host, '0000:17:00.0').id
+    device = cloud.device(host, '0000:17:00.0').id
     base = ahead(hours=1).replace(microsecond=0)
 
     def at(hours, seconds=0):
         return base + datetime.timedelta(hours=hours, seconds=seconds)
 
-    first = cloud.reserve(unit_ids=[unit], start=iso(at(0)), end=iso(at(1)))
-    cloud.reserve(unit_ids=[unit], start=iso(at(2)), end=iso(at(3)))
+    first = cloud.reserve(
+            device_ids=[device], start=iso(at(0)), end=iso(at(1)))
+    cloud.reserve(device_ids=[device], start=iso(at(2)), end=iso(at(3)))
     with pytest.raises(exception.Conflict):
         cloud.manager.move_device_reservation_end(cloud.ctx, first,
                                                   at(2, seconds=1))
@@ -233,7 +235,7 @@ def test_moving_the_end_checks_the_units(cloud):
 
 def test_device_leases_are_not_booking_orphans(cloud):
     cloud.enroll('a100-host.xml')
-    cloud.reserve(count=1, model=A100_MODEL)
+    cloud.reserve(device_count=1, model=A100_MODEL)
     assert leases_db.lease_list_orphans(
         cloud.ctx, created_before=ahead(hours=1)) == []
 
@@ -241,7 +243,7 @@ def test_device_leases_are_not_booking_orphans(cloud):
 def test_the_reconciler_finishes_a_cancel_whose_lease_was_not_deleted(
         cloud):
     host = cloud.enroll('a100-host.xml')
-    rsv_id = cloud.reserve(unit_ids=[cloud.unit(host, '0000:17:00.0').id],
+    rsv_id = cloud.reserve(device_ids=[cloud.device(host, '0000:17:00.0').id],
                            domains=['gpu-vm-2'])
     cloud.tick()
     # Cancelled, and the delete_device_lease cast lost (or the manager died
@@ -258,13 +260,13 @@ def test_the_reconciler_finishes_a_cancel_whose_lease_was_not_deleted(
 
 def test_settle_releases_what_a_lost_lease_left_attached(cloud):
     host = cloud.enroll('a100-host.xml')
-    rsv_id = cloud.reserve(unit_ids=[cloud.unit(host, '0000:17:00.0').id],
+    rsv_id = cloud.reserve(device_ids=[cloud.device(host, '0000:17:00.0').id],
                            domains=['gpu-vm-2'])
-    waiting = cloud.reserve(unit_ids=[cloud.unit(host, '0000:b1:00.0').id],
+    waiting = cloud.reserve(device_ids=[cloud.device(host, '0000:b1:00.0').id],
                             start=iso(ahead(hours=1)))
     cloud.tick()
     assert cloud.hostdevs(host)['gpu-vm-2']
-    # Its lease is gone (removed by hand, say) while its unit is attached.
+    # Its lease is gone (removed by hand, say) while its device is attached.
     leases_db.lease_destroy(cloud.ctx, cloud.lease(rsv_id).id)
     leases_db.lease_destroy(cloud.ctx, cloud.lease(waiting).id)
     assert lifecycle.settle(cloud.ctx) == [rsv_id]
@@ -280,10 +282,11 @@ def test_settle_releases_what_a_lost_lease_left_attached(cloud):
 
 def test_setting_domains_that_fail_leaves_the_reservation_as_it_was(cloud):
     host = cloud.enroll('a100-host.xml')
-    rsv_id = cloud.reserve(count=1, model=A100_MODEL, domains=['gpu-vm-2'])
+    rsv_id = cloud.reserve(
+            device_count=1, model=A100_MODEL, domains=['gpu-vm-2'])
     cloud.tick()
     before = cloud.libvirt_state(host)
-    # gpu-vm-2 gives its unit up for two domains: one unit cannot go to
+    # gpu-vm-2 gives its device up for two domains: one device cannot go to
     # both, so the second attach fails and gpu-vm-2 gets it back.
     with pytest.raises(exception.Conflict):
         cloud.manager.set_device_domains(
@@ -300,14 +303,14 @@ def test_setting_domains_that_fail_leaves_the_reservation_as_it_was(cloud):
 
 
 def test_a_start_waits_for_the_late_end_before_it(cloud):
-    # Back to back on one unit; the first's end is held by a manager that
+    # Back to back on one device; the first's end is held by a manager that
     # died. The second must not attach what that end would take away.
     host = cloud.enroll('a100-host.xml')
-    unit = cloud.unit(host, '0000:17:00.0').id
-    first = cloud.reserve(unit_ids=[unit], domains=['gpu-vm-2'],
+    device = cloud.device(host, '0000:17:00.0').id
+    first = cloud.reserve(device_ids=[device], domains=['gpu-vm-2'],
                           start=iso(ahead(seconds=2)),
                           end=iso(ahead(seconds=4)))
-    second = cloud.reserve(unit_ids=[unit], domains=['gpu-vm-3'],
+    second = cloud.reserve(device_ids=[device], domains=['gpu-vm-3'],
                            start=iso(ahead(seconds=4)),
                            end=iso(ahead(hours=1)))
     _wait_start(2.1)

@@ -1,4 +1,4 @@
-"""The device-reservation list reads its units and projects joined into
+"""The device-reservation list reads its devices and projects joined into
 strings by the database, and DATETIME values through reserve's own
 PyMySQL converter: on every backend, each listed reservation is what
 reading it alone gives, whatever its project ids hold."""
@@ -18,55 +18,55 @@ from tests.fixtures import backends
 from tests.fixtures import database
 
 NOW = datetime.datetime(2026, 12, 1, 9, 30, 15)
-# Ids that a separator other than the unit separator would split.
+# Ids that a separator other than the device separator would split.
 ODD_PROJECTS = ['p,1', 'role:like', 'zeta', 'a|b;c']
 
 
-def _host_with_units(ctx, count):
+def _host_with_devices(ctx, count):
     with db_api.writer.using(ctx) as session:
         host = models.Host(kind=states.LIBVIRT, name='box', uri='test:///box',
                            reservable=True, topology_generation='g1')
         session.add(host)
         session.flush()
-        units = [models.Device(
+        devices = [models.Device(
             host_id=host.id, name='pci_0000_%02x_00_0' % (0x17 + i),
             pci_address='0000:%02x:00.0' % (0x17 + i), vendor_id='0x10de',
             product_id='0x20b2', product_name='GA100 [A100 SXM4 80GB]',
             numa_node=i % 2, state=states.Device.PRESENT)
             for i in range(count)]
-        session.add_all(units)
+        session.add_all(devices)
         session.flush()
-        return host.id, [u.id for u in units]
+        return host.id, [u.id for u in devices]
 
 
-def _reservation(ctx, host_id, unit_ids, projects, attached, hours):
+def _reservation(ctx, host_id, device_ids, projects, attached, hours):
     values = {'host_id': host_id, 'project_id': 'owner', 'user_id': 'u',
               'start_date': NOW + datetime.timedelta(hours=hours),
               'end_date': NOW + datetime.timedelta(hours=hours + 2),
-              'status': 'PENDING', 'request': {'count': len(unit_ids)},
+              'status': 'PENDING', 'request': {'count': len(device_ids)},
               'topology_generation': 'g1'}
-    attachments = [{'device_id': unit_id, 'domain': 'vm-%d' % i,
+    attachments = [{'device_id': device_id, 'domain': 'vm-%d' % i,
                     'kind': 'pci', 'project_id': 'owner',
                     'state': 'PLANNED', 'live': True, 'config': True}
-                   for i, unit_id in enumerate(unit_ids[:attached])]
+                   for i, device_id in enumerate(device_ids[:attached])]
     return device_reservations_db.device_reservation_create(
-        ctx, values, projects, unit_ids, attachments).id
+        ctx, values, projects, device_ids, attachments).id
 
 
 @pytest.mark.parametrize('backend', backends.BACKENDS)
 def test_each_listed_reservation_is_its_get(backend, tmp_path):
     with database.on_backend(backend, tmp_path):
         ctx = reserve_context.get_admin_context()
-        host_id, units = _host_with_units(ctx, 6)
-        _reservation(ctx, host_id, units[:3],
+        host_id, devices = _host_with_devices(ctx, 6)
+        _reservation(ctx, host_id, devices[:3],
                      {'allowed': ODD_PROJECTS, 'managing': ['m-2', 'm-1']},
                      attached=2, hours=0)
-        _reservation(ctx, host_id, units[3:4], {'allowed': ['owner']},
+        _reservation(ctx, host_id, devices[3:4], {'allowed': ['owner']},
                      attached=0, hours=1)
-        _reservation(ctx, host_id, units[4:], {}, attached=1, hours=2)
+        _reservation(ctx, host_id, devices[4:], {}, attached=1, hours=2)
         # As long as project ids may be: 100 of 64 characters.
         many = ['%s-%03d' % ('p' * 60, i) for i in range(100)]
-        _reservation(ctx, host_id, units[4:5], {'allowed': many},
+        _reservation(ctx, host_id, devices[4:5], {'allowed': many},
                      attached=0, hours=3)
         listed = device_reservations_db.device_reservation_list(ctx)
         assert len(listed) == 4

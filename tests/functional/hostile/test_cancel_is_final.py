@@ -7,9 +7,9 @@ HTTP to the real API.
   and the end found nothing to tear down. Now it is 409 until the lease
   has torn down, and the allocations stay until then.
 * One DELETE and five ``PATCH end`` sent together on an active device
-  reservation: the cancel answered 204, two moves 200, and the unit
+  reservation: the cancel answered 204, two moves 200, and the device
   stayed held until the new end. Now a move that loses to the cancel is
-  409, and the unit is released within one turn of the worker and the
+  409, and the device is released within one turn of the worker and the
   event loop.
 
 Bookings get their lease from the real worker and manager, whose
@@ -215,7 +215,7 @@ def test_a_cancel_racing_moves_of_the_end_is_final(http, gpu_api, a100,
             assert moved.status_code in (200, 409), moved.text
             if moved.status_code == 409:
                 assert_http_error(moved, 409)
-        # Before: 'cancelled', released_at null, the unit held until the
+        # Before: 'cancelled', released_at null, the device held until the
         # new end. Now: released within one turn.
         gpu_api.tick()
         gpu_api.tick()

@@ -7,8 +7,8 @@ on SQLite and MariaDB (cancel_stage.py sets the stage).
 After each settle (one turn of the worker, its reconcilers and the
 event loop), whatever came before:
 
-* no unit is held by a cancelled or ended reservation, and libvirt
-  shows no unit in a domain but those of live reservations;
+* no device is held by a cancelled or ended reservation, and libvirt
+  shows no device in a domain but those of live reservations;
 * a live booking's lease (or, before it has one, the booking) holds
   allocations for all its instances;
 * a cancelled or ended one, and a terminated lease, hold none.
@@ -37,7 +37,7 @@ from tests.functional.hostile import cancel_stage
 from tests.functional.test_lease_lifecycle import placement_server  # noqa
 from tests.functional.hostile.races import together
 
-Unit = device_states.DeviceReservation
+Device = device_states.DeviceReservation
 Attachment = device_states.Attachment
 # Bounded so that both kinds run in about a minute per backend; a
 # failure is shown as generated (shrinking sequences of threads and
@@ -211,14 +211,14 @@ class BookingRaces(_Races):
                 assert lease is None or lease.id not in held, booking
 
 
-class UnitRaces(_Races):
+class DeviceRaces(_Races):
     path = '/v1/device-reservations'
     reservations = stateful.Bundle('reservations')
     domains = st.sampled_from(['gpu-vm-1', 'gpu-vm-2', 'gpu-vm-3'])
 
     def live(self):
         return [r.id for r in device_reservations_db.device_reservation_list(
-            cancel_stage.admin()) if r.status in Unit.LIVE]
+            cancel_stage.admin()) if r.status in Device.LIVE]
 
     @stateful.rule(target=reservations, domain=domains)
     def create(self, domain):
@@ -280,10 +280,10 @@ class UnitRaces(_Races):
         self._answered(reservation, attach, (200, 400, 409), before)
 
     def check(self):
-        given = set()       # (domain, kind, unit) reserve may have given
+        given = set()       # (domain, kind, device) reserve may have given
         for found in device_reservations_db.device_reservation_list(
                 cancel_stage.admin()):
-            if found.status in (Unit.CANCELLED, Unit.EXPIRED):
+            if found.status in (Device.CANCELLED, Device.EXPIRED):
                 assert found.released_at is not None, found
                 assert found.lease_id is None, found
                 assert not [a for a in found.attachments
@@ -291,7 +291,7 @@ class UnitRaces(_Races):
             else:
                 assert found.released_at is None, found
                 assert found.lease_id is not None, found
-            if found.status == Unit.ACTIVE:
+            if found.status == Device.ACTIVE:
                 given.update(
                     (a.domain, a.kind, a.mdev_uuid or a.device.pci_address)
                     for a in found.attachments
@@ -311,7 +311,7 @@ def test_a_cancel_is_final_under_any_interleaving(backend, tmp_path,
             conn = device_hosts.connect(stage.uri)
             stage.baseline = {(d.name, h.kind, h.id) for d in conn.domains()
                               for h in conn.attached(d.name)}
-            for machine in (BookingRaces, UnitRaces):
+            for machine in (BookingRaces, DeviceRaces):
                 machine.stage = stage
                 stateful.run_state_machine_as_test(machine,
                                                    settings=SETTINGS)

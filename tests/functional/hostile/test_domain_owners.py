@@ -1,4 +1,4 @@
-"""Hostile tenants and libvirt domains: a GPU unit goes only into a
+"""Hostile tenants and libvirt domains: a GPU device goes only into a
 domain of one of its reservation's projects, and another project's
 domain is answered exactly as a domain that does not exist.
 
@@ -67,7 +67,7 @@ def test_b_naming_a_domain_of_a_at_creation_is_an_unknown_domain(
         http, gpu_api, a100):
     for body in ({'count': 1, 'model': A100},
                  {'count': 1, 'host': a100['name']},
-                 {'unit_ids': [gpu_api.unit(a100, '0000:17:00.0')]}):
+                 {'unit_ids': [gpu_api.device(a100, '0000:17:00.0')]}):
         for params in ({}, {'dry_run': 'true'}):
             detail = _same_as_unknown(
                 lambda domain: _create(http, 'member_b',
@@ -99,7 +99,7 @@ def test_b_naming_a_domain_of_a_in_patch_or_attach_is_an_unknown_domain(
         'gpu-vm-2')
     _same_as_unknown(lambda domain: http.post(
         'member_b', item + '/attach', json={'domain': domain}), 'gpu-vm-2')
-    # Nothing moved: B's unit is still in B's domain, none in A's.
+    # Nothing moved: B's device is still in B's domain, none in A's.
     shown = _show(http, 'member_b', rsv['id'])
     assert shown['domains'] == ['gpu-vm-3']
     assert [a['state'] for a in shown['attachments']] == ['attached']
@@ -108,7 +108,7 @@ def test_b_naming_a_domain_of_a_in_patch_or_attach_is_an_unknown_domain(
 
 def test_an_allowed_project_names_its_own_domain(http, gpu_api, a100):
     """The administrator reserves for project-b: project-b's domains
-    take the units, project-a's do not, whoever asks."""
+    take the devices, project-a's do not, whoever asks."""
     gpu_api.own(a100, 'gpu-vm-3', 'project-b')
     body = {'count': 1, 'model': A100, 'allowed_projects': ['project-b']}
     _same_as_unknown(lambda domain: _create(
@@ -123,7 +123,7 @@ def test_an_allowed_project_names_its_own_domain(http, gpu_api, a100):
 
 # domains with no owner, the administrator's reservations -------------------
 
-def test_a_domain_with_no_owner_takes_only_the_administrators_units(
+def test_a_domain_with_no_owner_takes_only_the_administrators_devices(
         http, gpu_api):
     host = gpu_api.enroll('a100-host.xml', name='gpu-box-2', owner=None)
     body = {'count': 1, 'model': A100, 'host': host['name']}
@@ -233,9 +233,9 @@ def test_cancel_with_destroy_never_touches_a_domain_of_a(
     rsv = _created(http, 'member_b', {'count': 1, 'model': A100,
                                       'domains': ['gpu-vm-2']})
     gpu_api.tick()
-    unit = rsv['units'][0]['pci_address']
-    assert _pci_ids(gpu_api, a100, 'gpu-vm-2') == [unit]
-    # gpu-vm-2 changes hands (project-a's now) while B's unit is in it.
+    device = rsv['units'][0]['pci_address']
+    assert _pci_ids(gpu_api, a100, 'gpu-vm-2') == [device]
+    # gpu-vm-2 changes hands (project-a's now) while B's device is in it.
     gpu_api.own(a100, 'gpu-vm-2', 'project-a')
     with caplog.at_level(logging.WARNING, logger=owners.__name__):
         _cancel(http, gpu_api, 'member_b', rsv['id'])
@@ -245,7 +245,7 @@ def test_cancel_with_destroy_never_touches_a_domain_of_a(
     # A's domain still runs, untouched.
     domain = gpu_api.domain(a100, 'gpu-vm-2')
     assert domain['running'] is True
-    assert [h['id'] for h in domain['hostdevs']] == [unit]
+    assert [h['id'] for h in domain['hostdevs']] == [device]
     lines = [r.getMessage() for r in caplog.records
              if 'changed owner' in r.getMessage()]
     assert len(lines) == 1 and 'gpu-vm-2' in lines[0] and \
@@ -268,7 +268,7 @@ def test_cancel_with_destroy_powers_off_the_reservations_own_domain(
 def test_dry_run_reasons_name_no_domain_of_another_project(
         http, gpu_api, a100):
     # 0000:ca:00.0 is held by gpu-vm-1 outside reserve.
-    held = gpu_api.unit(a100, '0000:ca:00.0')
+    held = gpu_api.device(a100, '0000:ca:00.0')
     answer = _create(http, 'member_b', {'unit_ids': [held]},
                      params={'dry_run': 'true'})
     assert answer.status_code == 200, answer.text

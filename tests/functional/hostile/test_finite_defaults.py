@@ -20,28 +20,28 @@ DEVICES = '/v1/device-reservations'
 BOOKINGS = '/v1/reservations'
 
 
-def units(http, who='member_a'):
+def devices(http, who='member_a'):
     return http.get(who, '/v1/limits').json()['limits']['resources']
 
 
 def test_a_member_cannot_hold_every_gpu_open_ended(http, gpu_api, a100):
-    # Three units of the A100 host are free; open-ended, each counts
-    # [quota]open_ended_hours (720) of the project's 1440 unit-hours.
+    # Three devices of the A100 host are free; open-ended, each counts
+    # [quota]open_ended_hours (720) of the project's 1440 device-hours.
     assert_http_error(http.post('member_a', DEVICES, json={'count': 3}),
-                      413, ['unit_hours', '0 in use + 2160 asked > limit '
+                      413, ['device_hours', '0 in use + 2160 asked > limit '
                             '1440'])
     made = http.post('member_a', DEVICES, json={'count': 2})
     assert made.status_code == 201, made.text
     before = counts()
     assert_http_error(http.post('member_a', DEVICES, json={'count': 1}),
-                      413, 'unit_hours (1440 in use + 720 asked > limit '
+                      413, 'device_hours (1440 in use + 720 asked > limit '
                            '1440)')
     assert counts() == before
     # The third is still there for another project.
     other = http.post('member_b', DEVICES, json={'count': 1})
     assert other.status_code == 201, other.text
-    assert units(http)['unit_hours'] == {'limit': 1440, 'in_use': 1440}
-    assert units(http)['unit_reservations'] == {'limit': 10, 'in_use': 1}
+    assert devices(http)['unit_hours'] == {'limit': 1440, 'in_use': 1440}
+    assert devices(http)['unit_reservations'] == {'limit': 10, 'in_use': 1}
 
 
 def _at(minutes):
@@ -54,8 +54,8 @@ def test_a_member_cannot_flood_the_host_with_short_reservations(
         http.post('member_a', DEVICES, json={'count': 1, 'end': _at(1 / 60)}),
         400, ['600 seconds', '[devices] min_duration_seconds'])
     assert 'Traceback' not in detail
-    # Ten minutes each, one after the other on one unit: ten live ones,
-    # and no eleventh ([quota]unit_reservations), even of one unit-hour.
+    # Ten minutes each, one after the other on one device: ten live ones,
+    # and no eleventh ([quota]device_reservations), even of one device-hour.
     for n in range(10):
         made = http.post('member_a', DEVICES, json={
             'count': 1, 'start': _at(5 + 20 * n), 'end': _at(15 + 20 * n)})
@@ -63,10 +63,10 @@ def test_a_member_cannot_flood_the_host_with_short_reservations(
     before = counts()
     assert_http_error(http.post('member_a', DEVICES, json={
         'count': 1, 'start': _at(300), 'end': _at(310)}), 413,
-        'unit_reservations (10 in use + 1 asked > limit 10)')
+        'device_reservations (10 in use + 1 asked > limit 10)')
     assert counts() == before
-    assert units(http)['unit_reservations'] == {'limit': 10, 'in_use': 10}
-    assert units(http)['unit_hours'] == {'limit': 1440, 'in_use': 10}
+    assert devices(http)['unit_reservations'] == {'limit': 10, 'in_use': 10}
+    assert devices(http)['unit_hours'] == {'limit': 1440, 'in_use': 10}
 
 
 def test_nothing_beyond_the_catalogues_window(http, gpu_api, a100):
@@ -80,7 +80,7 @@ def test_nothing_beyond_the_catalogues_window(http, gpu_api, a100):
 
 
 @pytest.mark.parametrize('count', [1.0, 2.5, '1', True, 65, 10 ** 30])
-def test_a_unit_count_is_a_small_integer(http, gpu_api, a100, count):
+def test_a_device_count_is_a_small_integer(http, gpu_api, a100, count):
     for query in ('', '?dry_run=true'):
         assert_http_error(http.post('member_a', DEVICES + query,
                                     json={'count': count}),
@@ -101,12 +101,12 @@ def test_an_instance_count_is_a_small_integer(served, instance_count):
         'reservations'] == []
 
 
-def test_limits_show_the_unit_quotas(http, gpu_api, a100):
-    assert units(http)['unit_hours'] == {'limit': 1440, 'in_use': 0}
+def test_limits_show_the_device_quotas(http, gpu_api, a100):
+    assert devices(http)['unit_hours'] == {'limit': 1440, 'in_use': 0}
     made = http.post('member_a', DEVICES, json={
         'count': 1, 'end': iso(timeutils.utcnow() + datetime.timedelta(
             hours=2, minutes=30))})
     assert made.status_code == 201, made.text
-    # Three started hours of one unit; nothing of project-b's.
-    assert units(http)['unit_hours'] == {'limit': 1440, 'in_use': 3}
-    assert units(http, 'member_b')['unit_hours']['in_use'] == 0
+    # Three started hours of one device; nothing of project-b's.
+    assert devices(http)['unit_hours'] == {'limit': 1440, 'in_use': 3}
+    assert devices(http, 'member_b')['unit_hours']['in_use'] == 0

@@ -7,7 +7,7 @@ libvirt test:/// host) and every operation it describes is fuzzed in
 process, with requests built from its parameters and request body
 schemas: valid ones and, as often, ones that break the schemas. Part of
 the cases name real resources (a catalogue flavor, a nova and a GPU host,
-a booking, its lease and allocation, maintenance windows, a unit and a
+a booking, its lease and allocation, maintenance windows, a device and a
 device reservation) so that they reach beyond the 404 of an unknown ID.
 Deletions run last, so that they do not take the seeded resources away
 from the other operations.
@@ -82,8 +82,8 @@ def seed(gpu_api, a100):
         '/v1/hosts/%s/maintenance-windows' % host.id,
         {'start': future(300), 'end': future(310)},
         headers=ADMIN).json['maintenance_window']
-    unit = gpu_api.unit(a100, '0000:17:00.0')
-    units = create(gpu_api, {'count': 1, 'model': A100}).json[
+    device = gpu_api.device(a100, '0000:17:00.0')
+    devices = create(gpu_api, {'count': 1, 'model': A100}).json[
         'device_reservation']
     allocation = app.get('/v1/allocations', {'lease_id': lease.id},
                          headers=ADMIN).json['allocations'][0]
@@ -96,8 +96,8 @@ def seed(gpu_api, a100):
         'window_id': [window['id'], host_window['id']],
         'flavor_ref': [flavor.id, 'private.a100'],
         'project_id': ['project-a'],
-        'device_id': [unit],
-        'device_reservation_id': [units['id']],
+        'device_id': [device],
+        'device_reservation_id': [devices['id']],
     }
     bodies = {
         'POST /v1/reservations': [{'flavor_id': 'gpu.a100',
@@ -123,7 +123,7 @@ def seed(gpu_api, a100):
         'POST /v1/device-reservations': [
             {'count': 1, 'model': A100, 'start': future(24),
              'end': future(48)},
-            {'unit_ids': [unit], 'domains': ['gpu-vm-1']}],
+            {'unit_ids': [device], 'domains': ['gpu-vm-1']}],
         'PATCH /v1/device-reservations/{device_reservation_id}': [
             {'end': future(100)}, {'domains': ['gpu-vm-1']}],
         'POST /v1/device-reservations/{device_reservation_id}/attach': [

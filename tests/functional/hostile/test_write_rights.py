@@ -24,7 +24,7 @@ from tests.functional.hostile.http import assert_http_error
 
 OUTSIDERS = ('member_b', 'reader_a', 'reader_all', 'service', 'member_all')
 # What any write touches: bookings, device reservations, leases.
-TABLES = ('bookings', 'device_reservations', 'device_reservation_units',
+TABLES = ('bookings', 'device_reservations', 'device_reservation_devices',
           'device_reservation_projects', 'device_attachments', 'leases',
           'events', 'lease_reservations', 'allocations')
 DEVICES = '/v1/device-reservations'
@@ -89,8 +89,8 @@ def test_the_owner_and_the_admin_write_a_booking(served, who):
 
 # device reservations ---------------------------------------------------------
 
-def reserve_unit(http, gpu_api, domain='gpu-vm-2'):
-    """An active reservation of one unit by project-a, in ``domain``
+def reserve_device(http, gpu_api, domain='gpu-vm-2'):
+    """An active reservation of one device by project-a, in ``domain``
     (None: in none)."""
     made = http.post('member_a', DEVICES, json={
         'count': 1, 'end': future(4), 'domains': [domain] if domain else []})
@@ -122,7 +122,7 @@ def hostdevs(gpu_api, host):
 
 @pytest.mark.parametrize('who', OUTSIDERS)
 def test_nobody_else_writes_a_device_reservation(http, gpu_api, a100, who):
-    rsv = reserve_unit(http, gpu_api)
+    rsv = reserve_device(http, gpu_api)
     before, domains = snapshot(), hostdevs(gpu_api, a100)
     for verb, path, body in device_writes(rsv['id']):
         response = http.request(who, verb, path, json=body)
@@ -130,7 +130,7 @@ def test_nobody_else_writes_a_device_reservation(http, gpu_api, a100, who):
         gpu_api.tick()
         assert snapshot() == before, (verb, path, body)
     assert hostdevs(gpu_api, a100) == domains
-    assert domains['gpu-vm-2'], 'the unit was never attached'
+    assert domains['gpu-vm-2'], 'the device was never attached'
     if who in ('reader_all', 'member_all'):
         shown = http.get(who, '%s/%s' % (DEVICES, rsv['id']))
         assert shown.status_code == 200, shown.text
@@ -139,7 +139,7 @@ def test_nobody_else_writes_a_device_reservation(http, gpu_api, a100, who):
 def test_member_all_is_told_it_may_read_but_not_write(http, gpu_api,
                                                       a100):
     """Visible to it, so a 403 that says what it may not do."""
-    rsv = reserve_unit(http, gpu_api)
+    rsv = reserve_device(http, gpu_api)
     item = '%s/%s' % (DEVICES, rsv['id'])
     assert_http_error(http.delete('member_all', item), 403,
                       "another project's device reservation")
@@ -153,7 +153,7 @@ def test_member_all_is_told_it_may_read_but_not_write(http, gpu_api,
 @pytest.mark.parametrize('who', ('member_a', 'admin'))
 def test_the_owner_and_the_admin_write_a_device_reservation(
         http, gpu_api, a100, who):
-    rsv = reserve_unit(http, gpu_api, domain=None)
+    rsv = reserve_device(http, gpu_api, domain=None)
     item = '%s/%s' % (DEVICES, rsv['id'])
     attached = http.post(who, item + '/attach', json={'domain': 'gpu-vm-3'})
     assert attached.status_code == 200, attached.text

@@ -1,4 +1,4 @@
-"""Which unit goes to which domain (reserve.devices.plan): pure."""
+"""Which device goes to which domain (reserve.devices.plan): pure."""
 import types
 
 import pytest
@@ -8,16 +8,16 @@ from reserve.devices import plan
 from reserve.devices import states
 
 
-def unit(uid, address, available=16):
+def device(uid, address, available=16):
     return types.SimpleNamespace(id=uid, pci_address=address,
                                  mdev_types={'nvidia-222': available})
 
 
-UNITS = [unit('a', '0000:17:00.0'), unit('b', '0000:31:00.0'),
-         unit('c', '0000:b1:00.0')]
+UNITS = [device('a', '0000:17:00.0'), device('b', '0000:31:00.0'),
+         device('c', '0000:b1:00.0')]
 
 
-def test_passthrough_deals_the_units_over_the_domains():
+def test_passthrough_deals_the_devices_over_the_domains():
     rows = plan.for_domains('r', UNITS, ['vm1', 'vm2'], None, 'p')
     assert [(r['device_id'], r['domain'], r['kind']) for r in rows] == [
         ('a', 'vm1', 'pci'), ('b', 'vm2', 'pci'), ('c', 'vm1', 'pci')]
@@ -25,10 +25,10 @@ def test_passthrough_deals_the_units_over_the_domains():
     assert all(r['mdev_uuid'] is None for r in rows)
 
 
-def test_passthrough_needs_a_unit_per_domain():
+def test_passthrough_needs_a_device_per_domain():
     with pytest.raises(exception.Invalid) as caught:
         plan.for_domains('r', UNITS[:1], ['vm1', 'vm2'], None, 'p')
-    assert '2 domains but 1 unit' in caught.value.message
+    assert '2 domains but 1 device' in caught.value.message
 
 
 def test_mdevs_one_per_domain_named_after_what_they_join():
@@ -45,7 +45,7 @@ def test_mdevs_one_per_domain_named_after_what_they_join():
 
 def test_mdevs_within_the_available_instances():
     with pytest.raises(exception.Invalid) as caught:
-        plan.for_domains('r', [unit('a', '0000:17:00.0', 1)],
+        plan.for_domains('r', [device('a', '0000:17:00.0', 1)],
                          ['vm1', 'vm2'], 'nvidia-222', 'p')
     assert 'has 1 nvidia-222 instance(s) available, 2 wanted' in \
         caught.value.message
@@ -62,7 +62,7 @@ def _reservation(mdev_type=None, attachments=()):
         for d, dom in attachments])
 
 
-def test_one_more_domain_gets_the_free_units():
+def test_one_more_domain_gets_the_free_devices():
     rsv = _reservation(attachments=[('a', 'vm1')])
     rows = plan.for_one_domain(rsv, UNITS, 'vm2', None, 'p')
     assert [r['device_id'] for r in rows] == ['b', 'c']
@@ -77,10 +77,10 @@ def test_one_more_domain_gets_the_free_units():
                                      ('c', 'vm1')])
     with pytest.raises(exception.Conflict) as caught:
         plan.for_one_domain(full, UNITS, 'vm2', None, 'p')
-    assert 'every unit' in caught.value.message
+    assert 'every device' in caught.value.message
 
 
-def test_one_more_domain_gets_an_mdev_on_the_least_loaded_unit():
+def test_one_more_domain_gets_an_mdev_on_the_least_loaded_device():
     rsv = _reservation('nvidia-222', [('a', 'vm1')])
     [row] = plan.for_one_domain(rsv, UNITS[:2], 'vm2', None, 'p')
     assert (row['device_id'], row['kind']) == ('b', 'mdev')

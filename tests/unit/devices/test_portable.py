@@ -17,10 +17,10 @@ def test_virt_errors_become_their_common_base_with_the_message():
 
 
 def test_common_errors_pass_unchanged_unless_prefixed():
-    exc = exception.UnitsUnavailable(reason='x')
+    exc = exception.DevicesUnavailable(reason='x')
     assert portable.portable(exc) is exc
     prefixed = portable.portable(exc, 'while doing y')
-    assert type(prefixed) is exception.UnitsUnavailable
+    assert type(prefixed) is exception.DevicesUnavailable
     assert prefixed.message.startswith('while doing y: ')
 
 

@@ -19,8 +19,8 @@ DRY_RUN_FIELDS = ('fits', 'reason', 'host', 'host_id', 'unit_ids', 'units',
                   'start', 'end', 'attachments')
 
 
-class UnitsColumn(utils.ListColumn):
-    """Units of a reservation, one 'pci_address model (NUMA n)' a line."""
+class DevicesColumn(utils.ListColumn):
+    """Devices of a reservation, one 'pci_address model (NUMA n)' a line."""
 
     def human_readable(self):
         return '\n'.join(
@@ -43,7 +43,7 @@ class AttachmentsColumn(utils.ListColumn):
         return '\n'.join(lines)
 
 
-FORMATTERS = {'units': UnitsColumn, 'attachments': AttachmentsColumn}
+FORMATTERS = {'units': DevicesColumn, 'attachments': AttachmentsColumn}
 
 
 def _show(item, fields=SHOW_FIELDS):
@@ -58,7 +58,7 @@ def _add_project_arguments(parser, create):
     parser.add_argument(
         '--allowed-project', metavar='<project>', dest='allowed_projects',
         action='append', default=[],
-        help='Project that may use the units (name or ID; repeat for '
+        help='Project that may use the devices (name or ID; repeat for '
              'several%s)' % ('; default: yours' if create else
                              '; replaces the list'))
     parser.add_argument(
@@ -72,15 +72,15 @@ def _add_project_arguments(parser, create):
 def _add_note_arguments(parser):
     parser.add_argument(
         '--contract-ref', metavar='<reference>',
-        help='Reference of the agreement the units are reserved under')
+        help='Reference of the agreement the devices are reserved under')
     parser.add_argument(
-        '--reason', metavar='<text>', help='Why the units are reserved')
+        '--reason', metavar='<text>', help='Why the devices are reserved')
 
 
 class CreateDeviceReservation(base.ReserveCommand, command.ShowOne):
-    """Reserve GPU units of a libvirt host for a set of projects.
+    """Reserve GPU devices of a libvirt host for a set of projects.
 
-    Name the units (--unit) or ask for a number of units of a model
+    Name the devices (--unit) or ask for a number of devices of a model
     (--count and --model). The reservation starts now unless --start is
     given and is open-ended (until cancelled) unless --end is given.
     """
@@ -89,25 +89,25 @@ class CreateDeviceReservation(base.ReserveCommand, command.ShowOne):
         parser = super().get_parser(prog_name)
         what = parser.add_mutually_exclusive_group(required=True)
         what.add_argument(
-            '--unit', metavar='<unit>', dest='units', action='append',
-            help='GPU unit to reserve: ID, PCI address or node device name '
+            '--unit', metavar='<device>', dest='units', action='append',
+            help='GPU device to reserve: ID, PCI address or node device name '
                  '(repeat for several)')
         what.add_argument(
             '--count', metavar='<count>', type=utils.positive_int,
-            help='Number of units to reserve (with --model)')
+            help='Number of devices to reserve (with --model)')
         parser.add_argument(
             '--model', metavar='<model>',
-            help='Model of the units to reserve, with --count (e.g. '
+            help='Model of the devices to reserve, with --count (e.g. '
                  '"A100 SXM4 80GB")')
         devices.add_host_argument(
-            parser, 'Host to take the units from (name or ID)')
+            parser, 'Host to take the devices from (name or ID)')
         parser.add_argument(
             '--numa-local', action='store_true', default=False,
-            help='All units on one NUMA node (with --count)')
+            help='All devices on one NUMA node (with --count)')
         parser.add_argument(
             '--mdev-type', metavar='<type>',
             help='Reserve a mediated device (vGPU) slice of this type '
-                 'instead of whole units (e.g. nvidia-222)')
+                 'instead of whole devices (e.g. nvidia-222)')
         _add_project_arguments(parser, create=True)
         parser.add_argument(
             '--start', metavar='<date>', type=utils.parse_date,
@@ -118,12 +118,12 @@ class CreateDeviceReservation(base.ReserveCommand, command.ShowOne):
         parser.add_argument(
             '--domain', metavar='<domain>', dest='domains',
             action='append', default=[],
-            help='libvirt domain to attach the units to at the start '
+            help='libvirt domain to attach the devices to at the start '
                  '(repeat for several)')
         _add_note_arguments(parser)
         parser.add_argument(
             '--dry-run', action='store_true', default=False,
-            help='Only say whether and which units would fit; reserve '
+            help='Only say whether and which devices would fit; reserve '
                  'nothing')
         return parser
 
@@ -177,7 +177,7 @@ class ListDeviceReservation(base.ReserveCommand, command.Lister):
             help='Only reservations in this status (%s)' %
                  ', '.join(STATUSES))
         devices.add_host_argument(
-            parser, 'Only reservations of units of this host (name or ID)')
+            parser, 'Only reservations of devices of this host (name or ID)')
         parser.add_argument(
             '--long', action='store_true', default=False,
             help='Show more columns')
@@ -221,7 +221,7 @@ class ShowDeviceReservation(base.ReserveCommand, command.ShowOne):
 
 class SetDeviceReservation(base.ReserveCommand, command.ShowOne):
     """Change a device reservation: its end, projects, notes or the
-    domains its units are attached to."""
+    domains its devices are attached to."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -240,11 +240,11 @@ class SetDeviceReservation(base.ReserveCommand, command.ShowOne):
         domains.add_argument(
             '--domain', metavar='<domain>', dest='domains',
             action='append',
-            help='Attach the units to exactly these domains (repeat for '
+            help='Attach the devices to exactly these domains (repeat for '
                  'several; domains left out are detached)')
         domains.add_argument(
             '--no-domain', action='store_true', default=False,
-            help='Detach the units from every domain')
+            help='Detach the devices from every domain')
         return parser
 
     def take_action(self, parsed_args):
@@ -300,7 +300,7 @@ class AffirmDeviceReservation(base.ReserveCommand, command.ShowOne):
 
 
 class CancelDeviceReservation(base.ReserveCommand, command.Command):
-    """Cancel device reservations: their units are detached and given
+    """Cancel device reservations: their devices are detached and given
     back (one that is over is removed)."""
 
     def get_parser(self, prog_name):

@@ -19,21 +19,21 @@ def add_host_argument(parser, help_text):
 
 
 class ListDevice(base.ReserveCommand, command.Lister):
-    """List the GPU units of the libvirt hosts."""
+    """List the GPU devices of the libvirt hosts."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        add_host_argument(parser, 'Only the units of this host (name or ID)')
+        add_host_argument(parser, 'Only the devices of this host (name or ID)')
         parser.add_argument(
             '--model', metavar='<model>',
-            help='Only units of this model (e.g. "A100 SXM4 80GB", or '
+            help='Only devices of this model (e.g. "A100 SXM4 80GB", or '
                  '<vendor_id>:<product_id>)')
         parser.add_argument(
             '--state', metavar='<state>', choices=STATES,
-            help='Only units in this state (%s)' % ', '.join(STATES))
+            help='Only devices in this state (%s)' % ', '.join(STATES))
         parser.add_argument(
             '--numa-node', metavar='<node>', type=utils.non_negative_int,
-            help='Only units on this NUMA node')
+            help='Only devices on this NUMA node')
         parser.add_argument(
             '--long', action='store_true', default=False,
             help='Show more columns')
@@ -59,15 +59,15 @@ class ListDevice(base.ReserveCommand, command.Lister):
 
 
 class ShowDevice(base.ReserveCommand, command.ShowOne):
-    """Show a GPU unit."""
+    """Show a GPU device."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument(
             'device', metavar='<device>',
-            help='GPU unit: ID, PCI address (0000:3b:00.0) or node device '
+            help='GPU device: ID, PCI address (0000:3b:00.0) or node device '
                  'name (pci_0000_3b_00_0)')
-        add_host_argument(parser, 'Host of the unit (name or ID), when a '
+        add_host_argument(parser, 'Host of the device (name or ID), when a '
                                   'PCI address is not unique')
         return parser
 

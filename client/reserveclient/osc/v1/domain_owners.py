@@ -1,7 +1,7 @@
 """openstack reserve host domain owner list/show/set/delete (admin)
 
 The project that owns each domain of a libvirt host not run by nova:
-GPU units of a reservation go only into domains of its projects. A host
+GPU devices of a reservation go only into domains of its projects. A host
 run by nova needs none (nova's metadata names each domain's owner).
 """
 from osc_lib.command import command
@@ -80,7 +80,7 @@ class SetDomainOwner(base.ReserveCommand, command.ShowOne):
 
 class DeleteDomainOwner(base.ReserveCommand, command.Command):
     """Forget the owners of domains: only administrators' reservations
-    may then give them units (admin)."""
+    may then give them devices (admin)."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)

@@ -52,7 +52,7 @@ class Controller:
     # the booking desk
     flavors = flavors.FlavorsController()
     limits = limits.LimitsController()
-    # GPU units of libvirt hosts
+    # GPU devices of libvirt hosts
     devices = devices.DevicesController()
 
     @pecan.expose(generic=True, template='json')

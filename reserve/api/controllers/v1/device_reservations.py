@@ -1,20 +1,20 @@
-"""/v1/device-reservations: GPU units of a libvirt host reserved for a
+"""/v1/device-reservations: GPU devices of a libvirt host reserved for a
 set of projects.
 
-A reservation names specific units (``unit_ids``) or asks for a
-``count`` of a ``model`` (optionally on one ``host``, on one NUMA node
+A reservation names specific devices (``device_ids``) or asks for a
+``device_count`` of a ``model`` (optionally on one ``host``, on one NUMA node
 with ``numa_local``), for ``allowed_projects`` (the audience, the
 caller's project by default) and optional ``managing_projects``, from
 ``start`` (default now) to ``end`` (absent or null: open-ended until
-cancelled). ``?dry_run=true`` answers whether and which units would fit
-and claims nothing. The booking desk (reserve.booking.units) claims
-atomically: overlap with another reservation of the same units is
+cancelled). ``?dry_run=true`` answers whether and which devices would fit
+and holds nothing. The booking desk (reserve.booking.device_admission)
+holds them atomically: overlap with another reservation of the same devices is
 refused (409); the 201 is pending, with no lease until the worker has
 the manager build it (its start event attaches). A cancel is the desk's
-too; the worker then deletes the lease (its end takes the units back).
+too; the worker then deletes the lease (its end takes the devices back).
 
 Only the projects of a reservation (its maker, audience, managers) see
-it: for the others it does not exist (404). ``domains`` get its units at
+it: for the others it does not exist (404). ``domains`` get its devices at
 its start (``PATCH {domains}`` or ``POST .../attach`` while it lives;
 a count naming domains but no host is taken from a host that has them),
 ``POST .../detach`` takes them back; ``DELETE`` cancels it (or removes
@@ -33,14 +33,14 @@ from reserve.api.schemas import device_reservations as schema
 from reserve.api.views import device_reservations as views
 from reserve.api.views import statuses
 from reserve.booking import cancel
-from reserve.booking import units
+from reserve.booking import device_admission
 from reserve.common import exception
 from reserve.common.policies import device_reservations as policies
 from reserve.common.policies import devices as device_policies
 from reserve.common import timeutils
 from reserve.db import device_reservations as device_reservations_db
 from reserve.db import hosts as hosts_db
-from reserve.devices import claims
+from reserve.devices import holds
 from reserve.devices import owners
 from reserve.devices import plan
 from reserve.devices import selection
@@ -104,23 +104,29 @@ def _window(body):
         else now
     end = utils.parse_date(body['end'], 'end') if body.get('end') \
         else None
-    units.check_window(start, end, now)
+    device_admission.check_window(start, end, now)
     return start, end
 
 
 def _request(ctx, body):
-    if ('unit_ids' in body) == ('count' in body):
+    """The selection.Request of a creation's body (under the code's
+    names; its errors name the fields as the client sent them)."""
+    ids, count = (schema.served_name(name)
+                  for name in ('device_ids', 'device_count'))
+    if ('device_ids' in body) == ('device_count' in body):
         raise exception.Invalid(
-            reason="give either 'unit_ids' (specific units) or 'count' (a "
-                   "number of units of a model), not %s" % (
-                       'both' if 'count' in body else 'neither'))
-    if 'unit_ids' in body and 'model' in body:
+            reason="give either '%s' (specific devices) or '%s' (a "
+                   "number of devices of a model), not %s" % (
+                       ids, count,
+                       'both' if 'device_count' in body else 'neither'))
+    if 'device_ids' in body and 'model' in body:
         raise exception.Invalid(
-            reason="'model' goes with 'count'; 'unit_ids' name the units")
+            reason="'model' goes with '%s'; '%s' name the devices" % (
+                count, ids))
     host = _libvirt_host(ctx, body['host']) if body.get('host') else None
     return selection.Request(
-        unit_ids=tuple(body.get('unit_ids', ())),
-        count=body.get('count', 0), model=body.get('model'),
+        device_ids=tuple(body.get('device_ids', ())),
+        device_count=body.get('device_count', 0), model=body.get('model'),
         host_id=host.id if host else None,
         numa_local=body.get('numa_local', False),
         mdev_type=body.get('mdev_type'))
@@ -136,7 +142,7 @@ def _projects(ctx, body):
 
 def _domain_reader(ctx, projects):
     """read_domains(host): {name: owner} of the domains of a host that
-    units of a reservation of ``projects`` may go into, asked of the
+    devices of a reservation of ``projects`` may go into, asked of the
     manager (which alone talks to libvirt) once per host. Another
     project's domains are left out, so that naming one is answered as
     naming a domain that does not exist (reserve.devices.owners)."""
@@ -153,7 +159,7 @@ def _domain_reader(ctx, projects):
 
 
 def _dry_run(ctx, request, start, end, body, projects):
-    """Whether the request fits, and with which units: writes nothing."""
+    """Whether the request fits, and with which devices: writes nothing."""
     answer = {'start': utils.format_date(start), 'end': views.end_view(
         end or states.OPEN_END)}
     viewer = None if utils.can(ctx, device_policies.LIST_ALL) else \
@@ -161,24 +167,26 @@ def _dry_run(ctx, request, start, end, body, projects):
     domains = body.get('domains') or []
     read_domains = _domain_reader(ctx, projects)
     try:
-        request, chosen = claims.choose(
+        request, chosen = holds.choose(
             ctx, request, start, end or states.OPEN_END, domains,
             read_domains, viewer=viewer)
-        rows = plan.for_domains('dry-run', chosen.units, domains,
+        rows = plan.for_domains('dry-run', chosen.devices, domains,
                                 request.mdev_type, ctx.project_id)
     except exception.Conflict as exc:
         answer.update(fits=False, reason=exc.message)
         return {'dry_run': answer}
-    by_id = {u.id: u for u in chosen.units}
+    by_id = {u.id: u for u in chosen.devices}
     answer.update(
         fits=True, host_id=chosen.host_id, host=chosen.host,
-        unit_ids=chosen.unit_ids,
-        units=[{'id': u.id, 'pci_address': u.pci_address, 'model': u.model,
-                'numa_node': u.numa_node} for u in chosen.units],
-        attachments=[{'domain': r['domain'], 'unit_id': r['device_id'],
-                      'pci_address': by_id[r['device_id']].pci_address,
-                      'kind': r['kind']} for r in rows])
-    return {'dry_run': answer}
+        device_ids=chosen.device_ids,
+        devices=[{'id': u.id, 'pci_address': u.pci_address,
+                  'model': u.model, 'numa_node': u.numa_node}
+                 for u in chosen.devices],
+        attachments=[schema.as_served({
+            'domain': r['domain'], 'device_id': r['device_id'],
+            'pci_address': by_id[r['device_id']].pci_address,
+            'kind': r['kind']}) for r in rows])
+    return {'dry_run': schema.as_served(answer)}
 
 
 # actions -------------------------------------------------------------------
@@ -219,14 +227,15 @@ class _AffirmController(_ActionController):
 class _AttachController(_ActionController):
 
     @method.expose(policy=policies.ATTACH, params=(), params_first=True,
-                   body=schema.attach, item_methods=())
+                   body=schema.served_attach, item_methods=())
     def post(self, *args, ctx, body):
         reservation = _get(ctx, self.reservation_id)
         _domain_rights(ctx, reservation)
+        body = schema.from_served(body)
         utils.rpc_call('attach %s to device reservation %s' % (
             body['domain'], reservation.id),
             _manager().attach_device_domain, ctx, reservation.id,
-            body['domain'], body.get('unit_ids'), ctx.project_id)
+            body['domain'], body.get('device_ids'), ctx.project_id)
         return _show(ctx, reservation.id)
 
 
@@ -287,9 +296,10 @@ class DeviceReservationsController(rest.RestController):
             ctx, _get(ctx, reservation_id))}
 
     @method.expose(policy=policies.CREATE, params=('dry_run',),
-                   body=schema.create)
+                   body=schema.served_create)
     def post(self, *args, ctx, params, body):
         dry_run = utils.parse_bool('dry_run', params.get('dry_run', 'false'))
+        body = schema.from_served(body)
         request = _request(ctx, body)
         allowed, managing = _projects(ctx, body)
         start, end = _window(body)
@@ -302,7 +312,8 @@ class DeviceReservationsController(rest.RestController):
             'id': uuidutils.generate_uuid(),
             'project_id': ctx.project_id, 'user_id': ctx.user_id,
             'viewer': viewer,
-            'unit_ids': list(request.unit_ids), 'count': request.count,
+            'device_ids': list(request.device_ids),
+            'device_count': request.device_count,
             'model': request.model, 'host_id': request.host_id,
             'numa_local': request.numa_local,
             'mdev_type': request.mdev_type,
@@ -311,10 +322,10 @@ class DeviceReservationsController(rest.RestController):
             'contract_ref': body.get('contract_ref'),
             'reason': body.get('reason'),
         }
-        # Claimed here (pending, no lease yet); the worker has the
+        # Held here (pending, no lease yet); the worker has the
         # manager build its lease, whose start event attaches.
-        reservation_id = units.reserve(ctx, values, start, end,
-                                       _domain_reader(ctx, projects))
+        reservation_id = device_admission.reserve(
+            ctx, values, start, end, _domain_reader(ctx, projects))
         utils.cast('device reservation', 'create_device_lease', ctx,
                    reservation_id)
         utils.set_created('%s/%s' % (PATH, reservation_id))
@@ -397,7 +408,7 @@ class DeviceReservationsController(rest.RestController):
             raise exception.InvalidState(
                 what='Device reservation %s' % reservation.id,
                 status=states.in_words(reservation.status),
-                reason='its units are still being released; try again')
+                reason='its devices are still being released; try again')
         else:
             device_reservations_db.device_reservation_destroy(ctx,
                                                               reservation.id)

@@ -1,19 +1,20 @@
-"""/v1/devices: the GPU units of the libvirt hosts, as last discovered.
+"""/v1/devices: the GPU devices of the libvirt hosts, as last discovered.
 
-Everybody reads them, except that a unit held now by a device
+Everybody reads them, except that a device held now by a device
 reservation is invisible to every project outside its audience (left out
-of lists and availability, 404 when shown). A unit sharing hardware with
+of lists and availability, 404 when shown). A device sharing hardware with
 a held one (its SR-IOV physical function or virtual functions, its IOMMU
 group) is shown reserved. SR-IOV virtual functions are listed under
 their physical function (``sriov.virtual_functions``), as rows only with
-``?include_vfs=true``. ``/v1/devices/availability`` counts the units
-free now or over a window: a dry run that claims nothing.
+``?include_vfs=true``. ``/v1/devices/availability`` counts the devices
+free now or over a window: a dry run that holds nothing.
 """
 import pecan
 from pecan import rest
 
 from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
+from reserve.api.schemas import device_reservations as device_schema
 from reserve.api.views import devices as views
 from reserve.api.views import statuses
 from reserve.common import exception
@@ -21,7 +22,7 @@ from reserve.common.policies import devices as policies
 from reserve.common import timeutils
 from reserve.db import devices as devices_db
 from reserve.db import hosts as hosts_db
-from reserve.devices import claims
+from reserve.devices import holds
 from reserve.devices import selection
 
 PATH = '/v1/devices'
@@ -34,7 +35,7 @@ AVAILABILITY_PARAMS = ('host', 'model', 'mdev_type', 'numa_local', 'start',
 
 
 def _viewer(ctx):
-    """None when the caller sees every unit, else its project."""
+    """None when the caller sees every device, else its project."""
     return None if utils.can(ctx, policies.LIST_ALL) else \
         ctx.project_id
 
@@ -67,21 +68,21 @@ def _int_param(params, name):
 
 def _state(device, holders, by_address, viewer):
     """(state, the reservation holding it now when ``viewer`` may see
-    it): a unit sharing hardware with a held one is reserved too."""
-    holder = claims.holder(device, holders, by_address)
-    if holder is not None and not claims.can_see(holder, viewer):
+    it): a device sharing hardware with a held one is reserved too."""
+    holder = holds.holder(device, holders, by_address)
+    if holder is not None and not holds.can_see(holder, viewer):
         holder = None
-    return claims.unit_state(device, holders, by_address), holder
+    return holds.device_state(device, holders, by_address), holder
 
 
 def visible_devices(ctx, viewer, host_ids=None):
-    """[(device, state, holder or None)] of the units ``viewer`` sees."""
-    holders = claims.held_now(ctx, host_ids=host_ids)
+    """[(device, state, holder or None)] of the devices ``viewer`` sees."""
+    holders = holds.held_now(ctx, host_ids=host_ids)
     devices = devices_db.device_list(ctx, host_ids=host_ids)
     by_address = {(d.host_id, d.pci_address): d for d in devices}
     found = []
     for device in devices:
-        if claims.hidden(device.id, holders, viewer):
+        if holds.hidden(device.id, holders, viewer):
             continue
         found.append((device,) + _state(device, holders, by_address,
                                         viewer))
@@ -101,14 +102,14 @@ def _check_window(params):
     window = utils.query_window(params)
     if window is None:
         now = timeutils.utcnow()
-        return now, now + claims.INSTANT, False
+        return now, now + holds.INSTANT, False
     return window + (True,)
 
 
 @method.handler(policy=policies.AVAILABILITY, params=AVAILABILITY_PARAMS)
 def availability(*, ctx, params):
     """GET /v1/devices/availability: per host and model (and NUMA node
-    with numa_local), how many units are free now or over [start, end)
+    with numa_local), how many devices are free now or over [start, end)
     and can be reserved together, and which. Writes nothing."""
     start, end, window = _check_window(params)
     numa_local = utils.parse_bool('numa_local',
@@ -116,14 +117,15 @@ def availability(*, ctx, params):
     host_ids = host_filter(ctx, params.get('host'))
     request = selection.Request(model=params.get('model'),
                                 mdev_type=params.get('mdev_type'))
-    units = [u for u in claims.units(ctx, start, end, viewer=_viewer(ctx),
-                                     host_ids=host_ids)
-             if not u.blocked and selection.wanted(u, request)]
+    devices = [d for d in holds.devices_over(ctx, start, end,
+                                             viewer=_viewer(ctx),
+                                             host_ids=host_ids)
+               if not d.blocked and selection.wanted(d, request)]
     groups = {}
-    for unit in units:
-        key = (unit.host, unit.host_id, unit.model,
-               unit.numa_node if numa_local else None)
-        groups.setdefault(key, []).append(unit)
+    for device in devices:
+        key = (device.host, device.host_id, device.model,
+               device.numa_node if numa_local else None)
+        groups.setdefault(key, []).append(device)
     found = []
     for (host, host_id, model, node), members in sorted(
             groups.items(), key=lambda item: (item[0][0], item[0][2],
@@ -132,8 +134,9 @@ def availability(*, ctx, params):
                  'vendor_id': members[0].vendor_id,
                  'product_id': members[0].product_id,
                  'free': len(selection.pick_together(members)),
-                 'unit_ids': [u.id for u in sorted(
-                     members, key=lambda u: u.pci_address)]}
+                 device_schema.served_name('device_ids'): [
+                     d.id for d in sorted(members,
+                                          key=lambda d: d.pci_address)]}
         if numa_local:
             entry['numa_node'] = node
         found.append(entry)
@@ -146,8 +149,8 @@ class DevicesController(rest.RestController):
 
     @method.expose(policy=policies.LIST, params=LIST_PARAMS)
     def get_all(self, *, ctx, params):
-        state = statuses.UNIT.code(utils.choice(params, 'state',
-                                                statuses.UNIT.shown))
+        state = statuses.DEVICE.code(utils.choice(params, 'state',
+                                                  statuses.DEVICE.shown))
         numa_node = _int_param(params, 'numa_node')
         include_vfs = utils.parse_bool('include_vfs',
                                        params.get('include_vfs', 'false'))
@@ -155,18 +158,18 @@ class DevicesController(rest.RestController):
         viewer = _viewer(ctx)
         request = selection.Request(model=params.get('model'))
         items = []
-        for device, unit_state, holder in visible_devices(
+        for device, device_state, holder in visible_devices(
                 ctx, viewer, host_filter(ctx, params.get('host'))):
             if device.physical_function and not include_vfs:
                 continue
-            if state is not None and unit_state != state:
+            if state is not None and device_state != state:
                 continue
             if numa_node is not None and device.numa_node != numa_node:
                 continue
             if request.model and not selection.model_matches(
-                    _as_unit(device), request.model):
+                    _as_device(device), request.model):
                 continue
-            items.append(views.device_view(device, unit_state, holder,
+            items.append(views.device_view(device, device_state, holder,
                                            viewer is None))
         page = _page(items, limit, params.get('marker'))
         return utils.collection('devices', page, limit, params, PATH)
@@ -182,8 +185,8 @@ class DevicesController(rest.RestController):
     def _show(self, device_id, *, ctx):
         viewer = _viewer(ctx)
         device = devices_db.device_get(ctx, device_id)
-        holders = claims.held_now(ctx, host_ids=[device.host_id])
-        if claims.hidden(device.id, holders, viewer):
+        holders = holds.held_now(ctx, host_ids=[device.host_id])
+        if holds.hidden(device.id, holders, viewer):
             raise exception.DeviceNotFound(id=device_id)
         by_address = {(d.host_id, d.pci_address): d for d in
                       devices_db.device_list(ctx,
@@ -193,9 +196,9 @@ class DevicesController(rest.RestController):
                                             viewer is None)}
 
 
-def _as_unit(device):
-    """Enough of a selection.Unit to match a model against."""
-    return selection.Unit(
+def _as_device(device):
+    """Enough of a selection.Device to match a model against."""
+    return selection.Device(
         id=device.id, host_id=device.host_id, host=None,
         pci_address=device.pci_address, model=views.model_of(device),
         vendor_id=device.vendor_id, product_id=device.product_id,

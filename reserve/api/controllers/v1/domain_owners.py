@@ -1,14 +1,14 @@
 """/v1/hosts/{id}/domain-owners: the project that owns each domain of a
 libvirt host not run by nova (administrators).
 
-A GPU unit goes only into a domain of one of its reservation's projects
+A GPU device goes only into a domain of one of its reservation's projects
 (reserve.devices.owners). On a host run by nova the owner is what nova
 wrote into the domain's metadata; on the others it is the record kept
 here: ``POST`` records one (``{"domain", "project_id"}``), ``PATCH
 /{domain}`` changes it, ``DELETE /{domain}`` forgets it (only
-administrators' reservations may then hand the domain units). A record
+administrators' reservations may then hand the domain devices). A record
 may name a domain the host does not have yet. An end never touches a
-domain whose owner changed since its units were attached.
+domain whose owner changed since its devices were attached.
 """
 from oslo_log import log as logging
 from pecan import rest

@@ -20,9 +20,10 @@ order:
    with ``params_first``, before the policy;
 #. calls the method with what it asks for as keyword-only arguments:
    ``ctx`` (the request context), ``params`` (the query string as a
-   dict), ``body`` (the JSON body, checked against the ``body`` schema
-   when first read: a handler that looks its target up first answers 404
-   for a missing one, whatever the body);
+   dict), ``body`` (the JSON body, checked against the ``body`` schema,
+   or the one a callable ``body`` gives for the request's microversion,
+   when first read: a handler that looks its target up first answers
+   404 for a missing one, whatever the body);
 #. renders what it returns with ``view``, and answers ``status`` (204:
    no body; a 201's Location is the handler's, ``utils.set_location``).
 
@@ -55,8 +56,11 @@ class Body(collections.abc.Mapping):
 
     def _read(self):
         if self._fields is None:
+            # A callable gives the schema of the request's microversion.
+            schema = self._schema() if callable(self._schema) else \
+                self._schema
             self._fields = validation.load_and_validate(pecan.request,
-                                                        self._schema)
+                                                        schema)
         return self._fields
 
     def __getitem__(self, key):

@@ -1,11 +1,11 @@
-"""Property-based: checks change nothing, claims take all or nothing.
+"""Property-based: checks change nothing, holds take all or nothing.
 
-Failures are injected at each step of a claim (writing the reservation,
-then its lease, which cancels the claim when it fails; before the step,
+Failures are injected at each step of a hold (writing the reservation,
+then its lease, which cancels the hold when it fails; before the step,
 or after it) and of a start (each
 mdev creation, each attach, each record of an attachment; before the
 step, or after it changed the host) and an end run by the event loop.
-Whatever step fails, no unit is left claimed by a failed claim, no mdev
+Whatever step fails, no device is left held by a failed hold, no mdev
 left created, no hostdev left attached; the steps that succeed leave
 everything in place, and the end gives it all back.
 """
@@ -35,12 +35,12 @@ from reserve.devices import hosts as device_hosts
 from reserve.manager import events
 from tests.functional.devices import gpu_cloud
 
-CLAIM_TABLES = ('device_reservations', 'device_reservation_units',
-                'device_reservation_projects', 'device_attachments',
-                'leases', 'lease_reservations', 'allocations', 'events')
+HOLD_TABLES = ('device_reservations', 'device_reservation_devices',
+               'device_reservation_projects', 'device_attachments',
+               'leases', 'lease_reservations', 'allocations', 'events')
 
 HOSTS = {
-    # definition, model, mdev type, domains that can take units, units
+    # definition, model, mdev type, domains that can take devices, devices
     # free (the fixtures' other GPUs are in use outside reserve)
     'pci': ('a100-host.xml', gpu_cloud.A100_MODEL, None,
             ['gpu-vm-1', 'gpu-vm-2', 'gpu-vm-3', 'transient-vm'], 3),
@@ -101,7 +101,7 @@ class FaultyHost:
 
 @contextlib.contextmanager
 def injected(faults, db_steps=True):
-    """Every step of claims and attachments goes through ``faults``."""
+    """Every step of holds and attachments goes through ``faults``."""
     real_connect = device_hosts.connect
     patches = [mock.patch.object(
         device_hosts, 'connect',
@@ -143,16 +143,16 @@ def fresh_cloud():
 def counts():
     with db_api.get_engine().connect() as conn:
         return {t: conn.execute(sa.text('SELECT COUNT(*) FROM %s' % t))
-                .scalar() for t in CLAIM_TABLES}
+                .scalar() for t in HOLD_TABLES}
 
 
-def nothing_claimed():
+def nothing_held():
     return all(n == 0 for n in counts().values())
 
 
 def request(mode, count, domains):
     _definition, model, mdev_type, _domains, _free = HOSTS[mode]
-    values = {'count': count, 'model': model, 'domains': domains}
+    values = {'device_count': count, 'model': model, 'domains': domains}
     if mdev_type:
         values['mdev_type'] = mdev_type
     return values
@@ -194,8 +194,8 @@ def _draw(data, mode, max_domains=3):
 @SETTINGS
 @given(mode=st.sampled_from(sorted(HOSTS)), data=st.data(),
        fail_at=st.integers(0, 12), after=st.booleans())
-def test_an_immediate_claim_takes_all_or_nothing(mode, data, fail_at,
-                                                 after):
+def test_an_immediate_hold_takes_all_or_nothing(mode, data, fail_at,
+                                                after):
     count, domains = _draw(data, mode)
     with fresh_cloud() as cloud:
         host = cloud.enroll(HOSTS[mode][0])
@@ -205,23 +205,23 @@ def test_an_immediate_claim_takes_all_or_nothing(mode, data, fail_at,
             with injected(faults):
                 rsv_id = cloud.reserve(**request(mode, count, domains))
         except exception.ReserveException as exc:
-            event('claim failed: %s' % ('injected at %s' % faults.failed_step
-                                        if faults.injected
-                                        else type(exc).__name__))
-            # Failed, whichever step: nothing claimed, created, attached.
-            assert nothing_claimed(), counts()
+            event('hold failed: %s' % ('injected at %s' % faults.failed_step
+                                       if faults.injected
+                                       else type(exc).__name__))
+            # Failed, whichever step: nothing held, created, attached.
+            assert nothing_held(), counts()
             assert cloud.libvirt_state(host) == initial
             return
         if faults.injected:
-            # The desk's claim held and its lease failed: the worker
-            # cancelled it, and its units are free again.
+            # The desk's hold stood and its lease failed: the worker
+            # cancelled it, and its devices are free again.
             event('lease failed: injected at %s' % faults.failed_step)
             rsv = cloud.reservation(rsv_id)
             assert (rsv.status, cloud.lease(rsv_id)) == ('CANCELLED', None)
             assert rsv.released_at is not None
             assert cloud.libvirt_state(host) == initial
             return
-        event('claimed with %d steps' % len(faults.steps))
+        event('held with %d steps' % len(faults.steps))
         # Its start, due at once, attaches.
         cloud.tick()
         attached_everything(cloud, host, rsv_id)
@@ -260,7 +260,7 @@ def test_a_failed_start_leaves_nothing_attached_and_is_retried(
             rsv_id = cloud.reserve(start=gpu_cloud.iso(
                 gpu_cloud.ahead(hours=1)), **request(mode, count, domains))
         except exception.Invalid:
-            return      # more domains than units can take: refused at once
+            return      # more domains than devices can take: refused at once
         assert cloud.libvirt_state(host) == initial
         _start_now(cloud, rsv_id)
         faults = Faults(fail_at, after)
@@ -273,7 +273,7 @@ def test_a_failed_start_leaves_nothing_attached_and_is_retried(
             assert rsv.status == 'PENDING'
             assert 'start failed' in rsv.status_reason
             assert cloud.libvirt_state(host) == initial
-            # The units stay the reservation's: it still holds its window.
+            # The devices stay the reservation's: it still holds its window.
             assert rsv.released_at is None
             _retry_now(cloud, rsv_id)
             cloud.tick()
@@ -291,7 +291,7 @@ def test_a_failed_end_converges_when_retried(mode, data, fail_at, after):
         host = cloud.enroll(HOSTS[mode][0])
         initial = cloud.libvirt_state(host)
         if mode == 'pci':
-            domains = domains[:count]   # a whole unit goes to one domain
+            domains = domains[:count]   # a whole device goes to one domain
         rsv_id = cloud.reserve(**request(mode, count, domains))
         cloud.tick()
         assert cloud.cancel(rsv_id) is True
@@ -318,13 +318,13 @@ WHOLE_A100S = ('0000:17:00.0', '0000:31:00.0', '0000:b1:00.0')
     st.lists(st.sampled_from(WHOLE_A100S), min_size=1, max_size=3,
              unique=True),
     st.integers(0, 6), st.integers(1, 3)), min_size=1, max_size=8))
-def test_no_unit_is_ever_held_twice(requests):
+def test_no_device_is_ever_held_twice(requests):
     """Whatever the order, a request is refused exactly when one of its
-    units is held by an accepted reservation over an overlapping
+    devices is held by an accepted reservation over an overlapping
     window."""
     with fresh_cloud() as cloud:
         host = cloud.enroll('a100-host.xml')
-        ids = {a: cloud.unit(host, a).id for a in WHOLE_A100S}
+        ids = {a: cloud.device(host, a).id for a in WHOLE_A100S}
         base = timeutils.utcnow() + datetime.timedelta(days=1)
         accepted = []
         for addresses, start, length in requests:
@@ -335,11 +335,11 @@ def test_no_unit_is_ever_held_twice(requests):
                 for other, other_window in accepted)
             hours = datetime.timedelta(hours=1)
             try:
-                cloud.reserve(unit_ids=[ids[a] for a in addresses],
+                cloud.reserve(device_ids=[ids[a] for a in addresses],
                               start=gpu_cloud.iso(base + start * hours),
                               end=gpu_cloud.iso(base + window[1] * hours))
                 took = True
-            except exception.UnitsUnavailable:
+            except exception.DevicesUnavailable:
                 took = False
             assert took == expected
             if took:

@@ -1,18 +1,18 @@
-"""The GPU-unit part of a chaos run (tests/integration/chaos.py).
+"""The GPU-device part of a chaos run (tests/integration/chaos.py).
 
 libvirt test:/// GPU hosts of etc/reserve/gpu-hosts (a100 and t4, as
-many of each as the profile's ``unit_hosts``) are enrolled; both
+many of each as the profile's ``device_hosts``) are enrolled; both
 managers reach them through one shared test-host server
 (reserve_fakes.shared_host), so that what one manager attaches the other
 sees, as on a real host. Reservations of one or two whole GPUs (with a
 domain to attach them to) and of one vGPU (an mdev created at start)
 come in while the daemons are killed. The hosts are small (two or three
-free units each): many requests are refused (409), as they should be.
+free devices each): many requests are refused (409), as they should be.
 
 A 201 is a claim (``pending``, no lease yet): the worker has the manager
 build its lease, and the lease's start attaches. A killed worker or a
 lost cast delays that by up to [worker]pending_create_timeout plus one
-reconcile interval (the unit reconciler casts it again), which the grace
+reconcile interval (the device reconciler casts it again), which the grace
 after the last end covers; nothing here may expect a reservation to be
 attached, or to have a lease, right after its 201.
 
@@ -21,7 +21,7 @@ The checker's lines, each of which should be 0:
 * ``device reservations lost``: accepted (201) and then unknown;
 * ``device reservations stuck``: still pending, active or needs-review
   once their end is 60 s past;
-* ``units assigned twice``: samples where a GPU or an mdev was held by
+* ``devices assigned twice``: samples where a GPU or an mdev was held by
   two domains of a host at once (read from libvirt in one go), or a
   whole GPU by two active reservations (read from the database);
 * ``libvirt artefacts left``: hostdevs and mdevs on the hosts at the end
@@ -41,7 +41,7 @@ from reserve_fakes import shared_host
 def gpu_hosts(per_kind):
     """The run's GPU hosts, ``per_kind`` of each kind (whole A100s, T4
     vGPUs), as (name, definition, domains to attach to, mdev type or
-    None for whole GPUs). Each has two or three units free."""
+    None for whole GPUs). Each has two or three devices free."""
     return tuple(
         [('chaos-a100-%d' % i, 'a100-host.xml', ('gpu-vm-2', 'gpu-vm-3'),
           None) for i in range(1, per_kind + 1)] +
@@ -81,10 +81,10 @@ def answered(send, count_503, idempotent=False, tries=10):
     return resp
 
 
-class UnitLoad:
+class DeviceLoad:
     def __init__(self, daemons, profile, rng, project, log=print):
         self.daemons, self.profile = daemons, profile
-        self.hosts = gpu_hosts(profile.unit_hosts)
+        self.hosts = gpu_hosts(profile.device_hosts)
         self.random, self.project, self.log = rng, project, log
         self.uris = {}              # host name -> URI
         self.baseline = {}          # host name -> (holders, mdevs)
@@ -143,7 +143,7 @@ class UnitLoad:
         start = _utcnow() + datetime.timedelta(
             seconds=self.random.uniform(*self.profile.start_within))
         end = start + datetime.timedelta(
-            seconds=self.random.uniform(*self.profile.unit_length))
+            seconds=self.random.uniform(*self.profile.device_length))
         two = not mdev_type and self.random.random() < 0.25
         body = {'host': name, 'domains': [self.random.choice(domains)],
                 'start': _iso(start), 'end': _iso(end),
@@ -189,7 +189,7 @@ class UnitLoad:
 
     # invariants
     def sample(self, engine):
-        """Count the units held twice now (libvirt, then the database)."""
+        """Count the devices held twice now (libvirt, then the database)."""
         found = []
         for name in self.uris:
             try:
@@ -201,15 +201,15 @@ class UnitLoad:
                       for (kind, dev), domains in holders.items()
                       if len(domains) > 1]
         with engine.connect() as conn:
-            found += ['unit %s in active reservations %s' % (
+            found += ['device %s in active reservations %s' % (
                 row.device_id, row.ids) for row in conn.execute(sa.text(
                     "SELECT u.device_id, COUNT(*) AS n, MIN(r.id) AS ids "
-                    "FROM device_reservation_units u JOIN "
+                    "FROM device_reservation_devices u JOIN "
                     "device_reservations r ON r.id = u.reservation_id "
                     "WHERE r.status = 'active' AND r.mdev_type IS NULL "
                     "GROUP BY u.device_id HAVING COUNT(*) > 1"))]
         if found:
-            self.log('units assigned twice: %s' % found)
+            self.log('devices assigned twice: %s' % found)
             self.twice += len(found)
 
     def last_end(self):
@@ -246,12 +246,12 @@ class UnitLoad:
         return {
             'device reservations accepted': len(self.booked),
             'device reservations refused': dict(self.refused),
-            'unit refusals, first of each': self.refusals,
+            'device refusals, first of each': self.refusals,
             'device reservations cancelled': len(self.cancelled),
-            'unit POSTs unanswered': self.unanswered,
+            'device POSTs unanswered': self.unanswered,
             'device reservations lost': len(lost),
             'device reservations stuck': len(open_),
-            'units assigned twice': self.twice,
+            'devices assigned twice': self.twice,
             'libvirt artefacts left': len(left),
             'libvirt artefacts': left,
         }

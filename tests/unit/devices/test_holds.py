@@ -1,11 +1,11 @@
-"""A unit's state and why it is blocked (reserve.devices.claims), on
+"""A device's state and why it is blocked (reserve.devices.holds), on
 stand-in device rows: functions that share hardware hold each other."""
 import datetime
 import types
 
 import pytest
 
-from reserve.devices import claims
+from reserve.devices import holds
 from reserve.devices import states
 
 PF = '0000:31:00.0'
@@ -43,7 +43,7 @@ HOST = types.SimpleNamespace(name='gpu-a100-01', reservable=True)
 
 
 def states_of(holders):
-    return {d.id: claims.unit_state(d, holders, BY_ADDRESS)
+    return {d.id: holds.device_state(d, holders, BY_ADDRESS)
             for d in DEVICES}
 
 
@@ -53,52 +53,56 @@ def states_of(holders):
     ('g2', {'g1', 'g2'}),
     ('gpu', {'gpu'}),
 ])
-def test_units_sharing_hardware_with_a_held_one_are_reserved(held,
-                                                             reserved):
+def test_devices_sharing_hardware_with_a_held_one_are_reserved(held,
+                                                               reserved):
     holders = {held: reservation('r1')}
     found = states_of(holders)
     assert {u for u, s in found.items()
-            if s == states.Unit.RESERVED} == reserved
+            if s == states.DeviceShown.RESERVED} == reserved
     assert {s for u, s in found.items() if u not in reserved} == {
-        states.Unit.AVAILABLE}
-    for unit in reserved:
-        assert claims.holder(BY_ID[unit], holders, BY_ADDRESS).id == 'r1'
+        states.DeviceShown.AVAILABLE}
+    for device in reserved:
+        assert holds.holder(BY_ID[device], holders, BY_ADDRESS).id == 'r1'
 
 
-def test_without_its_host_s_devices_only_the_unit_itself_counts():
+def test_without_its_host_s_devices_only_the_device_itself_counts():
     holders = {'pf': reservation('r1')}
-    assert claims.unit_state(BY_ID['vf4'], holders) == states.Unit.AVAILABLE
-    assert claims.holder(BY_ID['vf4'], holders) is None
-    assert claims.unit_state(BY_ID['pf'], holders) == states.Unit.RESERVED
+    assert holds.device_state(BY_ID['vf4'], holders) == \
+        states.DeviceShown.AVAILABLE
+    assert holds.holder(BY_ID['vf4'], holders) is None
+    assert holds.device_state(BY_ID['pf'], holders) == \
+        states.DeviceShown.RESERVED
 
 
 def test_missing_and_in_use_come_first():
     holders = {'pf': reservation('r1')}
     busy = device('vf4', VFS[0], pf=PF, in_use_by=['domain vm'])
     gone = device('vf4', VFS[0], pf=PF, state=states.Device.MISSING)
-    assert claims.unit_state(busy, holders, BY_ADDRESS) == states.Unit.IN_USE
-    assert claims.unit_state(gone, holders, BY_ADDRESS) == states.Unit.MISSING
+    assert holds.device_state(busy, holders, BY_ADDRESS) == \
+        states.DeviceShown.IN_USE
+    assert holds.device_state(gone, holders, BY_ADDRESS) == \
+        states.DeviceShown.MISSING
 
 
-@pytest.mark.parametrize('claimed,unit,shares', [
+@pytest.mark.parametrize('held,device,shares', [
     ('pf', 'vf4', PF), ('pf', 'vf5', PF), ('vf4', 'pf', VFS[0]),
     ('vf5', 'pf', VFS[1]), ('g1', 'g2', '0000:01:00.0'),
 ])
-def test_selection_is_blocked_by_a_claim_on_shared_hardware(claimed, unit,
-                                                            shares):
-    claims_ = {claimed: reservation('r1', project='project-b')}
-    reason = claims._blocked(BY_ID[unit], HOST, claims_, BY_ADDRESS,
-                             'project-a')
+def test_selection_is_blocked_by_a_hold_on_shared_hardware(held, device,
+                                                           shares):
+    held = {held: reservation('r1', project='project-b')}
+    reason = holds._blocked(BY_ID[device], HOST, held, BY_ADDRESS,
+                            'project-a')
     assert reason.startswith('it shares hardware with %s, reserved from '
                              % shares)
     assert 'r1' not in reason
-    assert 'by reservation r1' in claims._blocked(
-        BY_ID[unit], HOST, claims_, BY_ADDRESS, 'project-b')
+    assert 'by reservation r1' in holds._blocked(
+        BY_ID[device], HOST, held, BY_ADDRESS, 'project-b')
 
 
 def test_virtual_functions_do_not_block_each_other():
-    claims_ = {'vf4': reservation('r1')}
-    assert claims._blocked(BY_ID['vf5'], HOST, claims_, BY_ADDRESS,
-                           None) is None
-    assert claims._blocked(BY_ID['gpu'], HOST, claims_, BY_ADDRESS,
-                           None) is None
+    held = {'vf4': reservation('r1')}
+    assert holds._blocked(BY_ID['vf5'], HOST, held, BY_ADDRESS,
+                          None) is None
+    assert holds._blocked(BY_ID['gpu'], HOST, held, BY_ADDRESS,
+                          None) is None

@@ -1,17 +1,17 @@
-"""GPU units over a window, as a project sees them: the input of every
-check and claim.
+"""GPU devices over a window, as a project sees them: the input of every
+check and hold.
 
-A unit is withheld over a window by every unreleased reservation whose
+A device is withheld over a window by every unreleased reservation whose
 window overlaps it (a needs-review one included: it grants nothing but
-keeps its units). While a reservation holds a unit now, the unit is
+keeps its devices). While a reservation holds a device now, the device is
 invisible to every project outside its audience: it is not listed, not
-shown (404) and cannot be named in a reservation. A unit that shares
+shown (404) and cannot be named in a reservation. A device that shares
 hardware with a held one (its SR-IOV physical function or one of its
 virtual functions, a member of its IOMMU group) is held with it: shown
 as reserved, and never selected over that window.
 
 ``check`` is the dry run: it reads and selects, and writes nothing.
-``claim`` runs the same selection inside the caller's transaction, after
+``hold`` runs the same selection inside the caller's transaction, after
 locking the host, and writes the reservation rows.
 """
 import dataclasses
@@ -38,11 +38,11 @@ def can_see(reservation, viewer):
 
 
 def held_now(context, host_ids=None, now=None):
-    """{device_id: reservation} of the reservations holding units now."""
+    """{device_id: reservation} of the reservations holding devices now."""
     now = now or timeutils.utcnow()
     return {device_id: reservation for device_id, reservation in
-            device_reservations_db.claims(context, now, now + INSTANT,
-                                          host_ids=host_ids)}
+            device_reservations_db.holds(context, now, now + INSTANT,
+                                         host_ids=host_ids)}
 
 
 def hidden(device_id, holders, viewer):
@@ -52,9 +52,9 @@ def hidden(device_id, holders, viewer):
 
 
 def holder(device, holders, by_address=None):
-    """The reservation holding the unit now (``holders``: held_now's),
+    """The reservation holding the device now (``holders``: held_now's),
     itself or, given ``by_address`` ({(host_id, pci_address): device} of
-    its host), through a unit it shares hardware with; else None."""
+    its host), through a device it shares hardware with; else None."""
     found = holders.get(device.id)
     if found is not None or by_address is None:
         return found
@@ -65,19 +65,19 @@ def holder(device, holders, by_address=None):
     return None
 
 
-def unit_state(device, holders, by_address=None):
+def device_state(device, holders, by_address=None):
     """The state the API shows: missing, reserved, in-use, available.
-    With ``by_address`` (see ``holder``), a unit sharing hardware with
-    a unit held now is reserved too."""
+    With ``by_address`` (see ``holder``), a device sharing hardware with
+    a device held now is reserved too."""
     if device.state == states.Device.MISSING:
-        return states.Unit.MISSING
+        return states.DeviceShown.MISSING
     if device.id in holders:
-        return states.Unit.RESERVED
+        return states.DeviceShown.RESERVED
     if device.in_use_by:
-        return states.Unit.IN_USE
+        return states.DeviceShown.IN_USE
     if holder(device, holders, by_address) is not None:
-        return states.Unit.RESERVED
-    return states.Unit.AVAILABLE
+        return states.DeviceShown.RESERVED
+    return states.DeviceShown.AVAILABLE
 
 
 def _window(reservation):
@@ -86,7 +86,7 @@ def _window(reservation):
     return 'from %s %s' % (timeutils.isoformat(reservation.start_date), end)
 
 
-def _claim_reason(reservation, viewer):
+def _hold_reason(reservation, viewer):
     text = 'reserved %s' % _window(reservation)
     if can_see(reservation, viewer):
         text += ' by reservation %s' % reservation.id
@@ -96,7 +96,7 @@ def _claim_reason(reservation, viewer):
     return text
 
 
-def _blocked(device, host, claimed, by_address, viewer):
+def _blocked(device, host, held, by_address, viewer):
     if not host.reservable:
         return 'its host %s is not reservable' % host.name
     if device.state == states.Device.MISSING:
@@ -106,14 +106,14 @@ def _blocked(device, host, claimed, by_address, viewer):
             # What holds it names domains, maybe another project's.
             return 'in use outside reserve'
         return 'in use by %s' % ', '.join(device.in_use_by)
-    if device.id in claimed:
-        return _claim_reason(claimed[device.id], viewer)
+    if device.id in held:
+        return _hold_reason(held[device.id], viewer)
     related = _related(device)
     for address in sorted(related):
         other = by_address.get((device.host_id, address))
-        if other is not None and other.id in claimed:
+        if other is not None and other.id in held:
             return 'it shares hardware with %s, %s' % (
-                address, _claim_reason(claimed[other.id], viewer))
+                address, _hold_reason(held[other.id], viewer))
     return None
 
 
@@ -126,15 +126,16 @@ def _related(device):
     return frozenset(related)
 
 
-def units(context, start, end, viewer=None, host_ids=None, exclude=None):
-    """selection.Unit of every GPU of the libvirt hosts that ``viewer``
+def devices_over(context, start, end, viewer=None, host_ids=None,
+                 exclude=None):
+    """selection.Device of every GPU of the libvirt hosts that ``viewer``
     may see, each blocked or not over [start, end) (``exclude``: a
-    reservation whose own claims do not count)."""
+    reservation whose own holds do not count)."""
     hosts = {h.id: h for h in devices_db.libvirt_hosts(context)}
     if host_ids is not None:
         hosts = {k: v for k, v in hosts.items() if k in host_ids}
     devices = devices_db.device_list(context, host_ids=list(hosts))
-    claimed = dict(device_reservations_db.claims(
+    held = dict(device_reservations_db.holds(
         context, start, end, host_ids=list(hosts), exclude=exclude))
     holders = held_now(context, host_ids=list(hosts))
     by_address = {(d.host_id, d.pci_address): d for d in devices}
@@ -144,7 +145,7 @@ def units(context, start, end, viewer=None, host_ids=None, exclude=None):
                 (exclude is None or holders[device.id].id != exclude)):
             continue
         host = hosts[device.host_id]
-        found.append(selection.Unit(
+        found.append(selection.Device(
             id=device.id, host_id=host.id, host=host.name,
             pci_address=device.pci_address,
             model=selection.model_name(device.product_name,
@@ -155,29 +156,29 @@ def units(context, start, end, viewer=None, host_ids=None, exclude=None):
             related=_related(device),
             mdev_types={t['id']: t['available_instances']
                         for t in device.mdev_types or ()},
-            blocked=_blocked(device, host, claimed, by_address, viewer)))
+            blocked=_blocked(device, host, held, by_address, viewer)))
     return found
 
 
 def on_hosts_with_domains(context, request, start, end, domains,
                           read_domains, viewer=None):
     """A count request without a host, narrowed to the reservable hosts
-    with units of it that have every domain of ``domains`` (a request
-    naming units or a host is returned as it is: its host is checked
-    when claimed). ``read_domains(host)`` gives the names of a host's
-    domains; it is called once per host considered, before any claim,
+    with devices of it that have every domain of ``domains`` (a request
+    naming devices or a host is returned as it is: its host is checked
+    when held). ``read_domains(host)`` gives the names of a host's
+    domains; it is called once per host considered, before any hold,
     by a caller that holds none of reserve's locks (a libvirt call per
     host must not run under them). A host whose domains cannot be read
     (CloudError: libvirt unreachable; or its URI is no longer allowed)
     is not chosen. Raises
     DomainNotFound when no host has them all."""
-    if not domains or request.unit_ids or request.host_id:
+    if not domains or request.device_ids or request.host_id:
         return request
     reservable = {h.id: h for h in
                   devices_db.libvirt_hosts(context, reservable=True)}
     considered = selection.hosts_of(
-        units(context, start, end, viewer=viewer,
-              host_ids=list(reservable)), request)
+        devices_over(context, start, end, viewer=viewer,
+                     host_ids=list(reservable)), request)
     found = {}
     for host_id in sorted(considered, key=considered.get):
         try:
@@ -190,12 +191,12 @@ def on_hosts_with_domains(context, request, start, end, domains,
 
 def check(context, request, start, end, viewer=None, exclude=None):
     """The dry run: the Selection the request would get over [start,
-    end), or the error a claim would raise. Writes nothing."""
+    end), or the error a hold would raise. Writes nothing."""
     host_ids = [request.host_id] if request.host_id else (
         list(request.host_ids) or None)
     return selection.select(
-        units(context, start, end, viewer=viewer, host_ids=host_ids,
-              exclude=exclude), request)
+        devices_over(context, start, end, viewer=viewer, host_ids=host_ids,
+                     exclude=exclude), request)
 
 
 def choose(context, request, start, end, domains, read_domains,
@@ -218,23 +219,23 @@ def choose(context, request, start, end, domains, read_domains,
 
 
 def check_window(context, reservation, start, end):
-    """Raise UnitsUnavailable unless a reservation's units stay free
+    """Raise DevicesUnavailable unless a reservation's devices stay free
     when its window becomes [start, end)."""
     request = selection.Request(
-        unit_ids=tuple(u.device_id for u in reservation.units),
+        device_ids=tuple(u.device_id for u in reservation.devices),
         host_id=reservation.host_id)
     try:
         check(context, request, start, end, exclude=reservation.id)
     except exception.DeviceNotFound:
-        raise exception.UnitsUnavailable(
-            reason='a unit of reservation %s is no longer known' %
+        raise exception.DevicesUnavailable(
+            reason='a device of reservation %s is no longer known' %
             reservation.id)
 
 
-def claim(context, request, start, end, viewer, values, projects,
-          attachments_for):
+def hold(context, request, start, end, viewer, values, projects,
+         attachments_for):
     """Select and write the reservation, inside the caller's writer
-    transaction: the host is locked first, so that the units read free
+    transaction: the host is locked first, so that the devices read free
     are still free when written. ``attachments_for(selection)`` gives
     the planned attachments. Returns (reservation, selection)."""
     if not request.host_id:
@@ -245,7 +246,7 @@ def claim(context, request, start, end, viewer, values, projects,
     chosen = check(context, request, start, end, viewer=viewer)
     values = dict(values, host_id=chosen.host_id)
     reservation = device_reservations_db.device_reservation_create(
-        context, values, projects, chosen.unit_ids,
+        context, values, projects, chosen.device_ids,
         attachments_for(chosen))
     return reservation, chosen
 
@@ -255,7 +256,7 @@ def _on_host(request, host_id):
 
 
 def release(context, reservation_id):
-    """Free the units of a reservation whose lease was never made: its
+    """Free the devices of a reservation whose lease was never made: its
     start never ran, so nothing of it is on the host, and its planned
     attachments are closed without libvirt. Idempotent; a reservation
     with something attached is left to the manager (runs.end)."""

@@ -1,6 +1,6 @@
 """The booking desk's side of device reservations
 (/v1/device-reservations), in the API process, as admission.py is for
-bookings: a 201 is a claim, and the worker then has the manager build
+bookings: a 201 is a hold, and the worker then has the manager build
 its lease (reserve.worker.worker.BookingWorker.create_device_lease).
 
 * ``reserve``: the dates (check_window: not in the past, and
@@ -8,8 +8,8 @@ its lease (reserve.worker.worker.BookingWorker.create_device_lease).
   [booking]max_query_days), the domains named
   (read from the manager before any lock: ``read_domains``), then in one
   writer transaction under the capacity lock the quota
-  (unit_reservations and unit_hours, quota.py) and the claim of the
-  units under their host's lock (reserve.devices.runs.claim). The
+  (device_reservations and device_hours, quota.py) and the hold of the
+  devices under their host's lock (reserve.devices.runs.hold). The
   reservation is ``PENDING`` with no lease.
 
 Its cancel is the desk's other cancel (cancel.py).
@@ -28,7 +28,7 @@ from reserve.common import exception
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import hosts as hosts_db
-from reserve.devices import claims
+from reserve.devices import holds
 from reserve.devices import runs
 from reserve.devices import states
 
@@ -38,37 +38,37 @@ LOG = logging.getLogger(__name__)
 Status = states.DeviceReservation
 
 
-def _units_asked(request):
-    return len(request.unit_ids) or request.count
+def _devices_asked(request):
+    return len(request.device_ids) or request.device_count
 
 
 @db_api.retry_on_deadlock
 def reserve(context, values, start, end, read_domains):
-    """Check, count and claim a device reservation; returns its id.
+    """Check, count and hold a device reservation; returns its id.
 
     values: the API's request (id, project_id, user_id, viewer, the
-    request: unit_ids or count/model/host_id/numa_local, mdev_type,
+    request: device_ids or device_count/model/host_id/numa_local, mdev_type,
     allowed_projects, managing_projects, domains, contract_ref, reason);
     [start, end): its window, end None when
     open-ended. read_domains(host): {name: owner} of the host's domains
-    the reservation's units may go into (another project's are not).
+    the reservation's devices may go into (another project's are not).
     """
     check_window(start, end, timeutils.utcnow())
     end = end or states.OPEN_END
     viewer = values.get('viewer')
     domains = values.get('domains') or []
-    request, _ = claims.choose(context, runs.request_of(values), start,
-                               end, domains, read_domains, viewer=viewer)
+    request, _ = holds.choose(context, runs.request_of(values), start,
+                              end, domains, read_domains, viewer=viewer)
     found = read_domains(hosts_db.host_get(context, request.host_id)) \
         if domains else {}
     # Each attachment remembers its domain's owner (reserve.devices.owners).
     values = dict(values, host_id=request.host_id,
                   domain_owners={d: found[d] for d in domains})
-    deltas = quota.new_device_reservation(_units_asked(request), start, end)
+    deltas = quota.new_device_reservation(_devices_asked(request), start, end)
     with admission.capacity_transaction(context):
         quota.enforce(context, values['project_id'], deltas)
-        runs.claim(context, values, start, end)
-    LOG.info('Device reservation %s claimed on host %s for project %s',
+        runs.hold(context, values, start, end)
+    LOG.info('Device reservation %s held on host %s for project %s',
              values['id'], request.host_id, values['project_id'])
     return values['id']
 

@@ -1,7 +1,7 @@
-"""Device reservations through the lease engine: which units a claim may
+"""Device reservations through the lease engine: which devices a hold may
 take (not those of an overlapping reservation, of a function sharing
 their hardware, or in use outside reserve; on a host whose domains it
-can read), concurrent claims, and a dry run that writes nothing."""
+can read), concurrent holds, and a dry run that writes nothing."""
 import datetime
 import pathlib
 import threading
@@ -13,7 +13,7 @@ from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import device_reservations as device_reservations_db
 from reserve.db import hosts as hosts_db
-from reserve.devices import claims
+from reserve.devices import holds
 from reserve.devices import hosts as device_hosts
 from reserve.devices import selection
 from reserve.manager import manager
@@ -23,36 +23,36 @@ from tests.functional.devices.gpu_cloud import ahead
 from tests.functional.devices.gpu_cloud import iso
 
 
-def test_overlap_with_the_same_units_is_refused(cloud):
+def test_overlap_with_the_same_devices_is_refused(cloud):
     host = cloud.enroll('a100-host.xml')
-    unit = cloud.unit(host, '0000:17:00.0').id
-    first = cloud.reserve(unit_ids=[unit], start=iso(ahead(hours=1)),
+    device = cloud.device(host, '0000:17:00.0').id
+    first = cloud.reserve(device_ids=[device], start=iso(ahead(hours=1)),
                           end=iso(ahead(hours=3)))
-    with pytest.raises(exception.UnitsUnavailable) as caught:
-        cloud.reserve(unit_ids=[unit], start=iso(ahead(hours=2)),
+    with pytest.raises(exception.DevicesUnavailable) as caught:
+        cloud.reserve(device_ids=[device], start=iso(ahead(hours=2)),
                       end=iso(ahead(hours=4)), project='project-b',
                       viewer='project-b')
     # The other project does not learn which reservation holds it.
     assert first not in caught.value.message
     assert 'reserved from' in caught.value.message
     # Back to back is fine (windows are half-open).
-    cloud.reserve(unit_ids=[unit], start=iso(ahead(hours=3)),
+    cloud.reserve(device_ids=[device], start=iso(ahead(hours=3)),
                   end=iso(ahead(hours=4)))
-    # A count request takes other units.
-    other = cloud.reserve(count=1, model=A100_MODEL,
+    # A count request takes other devices.
+    other = cloud.reserve(device_count=1, model=A100_MODEL,
                           start=iso(ahead(hours=2)), end=iso(ahead(hours=4)))
-    assert [u.device_id for u in cloud.reservation(other).units] != [unit]
+    assert [u.device_id for u in cloud.reservation(other).devices] != [device]
 
 
 def test_functions_that_share_hardware_block_each_other(cloud):
     host = cloud.enroll('a100-host.xml')
-    pf = cloud.unit(host, '0000:31:00.0').id
-    vf = cloud.unit(host, '0000:31:00.5').id
+    pf = cloud.device(host, '0000:31:00.0').id
+    vf = cloud.device(host, '0000:31:00.5').id
     with pytest.raises(exception.Invalid):
-        cloud.reserve(unit_ids=[pf, vf])
-    cloud.reserve(unit_ids=[vf], start=iso(ahead(hours=1)))
-    with pytest.raises(exception.UnitsUnavailable) as caught:
-        cloud.reserve(unit_ids=[pf], start=iso(ahead(hours=2)))
+        cloud.reserve(device_ids=[pf, vf])
+    cloud.reserve(device_ids=[vf], start=iso(ahead(hours=1)))
+    with pytest.raises(exception.DevicesUnavailable) as caught:
+        cloud.reserve(device_ids=[pf], start=iso(ahead(hours=2)))
     assert 'shares hardware with 0000:31:00.5' in caught.value.message
 
 
@@ -69,19 +69,20 @@ def test_domains_are_read_outside_every_lock_and_steer_the_claim(
         return real(context, host_id, name)
 
     monkeypatch.setattr(cloud.manager, 'host_domains', spy)
-    rsv = cloud.reservation(cloud.reserve(count=1, domains=['gpu-vm-2']))
+    rsv = cloud.reservation(cloud.reserve(
+            device_count=1, domains=['gpu-vm-2']))
     assert rsv.host_id == a100.id
     cloud.tick()
     rsv = cloud.reservation(rsv.id)
     assert [(a.domain, a.state) for a in rsv.attachments] == [
         ('gpu-vm-2', 'ATTACHED')]
-    # Once per host with units of the request, before the claim.
+    # Once per host with devices of the request, before the hold.
     assert sorted(read) == [('gpu-a100-01', False, False),
                             ('gpu-t4-01', False, False)]
     read.clear()
-    # A request naming its units or its host is not steered: only its
+    # A request naming its devices or its host is not steered: only its
     # host's domains are read, to check the one named.
-    cloud.reserve(count=1, host_id=a100.id, domains=['gpu-vm-3'])
+    cloud.reserve(device_count=1, host_id=a100.id, domains=['gpu-vm-3'])
     assert read == [('gpu-a100-01', False, False)]
 
 
@@ -90,43 +91,44 @@ def test_a_host_whose_domains_cannot_be_read_is_not_chosen(cloud):
     t4 = cloud.enroll('t4-host.xml', name='gpu-t4-01')
     pathlib.Path(t4.uri[len('test://'):]).unlink()
     gpu_cloud._forget(t4.uri)
-    rsv = cloud.reservation(cloud.reserve(count=1, domains=['gpu-vm-2']))
+    rsv = cloud.reservation(cloud.reserve(
+            device_count=1, domains=['gpu-vm-2']))
     assert rsv.host_id == a100.id
     with pytest.raises(exception.DomainNotFound) as caught:
-        cloud.reserve(count=1, domains=['vgpu-vm-2'])
+        cloud.reserve(device_count=1, domains=['vgpu-vm-2'])
     assert caught.value.message.startswith(
         'No host has domain vgpu-vm-2; hosts considered (the reservable '
-        'hosts with units of the request): gpu-a100-01, gpu-t4-01 (domains '
+        'hosts with devices of the request): gpu-a100-01, gpu-t4-01 (domains '
         'unreadable: could not connect to the libvirt host at %s: ' %
         t4.uri)
     assert len(device_reservations_db.device_reservation_list(cloud.ctx)) == 1
 
 
-def test_units_in_use_outside_reserve_cannot_be_reserved(cloud):
+def test_devices_in_use_outside_reserve_cannot_be_reserved(cloud):
     host = cloud.enroll('a100-host.xml')
-    with pytest.raises(exception.UnitsUnavailable) as caught:
-        cloud.reserve(unit_ids=[cloud.unit(host, '0000:ca:00.0').id])
+    with pytest.raises(exception.DevicesUnavailable) as caught:
+        cloud.reserve(device_ids=[cloud.device(host, '0000:ca:00.0').id])
     assert 'in use by domain gpu-vm-1' in caught.value.message
     with pytest.raises(exception.DevicesDoNotFit) as caught:
-        cloud.reserve(count=4, model=A100_MODEL)
+        cloud.reserve(device_count=4, model=A100_MODEL)
     assert 'at most 3' in caught.value.message
 
 
-def test_concurrent_claims_of_one_unit_let_exactly_one_win(cloud):
+def test_concurrent_holds_of_one_device_let_exactly_one_win(cloud):
     host = cloud.enroll('a100-host.xml')
-    unit = cloud.unit(host, '0000:17:00.0').id
+    device = cloud.device(host, '0000:17:00.0').id
     results, barrier = [], threading.Barrier(6)
 
-    def claim(n):
+    def hold(n):
         barrier.wait()
         try:
-            results.append(cloud.reserve(unit_ids=[unit],
+            results.append(cloud.reserve(device_ids=[device],
                                          project='project-%d' % n,
                                          start=iso(ahead(hours=1))))
-        except exception.UnitsUnavailable:
+        except exception.DevicesUnavailable:
             results.append(None)
 
-    threads = [threading.Thread(target=claim, args=(n,)) for n in range(6)]
+    threads = [threading.Thread(target=hold, args=(n,)) for n in range(6)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -141,22 +143,23 @@ def _dump(cloud):
         return {table: sorted(map(tuple, conn.exec_driver_sql(
             'SELECT * FROM %s' % table).fetchall()), key=repr)
             for table in ('devices', 'device_reservations',
-                          'device_reservation_units', 'device_attachments',
+                          'device_reservation_devices', 'device_attachments',
                           'leases', 'events', 'lease_reservations',
                           'allocations', 'hosts')}
 
 
 def test_the_dry_run_changes_nothing(cloud):
     host = cloud.enroll('a100-host.xml')
-    cloud.reserve(count=1, model=A100_MODEL, domains=['gpu-vm-2'])
+    cloud.reserve(device_count=1, model=A100_MODEL, domains=['gpu-vm-2'])
     before, libvirt_before = _dump(cloud), cloud.libvirt_state(host)
     now = timeutils.utcnow()
-    chosen = claims.check(cloud.ctx, selection.Request(count=2,
-                                                       model=A100_MODEL),
-                          now, now + datetime.timedelta(hours=1))
-    assert len(chosen.units) == 2
+    chosen = holds.check(cloud.ctx, selection.Request(device_count=2,
+                                                      model=A100_MODEL),
+                         now, now + datetime.timedelta(hours=1))
+    assert len(chosen.devices) == 2
     with pytest.raises(exception.DevicesDoNotFit):
-        claims.check(cloud.ctx, selection.Request(count=3, model=A100_MODEL),
-                     now, now + datetime.timedelta(hours=1))
+        holds.check(cloud.ctx, selection.Request(
+                device_count=3, model=A100_MODEL),
+                    now, now + datetime.timedelta(hours=1))
     assert _dump(cloud) == before
     assert cloud.libvirt_state(host) == libvirt_before

@@ -1,7 +1,7 @@
-"""The road of a device reservation: the booking desk claims it at POST
-(quota of unit-hours, overlap refused), the worker has the manager build
+"""The road of a device reservation: the booking desk holds it at POST
+(quota of device-hours, overlap refused), the worker has the manager build
 its lease, a lost cast is the reconciler's, and a cancel before the
-lease frees the units at once."""
+lease frees the devices at once."""
 import threading
 
 import pytest
@@ -57,7 +57,7 @@ def test_the_view_shows_the_lease_once_the_worker_ran(gpu_api, a100):
     assert [r['id'] for r in lease['reservations']] == [rsv['id']]
     assert [e['event_type'] for e in lease['events']] == [
         'start_lease', 'before_end_lease', 'end_lease']
-    # The plugin adopted the claim: the same units, no second claim.
+    # The plugin adopted the hold: the same devices, no second hold.
     assert shown['unit_ids'] == rsv['unit_ids']
     assert len(device_reservations_db.device_reservation_list(
         reserve_context.get_admin_context())) == 1
@@ -67,9 +67,9 @@ def test_the_view_shows_the_lease_once_the_worker_ran(gpu_api, a100):
     assert _show(gpu_api, rsv['id'])['lease_id'] == shown['lease_id']
 
 
-def test_unit_hours_over_quota_is_413(gpu_api, a100, override):
-    override('unit_hours', 27, 'quota')
-    # 1 unit x 24 started hours.
+def test_device_hours_over_quota_is_413(gpu_api, a100, override):
+    override('device_hours', 27, 'quota')
+    # 1 device x 24 started hours.
     first = _create(gpu_api, {'count': 1, 'start': future(1),
                               'end': future(25)})
     assert first.status_int == 201
@@ -77,7 +77,7 @@ def test_unit_hours_over_quota_is_413(gpu_api, a100, override):
         _create(gpu_api, {'count': 1, 'start': future(30),
                           'end': future(34)}, expect_errors=True),
         413, 'reserve.over_quota')
-    assert 'unit_hours (24 in use + 4 asked > limit 27)' in error['detail']
+    assert 'device_hours (24 in use + 4 asked > limit 27)' in error['detail']
     # An open-ended one counts [quota]open_ended_hours.
     override('open_ended_hours', 7, 'quota')
     error = assert_error(_create(gpu_api, {'count': 2}, expect_errors=True),
@@ -92,27 +92,27 @@ def test_unit_hours_over_quota_is_413(gpu_api, a100, override):
     assert _create(gpu_api, {'count': 1}).status_int == 201
 
 
-def test_the_claim_at_post_refuses_an_overlapping_post(gpu_api, a100):
-    unit = gpu_api.unit(a100, '0000:17:00.0')
-    first = _create(gpu_api, {'unit_ids': [unit], 'start': future(1),
+def test_the_hold_at_post_refuses_an_overlapping_post(gpu_api, a100):
+    device = gpu_api.device(a100, '0000:17:00.0')
+    first = _create(gpu_api, {'unit_ids': [device], 'start': future(1),
                               'end': future(5)}).json['device_reservation']
-    # No lease yet, and still the units are held.
+    # No lease yet, and still the devices are held.
     assert first['lease_id'] is None
-    assert_error(_create(gpu_api, {'unit_ids': [unit], 'start': future(2),
+    assert_error(_create(gpu_api, {'unit_ids': [device], 'start': future(2),
                                    'end': future(6)}, headers=MEMBER_B,
                          expect_errors=True), 409,
                  'reserve.units_unavailable')
 
 
-def test_concurrent_posts_of_one_unit_get_one_201(gpu_api, a100):
-    unit = gpu_api.unit(a100, '0000:b1:00.0')
+def test_concurrent_posts_of_one_device_get_one_201(gpu_api, a100):
+    device = gpu_api.device(a100, '0000:b1:00.0')
     barrier = threading.Barrier(4)
     answers = []
 
     def post():
         barrier.wait()
         answers.append(_create(gpu_api, {
-            'unit_ids': [unit], 'start': future(1), 'end': future(3)},
+            'unit_ids': [device], 'start': future(1), 'end': future(3)},
             expect_errors=True).status_int)
 
     threads = [threading.Thread(target=post) for _ in range(4)]
@@ -146,9 +146,9 @@ def test_a_lost_cast_is_healed_by_the_reconciler(gpu_api, a100):
     assert (counts['device_leases'], counts['device_cancels']) == (0, 0)
 
 
-def test_a_cancel_before_the_lease_releases_the_units(gpu_api, a100):
-    unit = gpu_api.unit(a100, '0000:17:00.0')
-    body = {'unit_ids': [unit], 'domains': ['gpu-vm-2']}
+def test_a_cancel_before_the_lease_releases_the_devices(gpu_api, a100):
+    device = gpu_api.device(a100, '0000:17:00.0')
+    body = {'unit_ids': [device], 'domains': ['gpu-vm-2']}
     rsv = _create(gpu_api, body).json['device_reservation']
     assert gpu_api.app.delete('%s/%s' % (URL, rsv['id']),
                               headers=MEMBER_A).status_int == 204
