@@ -75,7 +75,7 @@ def occupants(context, flavor, start, end, maintenance=(),
     held = list(desk.bookings_in_window(
         context, [flavor], start, end + model.guard(), model.guard(),
         exclude_booking=exclude_booking)[flavor.id])
-    held.extend((w.start_date, w.end_date, flavor.slots)
+    held.extend((w.start, w.end, flavor.slots)
                 for w in maintenance)
     return held
 
@@ -103,8 +103,8 @@ def slots_free(context, flavor, start, end, maintenance=(),
     [start, end)."""
     held = desk.slot_holders(context, flavor, start, end + model.guard(),
                              model.guard(), exclude_booking=exclude_booking)
-    held.extend((store.seconds(w.start_date, start),
-                 store.seconds(w.end_date, start), flavor.slots)
+    held.extend((store.seconds(w.start, start),
+                 store.seconds(w.end, start), flavor.slots)
                 for w in maintenance)
     return calendar.max_count(flavor.slots, held, 0,
                               store.seconds(end, start),
@@ -151,10 +151,10 @@ def bookable_window(flavor, start, end, now):
     if not flavor.active:
         return None
     start = max(start, now)
-    if flavor.start_date:
-        start = max(start, flavor.start_date)
-    if flavor.end_date:
-        end = min(end, flavor.end_date)
+    if flavor.start:
+        start = max(start, flavor.start)
+    if flavor.end:
+        end = min(end, flavor.end)
     return (start, end) if start < end else None
 
 
@@ -268,7 +268,7 @@ def _withdraw_if_over_quota(context, booking, project_id, deltas,
             bookings_db.booking_destroy(context, booking.id)
         else:
             bookings_db.booking_update(context, booking.id, restore)
-            store.allocations_set_end(context, restore['end_date'],
+            store.allocations_set_end(context, restore['end'],
                                       booking_id=booking.id)
         raise exception.OverQuota(
             reason='%s, with reservations made at the same time; this one '
@@ -306,8 +306,8 @@ def book(context, flavor, start, end, count, bypass_maintenance=False):
             'user_id': context.user_id,
             'flavor_id': flavor.id,
             'instance_count': count,
-            'start_date': start,
-            'end_date': end,
+            'start': start,
+            'end': end,
             'status': states.Booking.PENDING_CREATE,
         })
         store.allocations_create(context, placed, start, end,
@@ -356,21 +356,21 @@ def change_end(context, booking, end, bypass_maintenance=False):
                 what='Reservation %s' % current.id, status=current.status,
                 reason='only %s reservations can be changed' %
                 ', '.join(states.Booking.LIVE))
-        gauntlet.check_new_end(current.start_date, end, timeutils.utcnow())
+        gauntlet.check_new_end(current.start, end, timeutils.utcnow())
         deltas = {}
-        if end > current.end_date:
+        if end > current.end:
             flavor = locked.flavors[0]
-            old_end = current.end_date
+            old_end = current.end
             gauntlet.check_active(flavor)
             gauntlet.check_granted(flavor, current.project_id)
-            gauntlet.check_length(flavor, current.start_date, end)
+            gauntlet.check_length(flavor, current.start, end)
             gauntlet.check_flavor_window(flavor, old_end, end)
             maintenance = []
             if not bypass_maintenance:
                 maintenance = _maintenance(context, flavor, old_end, end)
                 gauntlet.check_maintenance(flavor, maintenance)
             deltas = quota.new_end(current.instance_count,
-                                   current.start_date, old_end, end)
+                                   current.start, old_end, end)
             quota.enforce(context, current.project_id, deltas)
             _check_longer(context, locked.state, flavor, current, old_end,
                           end, maintenance)
@@ -378,9 +378,9 @@ def change_end(context, booking, end, bypass_maintenance=False):
         # A compare-and-swap on the status and the end read: a cancel
         # (which does not take this lock) that got there first wins.
         updated = bookings_db.booking_update(
-            context, current.id, {'end_date': end},
+            context, current.id, {'end': end},
             expected_status=states.Booking.LIVE,
-            expected_end=current.end_date)
+            expected_end=current.end)
         if updated is None:
             # Finished or cancelled meanwhile (its status moves without
             # this lock).
@@ -389,5 +389,5 @@ def change_end(context, booking, end, bypass_maintenance=False):
                 status=bookings_db.booking_get(context, current.id).status,
                 reason='it changed while being updated')
     _withdraw_if_over_quota(context, updated, current.project_id, deltas,
-                            restore={'end_date': current.end_date})
+                            restore={'end': current.end})
     return updated

@@ -63,8 +63,8 @@ def _describe(context, allocations):
         shown.append('%s (project %s, %s to %s, %d instance(s) here)' % (
             booking.id if booking else allocation.lease_reservation_id,
             booking.project_id if booking else '?',
-            timeutils.isoformat(allocation.start_date),
-            timeutils.isoformat(allocation.end_date), allocation.amount))
+            timeutils.isoformat(allocation.start),
+            timeutils.isoformat(allocation.end), allocation.amount))
     if len(allocations) > LISTED:
         shown.append('and %d more' % (len(allocations) - LISTED))
     return ', '.join(shown)
@@ -87,8 +87,8 @@ def _evict(context, host, allocations, reason):
     moved, cancelled = [], []
     for allocation in allocations:
         booking = _holder(context, allocation)
-        start = max(allocation.start_date, now)
-        board = model.Board(context, state, start, allocation.end_date + guard,
+        start = max(allocation.start, now)
+        board = model.Board(context, state, start, allocation.end + guard,
                             guard, exclude_allocation=allocation.id)
         need = {'vcpus': allocation.vcpus, 'memory_mb': allocation.memory_mb,
                 'disk_gb': allocation.disk_gb, 'gpus': allocation.gpus or {}}
@@ -137,7 +137,7 @@ def create_window(context, host, start, end, note, force):
                                                 end, guard)
         _refuse_or_log(context, host, allocations, force, 'Maintenance')
         window_id = hosts_db.host_window_create(context, {
-            'host_id': host.id, 'start_date': start, 'end_date': end,
+            'host_id': host.id, 'start': start, 'end': end,
             'note': note}).id
         reason = ('cancelled by the operators: host %s is in maintenance '
                   'from %s to %s and no other host had room for this '

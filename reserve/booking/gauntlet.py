@@ -43,18 +43,18 @@ def check_length(flavor, start, end):
 
 
 def flavor_window_text(flavor):
-    if flavor.start_date and flavor.end_date:
-        return 'from %s to %s' % (_iso(flavor.start_date),
-                                  _iso(flavor.end_date))
-    if flavor.start_date:
-        return 'from %s on' % _iso(flavor.start_date)
-    return 'until %s' % _iso(flavor.end_date)
+    if flavor.start and flavor.end:
+        return 'from %s to %s' % (_iso(flavor.start),
+                                  _iso(flavor.end))
+    if flavor.start:
+        return 'from %s on' % _iso(flavor.start)
+    return 'until %s' % _iso(flavor.end)
 
 
 def check_flavor_window(flavor, start, end):
     """[start, end) must lie inside the flavor's own window, if any."""
-    if ((flavor.start_date and start < flavor.start_date) or
-            (flavor.end_date and end > flavor.end_date)):
+    if ((flavor.start and start < flavor.start) or
+            (flavor.end and end > flavor.end)):
         raise exception.OutsideFlavorWindow(
             name=flavor.name, window=flavor_window_text(flavor),
             start=_iso(start), end=_iso(end))
@@ -100,6 +100,6 @@ def check_maintenance(flavor, windows):
             name=flavor.name,
             windows='; '.join(
                 '%s from %s to %s%s' % (
-                    w.id, _iso(w.start_date), _iso(w.end_date),
+                    w.id, _iso(w.start), _iso(w.end),
                     ' (%s)' % w.note if w.note else '')
                 for w in windows))

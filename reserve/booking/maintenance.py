@@ -23,8 +23,8 @@ LISTED_CONFLICTS = 20
 
 def _conflicts_text(bookings):
     shown = ['%s (project %s, %s to %s, %d instance(s))' % (
-        b.id, b.project_id, timeutils.isoformat(b.start_date),
-        timeutils.isoformat(b.end_date), b.instance_count)
+        b.id, b.project_id, timeutils.isoformat(b.start),
+        timeutils.isoformat(b.end), b.instance_count)
         for b in bookings[:LISTED_CONFLICTS]]
     if len(bookings) > LISTED_CONFLICTS:
         shown.append('and %d more' % (len(bookings) - LISTED_CONFLICTS))
@@ -51,7 +51,7 @@ def create(context, start, end, note, flavor_ids, all_flavors, force):
     with admission.capacity_transaction(context, locked):
         _check_no_conflict(context, locked, start, end, force, None)
         window = maintenance_db.window_create(
-            context, {'start_date': start, 'end_date': end, 'note': note,
+            context, {'start': start, 'end': end, 'note': note,
                       'all_flavors': all_flavors},
             [] if all_flavors else flavor_ids)
     LOG.info('Maintenance window %s from %s to %s closes %s', window.id,
@@ -61,15 +61,15 @@ def create(context, start, end, note, flavor_ids, all_flavors, force):
 
 
 def update(context, window, values, flavor_ids, force):
-    """values: start_date, end_date, note, all_flavors (any of them);
+    """values: start, end, note, all_flavors (any of them);
     flavor_ids: the new list, or None to keep it."""
-    start = values.get('start_date', window.start_date)
-    end = values.get('end_date', window.end_date)
+    start = values.get('start', window.start)
+    end = values.get('end', window.end)
     all_flavors = values.get('all_flavors', window.all_flavors)
     new_ids = window.flavor_ids if flavor_ids is None else flavor_ids
     locked = None if all_flavors else sorted(set(new_ids))
     moved = (start, end, all_flavors, sorted(set(new_ids))) != (
-        window.start_date, window.end_date, window.all_flavors,
+        window.start, window.end, window.all_flavors,
         sorted(window.flavor_ids))
     with admission.capacity_transaction(context, locked):
         if moved:

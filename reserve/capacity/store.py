@@ -10,7 +10,7 @@ takes the database's write lock.
 Reads stay flat in the size of the tables: the hosts are cached per
 process while capacity_state's generation is unchanged (every write to a
 host bumps it), and the allocations of a window are found through the
-index on (end_date, start_date), bounded on both sides by the longest
+index on (end, start), bounded on both sides by the longest
 allocation.
 """
 import collections
@@ -181,13 +181,13 @@ def _window_query(columns, state, start, until, guard, exclude_booking,
                   host_ids=None):
     origin = sa.literal(start, sa.DateTime)
     longest = datetime.timedelta(seconds=state.longest_allocation)
-    query = (sa.select(A.host_id, functions.SecondsSince(A.start_date,
+    query = (sa.select(A.host_id, functions.SecondsSince(A.start,
                                                          origin),
-                       functions.SecondsSince(A.end_date, origin),
+                       functions.SecondsSince(A.end, origin),
                        A.amount, *columns)
-             .where(A.end_date > start - guard)
-             .where(A.end_date <= until + longest)
-             .where(A.start_date < until))
+             .where(A.end > start - guard)
+             .where(A.end <= until + longest)
+             .where(A.start < until))
     if exclude_booking is not None:
         query = query.where(sa.or_(A.booking_id.is_(None),
                                    A.booking_id != exclude_booking))
@@ -251,9 +251,9 @@ def host_windows_in(context, start, until, guard):
     [start, until), in seconds from ``start``, each an allocation that
     takes the whole host until its end + ``guard``."""
     W = models.HostMaintenanceWindow
-    query = (sa.select(W.host_id, W.start_date, W.end_date)
-             .where(W.end_date > start - guard)
-             .where(W.start_date < until))
+    query = (sa.select(W.host_id, W.start, W.end)
+             .where(W.end > start - guard)
+             .where(W.start < until))
     found = collections.defaultdict(list)
     with db_api.reader.using(context) as session:
         for host_id, w_start, w_end in session.execute(query):
@@ -274,8 +274,8 @@ def allocations_create(context, placed, start, end, size, booking_id=None,
     allocations are no longer than the longest one already."""
     with _session(context) as session:
         for host_id, amount in sorted(placed.items()):
-            session.add(A(host_id=host_id, amount=amount, start_date=start,
-                          end_date=end, booking_id=booking_id,
+            session.add(A(host_id=host_id, amount=amount, start=start,
+                          end=end, booking_id=booking_id,
                           lease_reservation_id=lease_reservation_id,
                           vcpus=size.get('vcpus', 0),
                           memory_mb=size.get('memory_mb', 0),
@@ -299,9 +299,9 @@ def allocations_on_host(context, host_id, start, until, guard):
     [start, until), each until its end + ``guard``, by start."""
     with db_api.reader.using(context) as session:
         return (session.query(A).filter(A.host_id == host_id)
-                .filter(A.end_date > start - guard)
-                .filter(A.start_date < until)
-                .order_by(A.start_date, A.id).all())
+                .filter(A.end > start - guard)
+                .filter(A.start < until)
+                .order_by(A.start, A.id).all())
 
 
 def allocation_move(context, allocation, placed):
@@ -317,10 +317,10 @@ def allocation_move(context, allocation, placed):
                 A.host_id == host_id).first()
             if there is not None:
                 there.amount += amount
-                there.end_date = max(there.end_date, row.end_date)
+                there.end = max(there.end, row.end)
                 continue
             session.add(A(host_id=host_id, amount=amount,
-                          start_date=row.start_date, end_date=row.end_date,
+                          start=row.start, end=row.end,
                           booking_id=row.booking_id,
                           lease_reservation_id=row.lease_reservation_id,
                           vcpus=row.vcpus, memory_mb=row.memory_mb,
@@ -347,8 +347,8 @@ def allocations_set_end(context, end, booking_id=None,
                 A.lease_reservation_id == lease_reservation_id)
         longest = 0
         for allocation in query:
-            allocation.end_date = end
-            longest = max(longest, int((end - allocation.start_date)
+            allocation.end = end
+            longest = max(longest, int((end - allocation.start)
                                        .total_seconds()))
         session.flush()
         if longest:

@@ -39,7 +39,7 @@ class LeaseRequest:
         return {'name': self.name, 'owner_type': self.owner_type,
                 'owner_id': self.owner_id, 'project_id': self.project_id,
                 'user_id': self.user_id,
-                'start_date': self.start, 'end_date': self.end,
+                'start': self.start, 'end': self.end,
                 'reservations': [dict(r) for r in self.reservations]}
 
     @classmethod
@@ -48,10 +48,10 @@ class LeaseRequest:
         if not values.get('owner_type') or not values.get('owner_id'):
             raise exception.Invalid(reason='a lease request names its '
                                            'owner (owner_type, owner_id)')
-        start, end = values['start_date'], values['end_date']
+        start, end = values['start'], values['end']
         if end <= start:
-            raise exception.Invalid(reason='end_date must be after '
-                                           'start_date')
+            raise exception.Invalid(reason='end must be after '
+                                           'start')
         reservations = tuple(values.get('reservations') or ())
         if not reservations:
             raise exception.Invalid(reason='a lease needs reservations')

@@ -189,7 +189,7 @@ def compare_and_swap(session, model, row_id, values, expected_status=None,
             expected_status = (expected_status,)
         query = query.filter(model.status.in_(expected_status))
     if expected_end is not None:
-        query = query.filter(model.end_date == expected_end)
+        query = query.filter(model.end == expected_end)
     values = dict(values, updated_at=models_base._now())
     return bool(query.update(values, synchronize_session=False))
 

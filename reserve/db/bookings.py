@@ -17,7 +17,7 @@ from reserve.db import models
 def _stretch_longest_booking(session, booking):
     """Keep the flavor's longest_booking an upper bound of the length of
     its bookings: the calendar's reads rely on it (see db.desk)."""
-    seconds = int((booking.end_date - booking.start_date).total_seconds())
+    seconds = int((booking.end - booking.start).total_seconds())
     known = session.identity_map.get(
         orm.util.identity_key(models.Flavor, booking.flavor_id))
     if known is not None and known.longest_booking >= seconds:
@@ -92,7 +92,7 @@ def _swap(context, booking_id, values, expected_status=None,
             return None
         session.expire_all()
         booking = session.get(models.Booking, booking_id)
-        if 'start_date' in values or 'end_date' in values:
+        if 'start' in values or 'end' in values:
             _stretch_longest_booking(session, booking)
         return booking
 
@@ -175,7 +175,7 @@ def booking_list_end_not_on_lease(context, updated_before):
                 .filter(models.Lease.status.in_(
                     (states.Lease.PENDING, states.Lease.STARTING,
                      states.Lease.ACTIVE)))
-                .filter(models.Booking.end_date != models.Lease.end_date)
+                .filter(models.Booking.end != models.Lease.end)
                 .filter(models.Booking.updated_at < updated_before)
                 .all())
 
@@ -183,10 +183,10 @@ def booking_list_end_not_on_lease(context, updated_before):
 def booking_purge(context, ended_before):
     purged = (sa.select(models.Booking.id)
               .where(models.Booking.status == states.Booking.COMPLETE)
-              .where(models.Booking.end_date < ended_before))
+              .where(models.Booking.end < ended_before))
     with db_api.writer.using(context) as session:
         _drop_unadopted_allocations(session, purged)
         return (session.query(models.Booking)
                 .filter_by(status=states.Booking.COMPLETE)
-                .filter(models.Booking.end_date < ended_before)
+                .filter(models.Booking.end < ended_before)
                 .delete(synchronize_session=False))

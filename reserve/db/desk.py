@@ -32,7 +32,7 @@ def _reader(context):
 # An occupant (booking or maintenance) holding [a, b) keeps its slots until
 # b + guard. It matters to the window [start, end) when a < end and
 # b + guard > start. Bookings are found through the index (flavor_id,
-# end_date, start_date): since no booking of a flavor lasts longer than
+# end, start): since no booking of a flavor lasts longer than
 # its longest_booking L, an occupant of the window ends before end + L, so
 # the scan is bounded on both sides and reads only the bookings around the
 # window, however many the flavor has.
@@ -51,7 +51,7 @@ def bookings_in_window(context, flavors, start, end, guard,
     found = {f.id: [] for f in flavors}
     if not found:
         return found
-    query = _holding(sa.select(B.flavor_id, B.start_date, B.end_date,
+    query = _holding(sa.select(B.flavor_id, B.start, B.end,
                                B.instance_count),
                      flavors, start, end, guard, exclude_booking)
     with _reader(context) as session:
@@ -66,9 +66,9 @@ def _holding(query, flavors, start, end, guard, exclude_booking):
     booking meeting it ends before ``end`` plus the longest one)."""
     longest = _seconds(max(f.longest_booking or 0 for f in flavors))
     query = (query.where(B.flavor_id.in_(sorted(f.id for f in flavors)))
-             .where(B.end_date > start - guard)
-             .where(B.end_date <= end + longest)
-             .where(B.start_date < end)
+             .where(B.end > start - guard)
+             .where(B.end <= end + longest)
+             .where(B.start < end)
              .where(B.status.in_(states.Booking.LIVE)))
     if exclude_booking is not None:
         query = query.where(B.id != exclude_booking)
@@ -80,8 +80,8 @@ def slot_holders(context, flavor, start, end, guard, exclude_booking=None):
     ``start``: what an admission reads, hundreds of rows, with no date
     to parse (the index on the window holds every column read)."""
     origin = sa.literal(start, sa.DateTime)
-    query = _holding(sa.select(functions.SecondsSince(B.start_date, origin),
-                               functions.SecondsSince(B.end_date, origin),
+    query = _holding(sa.select(functions.SecondsSince(B.start, origin),
+                               functions.SecondsSince(B.end, origin),
                                B.instance_count),
                      [flavor], start, end, guard, exclude_booking)
     with _reader(context) as session:
@@ -121,9 +121,9 @@ def peak_loads(context, flavors, start, end, guard):
         return peaks
     longest = _seconds(max(f.longest_booking or 0 for f in flavors))
     origin = sa.literal(start, sa.DateTime)
-    starts = sa.case((B.start_date > origin,
-                      functions.SecondsSince(B.start_date, origin)), else_=0)
-    stops = (functions.SecondsSince(B.end_date, origin) +
+    starts = sa.case((B.start > origin,
+                      functions.SecondsSince(B.start, origin)), else_=0)
+    stops = (functions.SecondsSince(B.end, origin) +
              int(guard.total_seconds()))
     # Every booking twice over: side 1 where it starts holding, side -1
     # where it stops.
@@ -146,9 +146,9 @@ def peak_loads(context, flavors, start, end, guard):
                  .outerjoin(sides, sa.true())
                  .where(functions.one_of(B.flavor_id, sorted(peaks),
                                          dialect))
-                 .where(B.end_date > start - guard)
-                 .where(B.end_date <= end + longest)
-                 .where(B.start_date < end)
+                 .where(B.end > start - guard)
+                 .where(B.end <= end + longest)
+                 .where(B.start < end)
                  .where(B.status.in_(states.Booking.LIVE))
                  .subquery('loads'))
         query = (sa.select(loads.c.flavor_id, sa.func.max(loads.c.load))
@@ -160,7 +160,7 @@ def peak_loads(context, flavors, start, end, guard):
 
 
 Window = collections.namedtuple('Window',
-                                'id start_date end_date note all_flavors')
+                                'id start end note all_flavors')
 
 
 def maintenance_in_window(context, flavor_ids, start, end, guard):
@@ -168,11 +168,11 @@ def maintenance_in_window(context, flavor_ids, start, end, guard):
     in [start, end), as (Window, the flavor ids it closes among them), by
     start."""
     wanted = set(flavor_ids)
-    query = (sa.select(M.id, M.start_date, M.end_date, M.note,
+    query = (sa.select(M.id, M.start, M.end, M.note,
                        M.all_flavors)
-             .where(M.end_date > start - guard)
-             .where(M.start_date < end)
-             .order_by(M.start_date, M.id))
+             .where(M.end > start - guard)
+             .where(M.start < end)
+             .order_by(M.start, M.id))
     with _reader(context) as session:
         windows = [Window(*row) for row in session.execute(query)]
         listed = [w.id for w in windows if not w.all_flavors]
@@ -192,12 +192,12 @@ def live_bookings_in_window(context, flavor_ids, start, end, guard):
     hold slots in [start, end), as rows, by start."""
     with _reader(context) as session:
         query = (session.query(B)
-                 .filter(B.end_date > start - guard)
-                 .filter(B.start_date < end)
+                 .filter(B.end > start - guard)
+                 .filter(B.start < end)
                  .filter(B.status.in_(states.Booking.LIVE)))
         if flavor_ids is not None:
             query = query.filter(B.flavor_id.in_(sorted(set(flavor_ids))))
-        return query.order_by(B.start_date, B.id).all()
+        return query.order_by(B.start, B.id).all()
 
 
 def project_usage(context, project_id):
@@ -205,7 +205,7 @@ def project_usage(context, project_id):
     database: instance_count x the started hours of each."""
     query = (sa.select(sa.func.count(), sa.func.sum(
                  B.instance_count *
-                 functions.HoursStarted(B.end_date, B.start_date)))
+                 functions.HoursStarted(B.end, B.start)))
              .where(B.project_id == project_id)
              .where(B.status.in_(states.Booking.LIVE)))
     with _reader(context) as session:

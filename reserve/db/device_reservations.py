@@ -228,12 +228,12 @@ def device_reservations_unreleased(context, statuses=None):
 def project_device_windows(context, project_id, statuses):
     """(start, end, devices) of each unreleased device reservation of
     ``statuses`` a project made: what its quota of device-hours counts."""
-    query = (sa.select(_DR.start_date, _DR.end_date, sa.func.count())
+    query = (sa.select(_DR.start, _DR.end, sa.func.count())
              .join(_HELD, _HELD.device_reservation_id == _DR.id)
              .where(_DR.project_id == project_id)
              .where(_DR.released_at.is_(None))
              .where(_DR.status.in_(statuses))
-             .group_by(_DR.id, _DR.start_date, _DR.end_date))
+             .group_by(_DR.id, _DR.start, _DR.end))
     with db_api.reader.using(context) as session:
         return [tuple(row) for row in session.execute(query)]
 
@@ -333,7 +333,7 @@ def unreleased_predecessors(context, reservation):
                 .filter(mine.device_reservation_id == reservation.id)
                 .filter(_DR.id != reservation.id)
                 .filter(_DR.released_at.is_(None))
-                .filter(_DR.start_date < reservation.start_date)
+                .filter(_DR.start < reservation.start)
                 .order_by(_HELD.device_reservation_id, _HELD.device_id).all())
     held = {}
     for holder, device in rows:
@@ -348,8 +348,8 @@ def holds(context, start, end, host_ids=None, exclude=None):
         query = (session.query(_HELD.device_id, _DR)
                  .join(_DR, _DR.id == _HELD.device_reservation_id)
                  .filter(_DR.released_at.is_(None))
-                 .filter(_DR.start_date < end)
-                 .filter(_DR.end_date > start))
+                 .filter(_DR.start < end)
+                 .filter(_DR.end > start))
         if host_ids is not None:
             query = query.filter(_DR.host_id.in_(host_ids))
         if exclude is not None:

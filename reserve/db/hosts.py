@@ -114,7 +114,7 @@ def host_windows(context, host_id):
     W = models.HostMaintenanceWindow
     with db_api.reader.using(context) as session:
         return (session.query(W).filter(W.host_id == host_id)
-                .order_by(W.start_date, W.id).all())
+                .order_by(W.start, W.id).all())
 
 
 def host_window_create(context, values):

@@ -49,9 +49,9 @@ def window_list(context, flavor_id=None, ends_after=None, limit=None,
                 sa.exists().where(MF.window_id == M.id,
                                   MF.flavor_id == flavor_id)))
         if ends_after is not None:
-            query = query.filter(M.end_date > ends_after)
+            query = query.filter(M.end > ends_after)
         return db_api._paginate(query, M, limit, marker,
-                                sort_key='start_date')
+                                sort_key='start')
 
 
 def window_update(context, window_id, values, flavor_ids=None):

@@ -81,9 +81,9 @@ def device_state(device, holders, by_address=None):
 
 
 def _window(reservation):
-    end = ('open-ended' if states.is_open_end(reservation.end_date)
-           else 'until %s' % timeutils.isoformat(reservation.end_date))
-    return 'from %s %s' % (timeutils.isoformat(reservation.start_date), end)
+    end = ('open-ended' if states.is_open_end(reservation.end)
+           else 'until %s' % timeutils.isoformat(reservation.end))
+    return 'from %s %s' % (timeutils.isoformat(reservation.start), end)
 
 
 def _hold_reason(reservation, viewer):

@@ -59,7 +59,7 @@ def affirm(context, reservation_id, who):
             raise exception.DevicesUnavailable(
                 reason='%s no longer on host %s; cancel the reservation' %
                 (', '.join(gone), host.name))
-        started = reservation.start_date <= timeutils.utcnow()
+        started = reservation.start <= timeutils.utcnow()
         if started:
             ids = runs.to_attach(context, host, conn,
                                  reservation.attachments)
@@ -86,8 +86,8 @@ def affirm(context, reservation_id, who):
 
 def _device_views(context, reservation):
     """The reservation's devices as selection.Devices (for planning)."""
-    devices = holds.devices_over(context, reservation.start_date,
-                                 reservation.end_date,
+    devices = holds.devices_over(context, reservation.start,
+                                 reservation.end,
                                  host_ids=[reservation.host_id],
                                  exclude=reservation.id)
     mine = {u.device_id for u in reservation.devices}

@@ -83,7 +83,7 @@ def hold(context, values, start, end):
     row = {
         'id': values['id'], 'project_id': values['project_id'],
         'user_id': values.get('user_id') or '',
-        'start_date': start, 'end_date': end, 'status': Status.PENDING,
+        'start': start, 'end': end, 'status': Status.PENDING,
         'mdev_type': request.mdev_type,
         'request': _request_record(request),
         'contract_ref': values.get('contract_ref'),
@@ -128,8 +128,8 @@ def adopt(context, reservation):
             # The devices' host held over the window (the capacity model
             # counts nova hosts; this one shows in /v1/allocations).
             'allocations': [{'host_id': reservation.host_id, 'amount': count,
-                             'start_date': reservation.start_date,
-                             'end_date': reservation.end_date}]}
+                             'start': reservation.start,
+                             'end': reservation.end}]}
 
 
 def _request_record(request):

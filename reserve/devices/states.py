@@ -15,8 +15,8 @@ RESOURCE_TYPE = common_states.DEVICE_GPU
 OPEN_END = datetime.datetime(9999, 1, 1)
 
 
-def is_open_end(end_date):
-    return end_date is not None and end_date >= OPEN_END
+def is_open_end(end):
+    return end is not None and end >= OPEN_END
 
 
 class DeviceShown:

@@ -113,8 +113,8 @@ class LeaseManager:
         row = {'name': request.name, 'owner_type': request.owner_type,
                'owner_id': request.owner_id,
                'project_id': request.project_id,
-               'user_id': request.user_id, 'start_date': request.start,
-               'end_date': request.end, 'status': states.Lease.CREATING}
+               'user_id': request.user_id, 'start': request.start,
+               'end': request.end, 'status': states.Lease.CREATING}
         # What needs the cloud (a nova flavor's record) is read first,
         # outside the lock.
         requests = [plugins.get_plugin(v.get('resource_type'))
@@ -171,16 +171,16 @@ class LeaseManager:
         A compare-and-swap on the lease's status and end: a lease being
         deleted (a cancel) is never moved, whatever the order the two
         requests arrive in (409); a move that lost to another move is
-        tried again on what that one wrote. values['end_date']: a naive
+        tried again on what that one wrote. values['end']: a naive
         UTC datetime."""
-        end = values['end_date']
+        end = values['end']
         for _ in range(_MOVE_ATTEMPTS):
             lease = leases_db.lease_get(context, lease_id)
             if lease.status not in states.Lease.CHANGEABLE:
                 raise exception.InvalidState(
                     what='Lease %s' % lease_id, status=lease.status,
                     reason='only a pending or active lease can be changed')
-            if end <= max(lease.start_date, timeutils.utcnow()):
+            if end <= max(lease.start, timeutils.utcnow()):
                 raise exception.Invalid(
                     reason='the new end must be after the start and in '
                            'the future')
@@ -204,15 +204,15 @@ class LeaseManager:
             # The lease's row first: a deletion that got there before
             # makes this fail; one that comes after moves the end back.
             if not leases_db.lease_update(
-                    context, lease.id, {'end_date': end},
+                    context, lease.id, {'end': end},
                     expected_status=states.Lease.CHANGEABLE,
-                    expected_end=lease.end_date):
+                    expected_end=lease.end):
                 return False
             for reservation in lease.reservations:
                 plugins.get_plugin(reservation.resource_type)\
                     .check_new_window(context, lease, reservation,
-                                      lease.start_date, end)
-            if end != lease.end_date:
+                                      lease.start, end)
+            if end != lease.end:
                 schedule.move_end_events(context, lease, end)
         return True
 
@@ -367,7 +367,7 @@ class LeaseManager:
             # way), is made now to take the new end.
             self.make_lease(context, device_runs.lease_request(
                 found.id, found.project_id, found.user_id,
-                found.start_date, found.end_date))
+                found.start, found.end))
             lease = device_reservations_db.device_reservation_lease(
                 context, device_reservation_id)
         if lease is None:
@@ -376,7 +376,7 @@ class LeaseManager:
                 status='over', reason='its lease has ended')
         try:
             self.update_lease(context, lease.id,
-                              {'end_date': end or device_states.OPEN_END})
+                              {'end': end or device_states.OPEN_END})
         except exception.InvalidState:
             # Said of the reservation, not of its lease, once it is over.
             found = device_reservations_db.device_reservation_find(

@@ -24,8 +24,8 @@ def reset():
 def lease_payload(lease):
     return {'lease_id': lease.id, 'name': lease.name,
             'project_id': lease.project_id, 'user_id': lease.user_id,
-            'start_date': timeutils.isoformat(lease.start_date),
-            'end_date': timeutils.isoformat(lease.end_date),
+            'start': timeutils.isoformat(lease.start),
+            'end': timeutils.isoformat(lease.end),
             'status': lease.status,
             'status_reason': lease.status_reason}
 

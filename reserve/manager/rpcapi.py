@@ -53,7 +53,7 @@ class ManagerAPI:
         return self._call(context, 'create_lease', lease_values=lease_values)
 
     def update_lease(self, context, lease_id, values):
-        """Move a lease's end (values: end_date, a naive UTC datetime).
+        """Move a lease's end (values: end, a naive UTC datetime).
         Returns the lease."""
         return self._call(context, 'update_lease', lease_id=lease_id,
                           values=values)

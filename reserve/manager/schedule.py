@@ -40,7 +40,7 @@ def move_end_events(context, lease, end):
     passed). The old one stays, the record of what was sent.
     """
     new_times = {e['event_type']: e['time']
-                 for e in lease_events(lease.start_date, end)}
+                 for e in lease_events(lease.start, end)}
     warning_to_come = False
     for event in lease.events:
         if (event.event_type == states.Event.START or

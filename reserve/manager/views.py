@@ -12,7 +12,7 @@ def lease(lease):
     return {
         'id': lease.id, 'name': lease.name,
         'project_id': lease.project_id, 'user_id': lease.user_id,
-        'start_date': lease.start_date, 'end_date': lease.end_date,
+        'start': lease.start, 'end': lease.end,
         'status': lease.status, 'status_reason': lease.status_reason,
         'degraded': lease.degraded,
         'reservations': [{

@@ -24,8 +24,8 @@ def booking_payload(booking):
             'project_id': booking.project_id, 'user_id': booking.user_id,
             'flavor_id': booking.flavor_id,
             'instance_count': booking.instance_count,
-            'start': timeutils.isoformat(booking.start_date),
-            'end': timeutils.isoformat(booking.end_date),
+            'start': timeutils.isoformat(booking.start),
+            'end': timeutils.isoformat(booking.end),
             'status': booking.status, 'lease_id': booking.lease_id,
             'reserved_flavor_id': booking.reserved_flavor_id}
 

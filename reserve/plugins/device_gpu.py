@@ -48,7 +48,7 @@ class DeviceGpuPlugin(base.ResourcePlugin):
         # first wins, and the whole move is refused).
         if not device_reservations_db.device_reservation_update(
                 context, reservation.id,
-                {'start_date': start, 'end_date': end},
+                {'start': start, 'end': end},
                 expected_status=states.DeviceReservation.LIVE):
             raise exception.InvalidState(
                 what='Device reservation %s' % reservation.id,

@@ -104,10 +104,10 @@ class FlavorInstancePlugin(base.ResourcePlugin):
     def check_new_window(self, context, lease, reservation, start, end):
         """Each host of the reservation must hold its instances until the
         new end (they cannot move); the allocations then end there."""
-        if end > lease.end_date and reservation.allocations:
+        if end > lease.end and reservation.allocations:
             short = model.short_on_own_hosts(
                 context, store.lock(context), reservation.allocations,
-                lease.end_date, end, exclude_lease_reservation=reservation.id)
+                lease.end, end, exclude_lease_reservation=reservation.id)
             if short:
                 raise exception.NotEnoughHostsAvailable(
                     wanted=reservation.amount,

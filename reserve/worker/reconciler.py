@@ -183,7 +183,7 @@ class Reconciler:
         for booking in stale:
             LOG.warning('Booking %s ends at %s but its lease %s does not: '
                         'casting the update again', booking.id,
-                        booking.end_date, booking.lease_id)
+                        booking.end, booking.lease_id)
             _touch_booking(context, booking)
             self.worker_api.update_lease(context, booking.id)
         return len(stale)

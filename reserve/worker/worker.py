@@ -47,7 +47,7 @@ class BookingWorker:
         # booking's allocations, sized from the catalogue's record.
         request = lease_request.LeaseRequest.for_owner(
             states.Owner.BOOKING, booking.id, booking.project_id,
-            booking.user_id, booking.start_date, booking.end_date,
+            booking.user_id, booking.start, booking.end,
             [{'resource_type': states.FLAVOR_INSTANCE,
               'nova_flavor_id': flavor.nova_flavor_id,
               'nova_flavor': flavor.nova_flavor,
@@ -87,7 +87,7 @@ class BookingWorker:
         try:
             self.manager_api.update_lease(
                 context, booking.lease_id,
-                {'end_date': booking.end_date})
+                {'end': booking.end})
         except exception.ReserveException as exc:
             # Keep the booking truthful: it ends when its lease ends.
             LOG.warning('Booking %s: end not moved: %s', booking_id,
@@ -97,7 +97,7 @@ class BookingWorker:
             except exception.LeaseNotFound:
                 return  # cancelled and torn down meanwhile
             bookings_db.booking_update(context, booking_id,
-                                       {'end_date': lease.end_date,
+                                       {'end': lease.end,
                                         'status_reason': 'end not moved: %s' %
                                         exc.user_message})
 
@@ -126,8 +126,8 @@ class BookingWorker:
                 context, device_reservation_id):
             return
         request = device_runs.lease_request(
-            found.id, found.project_id, found.user_id, found.start_date,
-            found.end_date)
+            found.id, found.project_id, found.user_id, found.start,
+            found.end)
         try:
             lease = self.manager_api.create_lease(context, request)
         except messaging.MessagingTimeout:

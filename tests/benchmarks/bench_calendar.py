@@ -131,8 +131,8 @@ def load(flavors, per_flavor, span, rnd):
                 'id': str(uuid.uuid4()),
                 'project_id': 'project-%d' % rnd.randrange(PROJECTS),
                 'user_id': 'bench', 'flavor_id': flavor['id'],
-                'instance_count': rnd.randint(1, 2), 'start_date': start,
-                'end_date': start + datetime.timedelta(
+                'instance_count': rnd.randint(1, 2), 'start': start,
+                'end': start + datetime.timedelta(
                     hours=rnd.randint(1, 2 * MEAN_HOURS - 1)),
                 'status': rnd.choice(statuses),
                 'created_at': now, 'updated_at': now})
@@ -217,13 +217,13 @@ def handler_reads(flavor, span, hours, rnd):
     start, end = _window(rnd, span, hours)
     guard = model.guard()
     b = models.Booking
-    query = (sa.select(b.flavor_id, b.start_date, b.end_date,
+    query = (sa.select(b.flavor_id, b.start, b.end,
                        b.instance_count)
              .where(b.flavor_id.in_([flavor.id]))
-             .where(b.end_date > start - guard)
-             .where(b.end_date <= end + guard +
+             .where(b.end > start - guard)
+             .where(b.end <= end + guard +
                     datetime.timedelta(seconds=flavor.longest_booking))
-             .where(b.start_date < end + guard)
+             .where(b.start < end + guard)
              .where(b.status.in_(states.Booking.LIVE)))
     with engine.connect() as conn:
         def reads():

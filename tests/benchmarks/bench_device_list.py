@@ -116,7 +116,7 @@ def build(engine, args):
         status = STATUSES[i % len(STATUSES)]
         rows['device_reservations'].append(dict(
             stamps, id=rsv_id, host_id=host['id'], project_id=project,
-            user_id='user-%d' % i, start_date=start, end_date=end,
+            user_id='user-%d' % i, start=start, end=end,
             status=status, request={'count': 2, 'model': 'A100 SXM4 80GB'},
             contract_ref='C-%d' % i, reason='bench',
             topology_generation='g1',
@@ -139,8 +139,8 @@ def build(engine, args):
         rows['leases'].append(dict(
             stamps, id=lease_id, name='device-reservation-%s' % rsv_id,
             owner_type='device-reservation', owner_id=rsv_id,
-            project_id=project, user_id='user-%d' % i, start_date=start,
-            end_date=end, status='PENDING', degraded=False))
+            project_id=project, user_id='user-%d' % i, start=start,
+            end=end, status='PENDING', degraded=False))
         rows['lease_reservations'].append(dict(
             stamps, id=rsv_id, lease_id=lease_id, resource_type='device:gpu',
             status='PENDING', amount=2, extra_specs={}))

@@ -111,12 +111,12 @@ def build(engine, shape, projects, seed):
         bookings.append(dict(
             stamps, id=booking_id, project_id=project_of(i, projects),
             user_id='bench', flavor_id=flavor_id,
-            instance_count=booking['count'], start_date=booking['start'],
-            end_date=booking['end'], status=states.Booking.ALLOCATED))
+            instance_count=booking['count'], start=booking['start'],
+            end=booking['end'], status=states.Booking.ALLOCATED))
         allocations.append(dict(
             stamps, id=next(ids), host_id=hosts[booking['host']]['id'],
-            amount=booking['count'], start_date=booking['start'],
-            end_date=booking['end'], booking_id=booking_id,
+            amount=booking['count'], start=booking['start'],
+            end=booking['end'], booking_id=booking_id,
             lease_reservation_id=None, vcpus=booking['vcpus'],
             memory_mb=booking['memory_mb'], disk_gb=booking['disk_gb']))
     with engine.begin() as conn:

@@ -248,8 +248,8 @@ def make_booking(project='project-a', user='alice', status=None,
     start = now + datetime.timedelta(hours=start_hours)
     row = dict(project_id=project, user_id=user,
                flavor_id=catalogue_flavor(flavor_id).id,
-               instance_count=1, start_date=start,
-               end_date=start + datetime.timedelta(hours=hours),
+               instance_count=1, start=start,
+               end=start + datetime.timedelta(hours=hours),
                status=status or states.Booking.PENDING_CREATE)
     row.update(values)
     return bookings_db.booking_create(admin_context(), row)
@@ -277,7 +277,7 @@ def make_lease(project='project-a', name=None, host=None, status=None,
         extra_specs={'pci_passthrough:alias': 'a100:1'},
         resource_properties='["==", "$gpu_model", "a100"]', affinity=None,
         allocations=[{'host_id': host.id, 'amount': amount,
-                      'start_date': start, 'end_date': end, 'vcpus': 16,
+                      'start': start, 'end': end, 'vcpus': 16,
                       'memory_mb': 65536, 'disk_gb': 100}]
         if host else [])
     events = [
@@ -291,5 +291,5 @@ def make_lease(project='project-a', name=None, host=None, status=None,
     ]
     return leases_db.lease_create(admin_context(), dict(
         name=name or 'Reservation %s' % uuid.uuid4(), project_id=project,
-        user_id='reserve-bot', start_date=start, end_date=end,
+        user_id='reserve-bot', start=start, end=end,
         status=status or states.Lease.PENDING), [reservation], events)

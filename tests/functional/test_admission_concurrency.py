@@ -82,8 +82,8 @@ def _live(flavor_id):
 def _peak(bookings, guard):
     """Most slots held at any instant (the load only rises at starts)."""
     return max([sum(b.instance_count for b in bookings
-                    if b.start_date <= t < b.end_date + guard)
-                for t in {b.start_date for b in bookings}] or [0])
+                    if b.start <= t < b.end + guard)
+                for t in {b.start for b in bookings}] or [0])
 
 
 def test_twenty_requests_for_the_last_slot_accept_exactly_one(backend):

@@ -58,16 +58,16 @@ def _write(flavors, slots, bookings, maintenance):
         rows.append({
             'id': 'b%d' % i, 'project_id': 'p', 'user_id': 'u',
             'flavor_id': flavor_id, 'instance_count': count,
-            'start_date': BASE + start * MINUTE,
-            'end_date': BASE + (start + length) * MINUTE,
+            'start': BASE + start * MINUTE,
+            'end': BASE + (start + length) * MINUTE,
             'status': status, 'created_at': BASE, 'updated_at': BASE})
         if status in states.Booking.LIVE:
             occupants[flavor_id].append((start, start + length, count))
     for i, (which, start, length) in enumerate(maintenance):
         # which: 0 or 1 closes that flavor, 2 closes every flavor.
         windows.append({
-            'id': 'm%d' % i, 'start_date': BASE + start * MINUTE,
-            'end_date': BASE + (start + length) * MINUTE,
+            'id': 'm%d' % i, 'start': BASE + start * MINUTE,
+            'end': BASE + (start + length) * MINUTE,
             'all_flavors': which == 2, 'created_at': BASE,
             'updated_at': BASE})
         closed = flavors if which == 2 else [flavors[which]]

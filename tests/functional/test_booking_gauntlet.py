@@ -42,7 +42,7 @@ def now():
 def flavor(api, now):
     """2 slots, bookings of at most 48 h, bookable for the next 30 days."""
     return make_flavor('gpu.a100', slots=2, max_length_hours=48,
-                       start_date=now - DAY, end_date=now + 30 * DAY)
+                       start=now - DAY, end=now + 30 * DAY)
 
 
 @pytest.fixture
@@ -124,9 +124,9 @@ def test_4_outside_the_flavor_window(api, casts, flavor, now):
     response = _book(api, now + 30 * DAY - HOUR, now + 30 * DAY + HOUR)
     _refused(response, 400, 'reserve.outside_flavor_window',
              ['gpu.a100 can only be booked from',
-              iso(flavor.end_date)])
+              iso(flavor.end)])
     # A flavor bookable only later.
-    make_flavor('gpu.later', start_date=now + 10 * DAY)
+    make_flavor('gpu.later', start=now + 10 * DAY)
     _refused(_book(api, now + HOUR, now + 2 * HOUR, flavor='gpu.later'),
              400, 'reserve.outside_flavor_window', ['from', 'on'])
 
@@ -254,7 +254,7 @@ def test_the_first_broken_rule_is_the_one_reported(api, casts, flavor,
         end = start + 60 * HOUR
     if 'outside_window' in case:
         flavors_db.flavor_update(admin_context(), flavor.id,
-                                 {'start_date': now + 2 * DAY})
+                                 {'start': now + 2 * DAY})
     if 'past' in case:
         start, end = now - DAY, now + HOUR
     if 'maintenance' in case:
@@ -284,7 +284,7 @@ def test_extension_counts_only_the_added_hours(api, casts, flavor, now,
     _refused(_extend(api, rsv['id'], now + 8 * HOUR), 413,
              'reserve.over_quota', ['instance_hours (6 in use + 1 asked'])
     row = bookings_db.booking_get(admin_context(), rsv['id'])
-    assert row.end_date == now + 7 * HOUR
+    assert row.end == now + 7 * HOUR
     assert [c['method'] for c in casts] == ['create_lease', 'update_lease']
 
 
@@ -407,7 +407,7 @@ def test_extension_loses_cleanly_to_a_concurrent_finish(api, casts, flavor,
     real_update = bookings_db.booking_update
 
     def finish_then_update(context, booking_id, values, **kwargs):
-        if 'end_date' in values:
+        if 'end' in values:
             # The lease failed between the check and the write (the
             # manager's moves do not take the flavor's lock).
             bookings_db.booking_move(context, booking_id,
@@ -420,5 +420,5 @@ def test_extension_loses_cleanly_to_a_concurrent_finish(api, casts, flavor,
              'reserve.invalid_state', ['ERROR', 'changed while'])
     monkeypatch.setattr(bookings_db, 'booking_update', real_update)
     row = bookings_db.booking_get(admin_context(), rsv['id'])
-    assert row.end_date == now + 2 * HOUR
+    assert row.end == now + 2 * HOUR
     assert [c['method'] for c in casts] == ['create_lease']

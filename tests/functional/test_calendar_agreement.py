@@ -87,13 +87,13 @@ def test_admission_is_what_free_slots_say(calendar_db, slots, bookings,
         bookings_db.booking_create(admin, {
             'project_id': 'project-z', 'user_id': 'zoe',
             'flavor_id': flavor.id, 'instance_count': n,
-            'start_date': base + start * MINUTE,
-            'end_date': base + (start + length) * MINUTE,
+            'start': base + start * MINUTE,
+            'end': base + (start + length) * MINUTE,
             'status': status})
     for start, length in maintenance:
         maintenance_db.window_create(admin, {
-            'start_date': base + start * MINUTE,
-            'end_date': base + (start + length) * MINUTE,
+            'start': base + start * MINUTE,
+            'end': base + (start + length) * MINUTE,
             'all_flavors': False}, [flavor.id])
     flavor = flavors_db.flavor_get(admin, flavor.id)
     q_start, q_end = base, base + 100 * MINUTE
@@ -151,7 +151,7 @@ def _overbooked(hosts, base):
             t = base + minute * MINUTE
             held = sum(c.amount for c in allocations
                        if c.host_id == host.id and
-                       c.start_date <= t < c.end_date + guard)
+                       c.start <= t < c.end + guard)
             if held > host.vcpus:
                 return host.name, t
     return None

@@ -20,7 +20,7 @@ def _lease(ctx, i, now):
     start = now - datetime.timedelta(seconds=i + 1)
     return leases_db.lease_create(ctx, {
         'name': 'lease-%d' % i, 'project_id': 'p', 'user_id': 'u',
-        'start_date': start, 'end_date': now + datetime.timedelta(hours=1),
+        'start': start, 'end': now + datetime.timedelta(hours=1),
         'status': states.Lease.PENDING}, [], [
         {'event_type': states.Event.START, 'time': start,
          'status': states.Event.UNDONE},

@@ -118,7 +118,7 @@ def test_extension_moves_the_lease_end_events(cloud, desk_flavor):  # noqa
     admission.change_end(_user(), booking, new_end)
     cloud.worker.update_lease(_admin(), booking.id)
     lease = leases_db.lease_get(_admin(), booking.lease_id)
-    assert lease.end_date == new_end
+    assert lease.end == new_end
     assert _end_events(lease.id) == {'start_lease': start,
                                      'before_end_lease': new_end,
                                      'end_lease': new_end}
@@ -130,11 +130,11 @@ def test_extension_while_the_worker_is_down(cloud, desk_flavor,  # noqa
     booking = _allocated(cloud, desk_flavor, start, start + HOUR)
     updated = admission.change_end(_user(), booking, start + 2 * HOUR)
     # The update_lease cast was lost: the lease would end an hour early.
-    assert leases_db.lease_get(_admin(), booking.lease_id).end_date == \
+    assert leases_db.lease_get(_admin(), booking.lease_id).end == \
         start + HOUR
     _age(updated)
     assert reconcile()['updates'] == 1
-    assert leases_db.lease_get(_admin(), booking.lease_id).end_date == \
+    assert leases_db.lease_get(_admin(), booking.lease_id).end == \
         start + 2 * HOUR
     assert reconcile()['updates'] == 0
 
@@ -146,7 +146,7 @@ def test_shortening_while_the_worker_is_down_frees_the_hosts(  # noqa
     updated = admission.change_end(_user(), booking, start + HOUR)
     _age(updated)
     reconcile()
-    assert leases_db.lease_get(_admin(), booking.lease_id).end_date == \
+    assert leases_db.lease_get(_admin(), booking.lease_id).end == \
         start + HOUR
 
 
@@ -162,7 +162,7 @@ def test_an_extension_the_hosts_cannot_carry_is_refused(  # noqa
     flavors_db.flavor_update(_admin(), desk_flavor.id, {'slots': 16})
     with pytest.raises(exception.NoCapacity):
         admission.change_end(_user(), first, start + 2 * HOUR)
-    assert bookings_db.booking_get(_admin(), first.id).end_date == start + HOUR
+    assert bookings_db.booking_get(_admin(), first.id).end == start + HOUR
 
 
 def test_a_refused_lease_update_keeps_the_booking_truthful(  # noqa
@@ -175,10 +175,10 @@ def test_a_refused_lease_update_keeps_the_booking_truthful(  # noqa
     _allocated(cloud, desk_flavor, start + HOUR + model.guard(),
                start + 3 * HOUR, count=4)
     bookings_db.booking_update(_admin(), first.id,
-                               {'end_date': start + 2 * HOUR})
+                               {'end': start + 2 * HOUR})
     cloud.worker.update_lease(_admin(), first.id)
     row = bookings_db.booking_get(_admin(), first.id)
-    assert row.end_date == start + HOUR
+    assert row.end == start + HOUR
     assert 'end not moved' in row.status_reason
 
 
@@ -223,8 +223,8 @@ def test_worker_dies_between_the_lease_and_its_record(  # noqa
     lease = cloud.lease_manager.create_lease(_admin(), {
         'name': 'reservation-%s' % booking.id,
         'owner_type': states.Owner.BOOKING, 'owner_id': booking.id,
-        'project_id': PROJECT, 'user_id': 'alice', 'start_date': start,
-        'end_date': start + HOUR,
+        'project_id': PROJECT, 'user_id': 'alice', 'start': start,
+        'end': start + HOUR,
         'reservations': [{'resource_type': 'flavor:instance',
                           'nova_flavor_id': 'src-flavor',
                           'instance_count': 1, 'booking_id': booking.id}]})

@@ -39,13 +39,13 @@ def test_free_slots(api, casts):
     flavor = make_flavor('gpu.a100', slots=3)
     now = timeutils.utcnow()
     make_booking(flavor_id='gpu.a100', instance_count=2,
-                 start_date=now + 2 * HOUR, end_date=now + 4 * HOUR)
+                 start=now + 2 * HOUR, end=now + 4 * HOUR)
     make_booking(flavor_id='gpu.a100', instance_count=1,
-                 start_date=now + 3 * HOUR, end_date=now + 5 * HOUR,
+                 start=now + 3 * HOUR, end=now + 5 * HOUR,
                  status=states.Booking.ACTIVE)
     # Finished bookings hold nothing.
     make_booking(flavor_id='gpu.a100', instance_count=3,
-                 start_date=now + HOUR, end_date=now + 6 * HOUR,
+                 start=now + HOUR, end=now + 6 * HOUR,
                  status=states.Booking.ERROR)
     start, end = now + HOUR, now + 6 * HOUR
     one = _free(api, 'gpu.a100', start, end).json
@@ -69,8 +69,8 @@ def test_free_slots(api, casts):
 
 def test_free_slots_start_no_earlier_than_now_and_the_flavor(api):
     now = timeutils.utcnow()
-    make_flavor('gpu.a100', start_date=now + 2 * HOUR,
-                end_date=now + 3 * HOUR)
+    make_flavor('gpu.a100', start=now + 2 * HOUR,
+                end=now + 3 * HOUR)
     gaps = _free(api, 'gpu.a100', now - 5 * HOUR,
                  now + 9 * HOUR).json['free_slots']
     assert gaps == [{'start': iso(now + 2 * HOUR),
@@ -146,12 +146,12 @@ def test_availability_now_and_over_a_window(api, catalogue):
     now = timeutils.utcnow()
     a100 = make_flavor('gpu.a100', slots=4, category='gpu')
     make_booking(flavor_id='gpu.a100', instance_count=3,
-                 start_date=now - HOUR, end_date=now + HOUR,
+                 start=now - HOUR, end=now + HOUR,
                  status=states.Booking.ACTIVE)
     make_booking(flavor_id='gpu.a100', instance_count=2,
-                 start_date=now + 2 * HOUR, end_date=now + 3 * HOUR)
+                 start=now + 2 * HOUR, end=now + 3 * HOUR)
     make_booking(flavor_id='gpu.a100', instance_count=4,
-                 start_date=now - HOUR, end_date=now + 3 * HOUR,
+                 start=now - HOUR, end=now + 3 * HOUR,
                  status=states.Booking.COMPLETE)
 
     answer = _availability(api).json
@@ -206,7 +206,7 @@ def test_availability_is_live(api):
 
     assert available() == 2
     booking = make_booking(flavor_id='gpu.a100', instance_count=2,
-                           start_date=now + HOUR, end_date=now + 2 * HOUR)
+                           start=now + HOUR, end=now + 2 * HOUR)
     assert available() == 0
     api.delete('/v1/reservations/%s' % booking.id, headers=MEMBER_A)
     assert available() == 2

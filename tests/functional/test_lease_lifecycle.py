@@ -227,8 +227,8 @@ def test_a_booking_without_claims_gets_no_lease(cloud):
     booking = bookings_db.booking_create(ctx, {
         'project_id': PROJECT, 'user_id': 'alice',
         'flavor_id': cloud.catalogue.id, 'instance_count': 1,
-        'start_date': now + datetime.timedelta(seconds=60),
-        'end_date': now + datetime.timedelta(seconds=120),
+        'start': now + datetime.timedelta(seconds=60),
+        'end': now + datetime.timedelta(seconds=120),
         'status': states.Booking.PENDING_CREATE})
     cloud.worker.create_lease(ctx, booking.id)
     booking = bookings_db.booking_get(ctx, booking.id)
@@ -338,10 +338,10 @@ def test_gpus_run_out_before_cpus(cloud):
     assert bookings_db.booking_get(ctx, after.id).status == \
         states.Booking.ALLOCATED
     cloud.lease_manager.update_lease(ctx, lease.id, {
-        'end_date': lease.start_date + datetime.timedelta(seconds=8)})
+        'end': lease.start + datetime.timedelta(seconds=8)})
     with pytest.raises(exception.NotEnoughHostsAvailable):
         cloud.lease_manager.update_lease(ctx, lease.id, {
-            'end_date': lease.start_date + datetime.timedelta(seconds=15)})
+            'end': lease.start + datetime.timedelta(seconds=15)})
 
 
 def test_drift_made_by_hand_is_repaired(cloud):

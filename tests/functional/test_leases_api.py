@@ -23,8 +23,8 @@ def test_show_lease_with_reservations_allocations_and_events(api):
     assert body['name'] == lease.name
     assert body['project_id'] == 'project-a'
     assert body['user_id'] == 'reserve-bot'
-    assert body['start'] == iso(lease.start_date)
-    assert body['end'] == iso(lease.end_date)
+    assert body['start'] == iso(lease.start)
+    assert body['end'] == iso(lease.end)
     assert body['status'] == 'PENDING'
     assert body['status_reason'] is None
     assert body['degraded'] is False
@@ -58,8 +58,8 @@ def test_show_lease_with_reservations_allocations_and_events(api):
         ('start_lease', 'UNDONE', 0),
         ('before_end_lease', 'UNDONE', 0),
         ('end_lease', 'UNDONE', 0)]
-    assert body['events'][0]['time'] == iso(lease.start_date)
-    assert body['events'][2]['time'] == iso(lease.end_date)
+    assert body['events'][0]['time'] == iso(lease.start)
+    assert body['events'][2]['time'] == iso(lease.end)
     assert all(e['id'] and e['last_error'] is None for e in body['events'])
 
 

@@ -27,17 +27,17 @@ def bookings(api):
     make_flavor('gpu.a100')
     now = timeutils.utcnow()
     # 2 x 3 h and 1 x 90 min (2 started hours): 8 instance-hours.
-    make_booking(instance_count=2, start_date=now,
-                 end_date=now + datetime.timedelta(hours=3))
-    make_booking(instance_count=1, start_date=now,
-                 end_date=now + datetime.timedelta(minutes=90),
+    make_booking(instance_count=2, start=now,
+                 end=now + datetime.timedelta(hours=3))
+    make_booking(instance_count=1, start=now,
+                 end=now + datetime.timedelta(minutes=90),
                  status=states.Booking.ACTIVE)
     for status in (states.Booking.COMPLETE, states.Booking.ERROR):
-        make_booking(instance_count=4, start_date=now,
-                     end_date=now + datetime.timedelta(hours=10),
+        make_booking(instance_count=4, start=now,
+                     end=now + datetime.timedelta(hours=10),
                      status=status)
-    make_booking(project='project-b', instance_count=1, start_date=now,
-                 end_date=now + datetime.timedelta(hours=1))
+    make_booking(project='project-b', instance_count=1, start=now,
+                 end=now + datetime.timedelta(hours=1))
 
 
 def test_own_limits_and_usage(api, bookings):

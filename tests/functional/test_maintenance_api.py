@@ -92,7 +92,7 @@ def test_past_windows_are_listed_on_demand(api, flavors, now):
     from reserve.db import maintenance as maintenance_db
     from tests.functional.api_fixtures import admin_context
     maintenance_db.window_update(admin_context(), window['id'],
-                                 {'end_date': now - HOUR})
+                                 {'end': now - HOUR})
     assert api.get(URL, headers=ADMIN).json['maintenance_windows'] == []
     listed = api.get(URL + '?include_past=true',
                      headers=ADMIN).json['maintenance_windows']
@@ -102,19 +102,19 @@ def test_past_windows_are_listed_on_demand(api, flavors, now):
 def test_overlapping_live_reservations_is_409_with_their_list(
         api, flavors, now):
     a100, h100 = flavors
-    first = make_booking(flavor_id='gpu.a100', start_date=now + HOUR,
-                         end_date=now + 3 * HOUR)
+    first = make_booking(flavor_id='gpu.a100', start=now + HOUR,
+                         end=now + 3 * HOUR)
     # Ends exactly a guard before: no conflict.
-    make_booking(flavor_id='gpu.a100', start_date=now,
-                 end_date=now + 2 * HOUR - GUARD)
+    make_booking(flavor_id='gpu.a100', start=now,
+                 end=now + 2 * HOUR - GUARD)
     # Ends within the guard before: a conflict.
-    touching = make_booking(flavor_id='gpu.a100', start_date=now,
-                            end_date=now + 2 * HOUR, project='project-b')
+    touching = make_booking(flavor_id='gpu.a100', start=now,
+                            end=now + 2 * HOUR, project='project-b')
     # Finished or on another flavor: no conflict.
-    make_booking(flavor_id='gpu.a100', start_date=now + HOUR,
-                 end_date=now + 3 * HOUR, status=states.Booking.ERROR)
-    make_booking(flavor_id='gpu.h100', start_date=now + HOUR,
-                 end_date=now + 3 * HOUR)
+    make_booking(flavor_id='gpu.a100', start=now + HOUR,
+                 end=now + 3 * HOUR, status=states.Booking.ERROR)
+    make_booking(flavor_id='gpu.h100', start=now + HOUR,
+                 end=now + 3 * HOUR)
     response = _create(api, now + 2 * HOUR, now + 4 * HOUR,
                        expect_errors=True)
     error = assert_error(response, 409,
@@ -131,8 +131,8 @@ def test_overlapping_live_reservations_is_409_with_their_list(
 
 
 def test_all_flavors_window_checks_every_flavor(api, flavors, now):
-    booking = make_booking(flavor_id='gpu.h100', start_date=now + HOUR,
-                           end_date=now + 2 * HOUR)
+    booking = make_booking(flavor_id='gpu.h100', start=now + HOUR,
+                           end=now + 2 * HOUR)
     response = _create(api, now, now + 3 * HOUR, all_flavors=True,
                        expect_errors=True)
     assert_error(response, 409, 'reserve.maintenance_overlaps_reservations',
@@ -142,8 +142,8 @@ def test_all_flavors_window_checks_every_flavor(api, flavors, now):
 def test_moving_a_window_onto_reservations_is_409(api, flavors, now):
     window = _create(api, now + HOUR, now + 2 * HOUR).json[
         'maintenance_window']
-    booking = make_booking(flavor_id='gpu.h100', start_date=now + HOUR,
-                           end_date=now + 2 * HOUR)
+    booking = make_booking(flavor_id='gpu.h100', start=now + HOUR,
+                           end=now + 2 * HOUR)
     path = '%s/%s' % (URL, window['id'])
     response = api.patch_json(path, {'flavors': ['gpu.h100']},
                               headers=ADMIN, expect_errors=True)

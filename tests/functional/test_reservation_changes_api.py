@@ -115,14 +115,14 @@ def test_limit_is_capped_by_max_limit(api):
 def test_update_end(api, casts):
     booking = make_booking(status=states.Booking.ALLOCATED,
                            lease_id='lease-1')
-    new_end = iso(booking.end_date + datetime.timedelta(hours=12))
+    new_end = iso(booking.end + datetime.timedelta(hours=12))
     response = api.patch_json('%s/%s' % (URL, booking.id), {'end': new_end},
                               headers=MEMBER_A)
     assert response.status_int == 200
     assert response.json['reservation']['end'] == new_end
     assert response.json['reservation']['status'] == 'ALLOCATED'
     row = bookings_db.booking_get(admin_context(), booking.id)
-    assert timeutils.isoformat(row.end_date) == new_end
+    assert timeutils.isoformat(row.end) == new_end
     assert casts == [{'method': 'update_lease', 'booking_id': booking.id,
                       'project_id': 'project-a', 'user_id': 'alice'}]
 
@@ -136,7 +136,7 @@ def test_update_of_a_finished_booking_is_409(api, casts, status):
                               expect_errors=True)
     assert_error(response, 409, 'reserve.invalid_state', status)
     row = bookings_db.booking_get(admin_context(), booking.id)
-    assert row.end_date == booking.end_date
+    assert row.end == booking.end
     assert casts == []
 
 
@@ -151,13 +151,13 @@ def test_update_of_a_finished_booking_is_409(api, casts, status):
 def test_update_invalid_is_400(api, casts, body, words):
     booking = make_booking(status=states.Booking.ACTIVE, start_hours=-1)
     if body.get('end') == 'BEFORE':
-        body = {'end': iso(booking.start_date -
+        body = {'end': iso(booking.start -
                            datetime.timedelta(minutes=1))}
     response = api.patch_json('%s/%s' % (URL, booking.id), body,
                               headers=MEMBER_A, expect_errors=True)
     assert_error(response, 400, 'reserve.invalid', words)
     assert bookings_db.booking_get(admin_context(),
-                                   booking.id).end_date == booking.end_date
+                                   booking.id).end == booking.end
     assert casts == []
 
 

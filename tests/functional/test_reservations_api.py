@@ -63,8 +63,8 @@ def test_create(api, casts, a100):
     row = bookings_db.booking_get(admin_context(), rsv['id'])
     assert row.status == states.Booking.PENDING_CREATE
     assert row.project_id == 'project-a'
-    assert row.start_date == datetime.datetime(2099, 3, 1, 8, 0)
-    assert row.end_date == datetime.datetime(2099, 3, 3, 10, 0)
+    assert row.start == datetime.datetime(2099, 3, 1, 8, 0)
+    assert row.end == datetime.datetime(2099, 3, 3, 10, 0)
 
     assert casts == [{'method': 'create_lease', 'booking_id': rsv['id'],
                       'project_id': 'project-a', 'user_id': 'alice'}]
@@ -177,7 +177,7 @@ def test_other_project_sees_nothing(api, casts):
     # Untouched.
     row = bookings_db.booking_get(admin_context(), rsv['id'])
     assert row.status == states.Booking.PENDING_CREATE
-    assert timeutils.isoformat(row.end_date) == rsv['end']
+    assert timeutils.isoformat(row.end) == rsv['end']
     assert [c['method'] for c in casts] == ['create_lease']
 
 

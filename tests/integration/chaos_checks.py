@@ -21,8 +21,8 @@ def overbooked_now(engine):
             "WHERE kind = 'nova'"))}
         allocations = collections.defaultdict(list)
         for row in conn.execute(sa.text(
-                "SELECT host_id, start_date, end_date, amount, vcpus, "
-                "memory_mb, disk_gb FROM allocations WHERE end_date > "
+                "SELECT host_id, start, end, amount, vcpus, "
+                "memory_mb, disk_gb FROM allocations WHERE end > "
                 ":now"), {'now': _utcnow()}):
             allocations[row.host_id].append(row)
     found = []
@@ -34,8 +34,8 @@ def overbooked_now(engine):
         for r in rows:
             use = (r.vcpus * r.amount, r.memory_mb * r.amount,
                    r.disk_gb * r.amount)
-            changes.append((r.start_date, 1, use))
-            changes.append((r.end_date, 0, use))
+            changes.append((r.start, 1, use))
+            changes.append((r.end, 0, use))
         used = [0, 0, 0]
         capacity = (host.vcpus, host.memory_mb, host.local_gb)
         for _, rising, use in sorted(changes, key=lambda c: c[:2]):

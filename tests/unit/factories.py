@@ -37,7 +37,7 @@ def make_lease(events=(), name=None, status=states.Lease.PENDING,
     end = end or start + datetime.timedelta(hours=2)
     lease_values = dict(name=name or 'lease-%s' % uuid.uuid4(),
                         project_id='project-a', user_id='alice',
-                        start_date=start, end_date=end, status=status)
+                        start=start, end=end, status=status)
     lease_values.update(values)
     return leases_db.lease_create(reserve_context.get_admin_context(),
                                   lease_values, reservations=[],
@@ -71,7 +71,7 @@ def make_booking(status=states.Booking.PENDING_CREATE, lease_id=None,
     end = end or start + datetime.timedelta(hours=2)
     row = dict(project_id='project-a', user_id='alice',
                flavor_id=catalogue_flavor(flavor_id).id, instance_count=1,
-               start_date=start, end_date=end, status=status,
+               start=start, end=end, status=status,
                lease_id=lease_id)
     row.update(values)
     return bookings_db.booking_create(reserve_context.get_admin_context(), row)

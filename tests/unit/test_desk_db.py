@@ -35,18 +35,18 @@ def test_a_long_booking_is_found_far_from_its_start(db):
     assert flavors_db.flavor_get(ctx(), 'gpu.a100').longest_booking == \
         30 * 24 * 3600
     found = _read('gpu.a100', T0 + 29 * 24 * H, T0 + 29 * 24 * H + H)
-    assert found == [(long_one.start_date, long_one.end_date, 1)]
+    assert found == [(long_one.start, long_one.end, 1)]
 
 
 def test_moving_an_end_stretches_the_bound(db):
     row = factories.make_booking(start=T0, end=T0 + H)
-    bookings_db.booking_update(ctx(), row.id, {'end_date': T0 + 100 * H})
+    bookings_db.booking_update(ctx(), row.id, {'end': T0 + 100 * H})
     assert flavors_db.flavor_get(ctx(), 'gpu.a100').longest_booking == \
         100 * 3600
     assert _read('gpu.a100', T0 + 99 * H, T0 + 101 * H) == [
         (T0, T0 + 100 * H, 1)]
     # Shorter again: the bound stays (it is only an upper bound).
-    bookings_db.booking_update(ctx(), row.id, {'end_date': T0 + 2 * H})
+    bookings_db.booking_update(ctx(), row.id, {'end': T0 + 2 * H})
     assert flavors_db.flavor_get(ctx(), 'gpu.a100').longest_booking == \
         100 * 3600
 
@@ -71,10 +71,10 @@ def test_maintenance_in_window(db):
     a100 = factories.make_flavor('gpu.a100')
     h100 = factories.make_flavor('gpu.h100')
     listed = maintenance_db.window_create(ctx(), {
-        'start_date': T0, 'end_date': T0 + H, 'all_flavors': False},
+        'start': T0, 'end': T0 + H, 'all_flavors': False},
         [a100.id])
     everything = maintenance_db.window_create(ctx(), {
-        'start_date': T0 + 2 * H, 'end_date': T0 + 3 * H,
+        'start': T0 + 2 * H, 'end': T0 + 3 * H,
         'all_flavors': True})
     found = desk.maintenance_in_window(ctx(), [a100.id, h100.id], T0,
                                        T0 + 4 * H, GUARD)
@@ -117,7 +117,7 @@ def test_bookings_must_name_a_catalogue_flavor(db):
     with pytest.raises(db_exc.DBReferenceError):
         bookings_db.booking_create(ctx(), {
             'project_id': 'p', 'user_id': 'u', 'flavor_id': 'nova-id',
-            'instance_count': 1, 'start_date': T0, 'end_date': T0 + H,
+            'instance_count': 1, 'start': T0, 'end': T0 + H,
             'status': states.Booking.PENDING_CREATE})
 
 

@@ -20,8 +20,8 @@ def booking(**values):
                user_id='u-alice', project_id='p-physics',
                flavor_id='gpu.a100', instance_count=2, lease_id='lease-1',
                reserved_flavor_id='9f2a6c1d-1111-4222-8333-444455556666',
-               status='ACTIVE', status_reason=None, start_date=START,
-               end_date=END)
+               status='ACTIVE', status_reason=None, start=START,
+               end=END)
     row.update(values)
     return types.SimpleNamespace(**row)
 

@@ -49,7 +49,7 @@ def _ctx():
 def _move_end(lease, end):
     lease_manager.LeaseManager(nova_client=object(),
                                placement_client=object()).update_lease(
-        _ctx(), lease.id, {'end_date': end})
+        _ctx(), lease.id, {'end': end})
 
 
 def _events(lease):
@@ -76,7 +76,7 @@ def test_extending_after_the_warning_arms_a_new_one(sent):
     _move_end(lease, new_end)
 
     assert _events(lease) == sorted([
-        (START, lease.start_date, DONE),
+        (START, lease.start, DONE),
         (BEFORE_END, warned, DONE),
         (BEFORE_END, new_end - datetime.timedelta(minutes=WARN_MINUTES),
          UNDONE),
@@ -93,7 +93,7 @@ def test_shortening_after_the_warning_warns_again_at_once(sent, loop):
 
     # The new warning was due already (20 minutes left, warned 60 before).
     assert sent.event_types == ['lease.event.before_end_lease']
-    assert sent.sent[0][1]['end_date'] == timeutils.isoformat(new_end)
+    assert sent.sent[0][1]['end'] == timeutils.isoformat(new_end)
     assert [status for kind, _, status in _events(lease)
             if kind == BEFORE_END] == [DONE, DONE]
 
@@ -119,6 +119,6 @@ def test_the_same_end_warns_nobody_again(sent):
     lease, _ = _warned_lease()
     before = _events(lease)
 
-    _move_end(lease, lease.end_date)
+    _move_end(lease, lease.end)
 
     assert _events(lease) == before

@@ -202,8 +202,8 @@ def test_allocations_of_bookings_over_without_a_lease_are_released(run):
     live = factories.make_booking()
     over = factories.make_booking(status=B.ERROR)
     for booking in (live, over):
-        store.allocations_create(ctx, {host.id: 1}, booking.start_date,
-                                 booking.end_date, {'vcpus': 1},
+        store.allocations_create(ctx, {host.id: 1}, booking.start,
+                                 booking.end, {'vcpus': 1},
                                  booking_id=booking.id)
     assert run()['released'] == 1
     assert store.allocations_of_booking(ctx, over.id) == []
@@ -226,7 +226,7 @@ def device_reservation(status=device_states.DeviceReservation.PENDING,
     ctx = reserve_context.get_admin_context()
     row = device_reservations_db.device_reservation_create(ctx, {
         'host_id': 'host-1', 'project_id': 'project-a', 'user_id': 'alice',
-        'start_date': ago(hours=1), 'end_date': factories.ahead(hours=1),
+        'start': ago(hours=1), 'end': factories.ahead(hours=1),
         'status': status, 'topology_generation': '1',
         'updated_at': updated_at or stale()}, {}, [], [])
     if lease_status is not None:

@@ -32,7 +32,7 @@ def test_a_datetime_travels_tagged_and_comes_back_itself():
 
 
 def test_datetimes_at_any_depth_come_back_as_they_went():
-    sent = {'start_date': START, 'name': 'x', 'amount': 2, 'none': None,
+    sent = {'start': START, 'name': 'x', 'amount': 2, 'none': None,
             'reservations': [{'window': [START, END, None],
                               'nested': {'end': END, 'flag': True}}],
             'pair': (START, 'y')}
@@ -71,8 +71,8 @@ class RecordingManager:
 
     def create_lease(self, context, lease_values):
         self.received.append(lease_values)
-        return {'id': 'lease-1', 'start_date': lease_values['start_date'],
-                'end_date': lease_values['end_date']}
+        return {'id': 'lease-1', 'start': lease_values['start'],
+                'end': lease_values['end']}
 
 
 @pytest.fixture
@@ -90,6 +90,6 @@ def test_a_call_sends_and_receives_datetimes(memory_bus):
             'device-reservation', 'r-1', 'project-a', 'alice', START, END,
             [{'resource_type': 'device:gpu',
               'device_reservation': {'id': 'r-1'}}]))
-    assert server.received[0]['start_date'] == START
-    assert type(server.received[0]['end_date']) is datetime.datetime
-    assert answer == {'id': 'lease-1', 'start_date': START, 'end_date': END}
+    assert server.received[0]['start'] == START
+    assert type(server.received[0]['end']) is datetime.datetime
+    assert answer == {'id': 'lease-1', 'start': START, 'end': END}

@@ -27,10 +27,10 @@ def _attachment_view(attachment, old):
         'project_id': attachment.project_id}, old)
 
 
-def end_view(end_date):
+def end_view(end):
     """An end as the API shows it: null when open-ended."""
-    return None if states.is_open_end(end_date) else \
-        timeutils.isoformat(end_date)
+    return None if states.is_open_end(end) else \
+        timeutils.isoformat(end)
 
 
 def _by_address(device):
@@ -76,8 +76,8 @@ def reservation_view(ctx, reservation, device_view=_device_view, old=None):
         'mdev_type': reservation.mdev_type,
         'request': reservation.request and schema.as_served(
             reservation.request, old),
-        'start': timeutils.isoformat(reservation.start_date),
-        'end': end_view(reservation.end_date),
+        'start': timeutils.isoformat(reservation.start),
+        'end': end_view(reservation.end),
         'status': statuses.DEVICE_RESERVATION.show(reservation.status),
         'status_reason': reservation.status_reason,
         'contract_ref': reservation.contract_ref,

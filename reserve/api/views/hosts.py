@@ -38,7 +38,7 @@ def host_view(ctx, host, libvirt_hosts=None):
 def window_view(window):
     """A host maintenance window."""
     return {'id': window.id, 'host_id': window.host_id,
-            'start': timeutils.isoformat(window.start_date),
-            'end': timeutils.isoformat(window.end_date),
+            'start': timeutils.isoformat(window.start),
+            'end': timeutils.isoformat(window.end),
             'note': window.note,
             'created_at': timeutils.isoformat(window.created_at)}

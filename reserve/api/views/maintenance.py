@@ -6,8 +6,8 @@ from reserve.common import timeutils
 def window_view(window):
     return {
         'id': window.id,
-        'start': timeutils.isoformat(window.start_date),
-        'end': timeutils.isoformat(window.end_date),
+        'start': timeutils.isoformat(window.start),
+        'end': timeutils.isoformat(window.end),
         'note': window.note,
         'all_flavors': bool(window.all_flavors),
         'flavors': [] if window.all_flavors else window.flavor_ids,

@@ -13,10 +13,10 @@ class Booking(closing.Closable, Base):
     __table_args__ = (
         # Both hold every column the admission reads (migrations 0006,
         # 0011).
-        sa.Index('ix_bookings_flavor_live', 'flavor_id', 'end_date',
-                 'start_date', 'status', 'closed_as', 'instance_count'),
+        sa.Index('ix_bookings_flavor_live', 'flavor_id', 'end',
+                 'start', 'status', 'closed_as', 'instance_count'),
         sa.Index('ix_bookings_project_live', 'project_id', 'status',
-                 'closed_as', 'start_date', 'end_date', 'instance_count'),
+                 'closed_as', 'start', 'end', 'instance_count'),
         sa.Index('ix_bookings_status', 'status'),
         sa.Index('ix_bookings_lease', 'lease_id'),
     )
@@ -29,8 +29,8 @@ class Booking(closing.Closable, Base):
         sa.String(36), sa.ForeignKey('flavors.id', name='bookings_flavor_fk'),
         nullable=False)
     instance_count = orm.mapped_column(sa.Integer, nullable=False, default=1)
-    start_date = orm.mapped_column(sa.DateTime, nullable=False)
-    end_date = orm.mapped_column(sa.DateTime, nullable=False)
+    start = orm.mapped_column(sa.DateTime, nullable=False)
+    end = orm.mapped_column(sa.DateTime, nullable=False)
     # status (closing.Closable): what its lease made of it, which the
     # manager alone moves (reserve/manager/booking_status.py), unless the
     # desk closed it (reserve/booking/cancel.py: COMPLETE when its project

@@ -69,9 +69,9 @@ class DeviceReservation(closing.Closable, Base):
     host_id = orm.mapped_column(sa.String(36), nullable=False)
     project_id = orm.mapped_column(sa.String(64), nullable=False)
     user_id = orm.mapped_column(sa.String(64), nullable=False)
-    start_date = orm.mapped_column(sa.DateTime, nullable=False)
+    start = orm.mapped_column(sa.DateTime, nullable=False)
     # Open-ended reservations end far in the future (devices.states).
-    end_date = orm.mapped_column(sa.DateTime, nullable=False)
+    end = orm.mapped_column(sa.DateTime, nullable=False)
     # status (closing.Closable): what its lease made of it, which the
     # manager alone moves (reserve/devices/status.py), unless the desk
     # cancelled it (reserve/booking/cancel.py: CANCELLED; final).

@@ -27,9 +27,9 @@ class Flavor(Base):
     max_length_hours = orm.mapped_column(sa.Integer)
     active = orm.mapped_column(sa.Boolean, nullable=False, default=True)
     is_public = orm.mapped_column(sa.Boolean, nullable=False, default=True)
-    # When set, bookings must fit inside [start_date, end_date).
-    start_date = orm.mapped_column(sa.DateTime)
-    end_date = orm.mapped_column(sa.DateTime)
+    # When set, bookings must fit inside [start, end).
+    start = orm.mapped_column(sa.DateTime)
+    end = orm.mapped_column(sa.DateTime)
     category = orm.mapped_column(sa.String(255))
     availability_zone = orm.mapped_column(sa.String(255))
     # Seconds: never less than the longest booking ever written for this

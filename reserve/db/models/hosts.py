@@ -69,16 +69,16 @@ class HostMaintenanceWindow(Base):
     maintenance-windows)."""
     __tablename__ = 'host_maintenance_windows'
     __table_args__ = (
-        sa.Index('ix_host_maintenance_windows_window', 'end_date',
-                 'start_date'),
+        sa.Index('ix_host_maintenance_windows_window', 'end',
+                 'start'),
     )
 
     id = orm.mapped_column(sa.String(36), primary_key=True, default=_uuid)
     host_id = orm.mapped_column(
         sa.String(36), sa.ForeignKey('hosts.id', ondelete='CASCADE'),
         nullable=False)
-    start_date = orm.mapped_column(sa.DateTime, nullable=False)
-    end_date = orm.mapped_column(sa.DateTime, nullable=False)
+    start = orm.mapped_column(sa.DateTime, nullable=False)
+    end = orm.mapped_column(sa.DateTime, nullable=False)
     note = orm.mapped_column(sa.Text)
 
 

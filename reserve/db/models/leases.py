@@ -27,8 +27,8 @@ class Lease(Base):
     owner_id = orm.mapped_column(sa.String(36))
     project_id = orm.mapped_column(sa.String(64), nullable=False)
     user_id = orm.mapped_column(sa.String(64), nullable=False)
-    start_date = orm.mapped_column(sa.DateTime, nullable=False)
-    end_date = orm.mapped_column(sa.DateTime, nullable=False)
+    start = orm.mapped_column(sa.DateTime, nullable=False)
+    end = orm.mapped_column(sa.DateTime, nullable=False)
     status = orm.mapped_column(sa.String(32), nullable=False)
     status_reason = orm.mapped_column(sa.Text)
     degraded = orm.mapped_column(sa.Boolean, nullable=False, default=False)
@@ -75,7 +75,7 @@ class LeaseReservation(Base):
 
 class Allocation(Base):
     """One host held for one owner: ``amount`` instances of a given size
-    over [start_date, end_date) (plus the booking guard, see
+    over [start, end) (plus the booking guard, see
     reserve.capacity).
 
     It is what the capacity model counts. A booking's allocations are
@@ -93,9 +93,9 @@ class Allocation(Base):
                             name='uniq_allocations0booking0host'),
         # Both hold every column a decision reads (migration 0006): the
         # allocations of a window, of every host or of a few.
-        sa.Index('ix_allocations_host_window', 'host_id', 'end_date',
-                 'start_date', 'amount', 'vcpus', 'memory_mb', 'disk_gb'),
-        sa.Index('ix_allocations_window_sizes', 'end_date', 'start_date',
+        sa.Index('ix_allocations_host_window', 'host_id', 'end',
+                 'start', 'amount', 'vcpus', 'memory_mb', 'disk_gb'),
+        sa.Index('ix_allocations_window_sizes', 'end', 'start',
                  'host_id', 'amount', 'vcpus', 'memory_mb', 'disk_gb'),
         sa.Index('ix_allocations_booking', 'booking_id'),
     )
@@ -111,8 +111,8 @@ class Allocation(Base):
     host_id = orm.mapped_column(
         sa.String(36), sa.ForeignKey('hosts.id'), nullable=False)
     amount = orm.mapped_column(sa.Integer, nullable=False)
-    start_date = orm.mapped_column(sa.DateTime, nullable=False)
-    end_date = orm.mapped_column(sa.DateTime, nullable=False)
+    start = orm.mapped_column(sa.DateTime, nullable=False)
+    end = orm.mapped_column(sa.DateTime, nullable=False)
     # The size of one instance: disk_gb counts the ephemeral disk too;
     # gpus is {key: count} (reserve.capacity.gpus), None for none.
     vcpus = orm.mapped_column(sa.Integer, nullable=False, default=0,

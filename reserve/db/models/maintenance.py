@@ -10,12 +10,12 @@ class MaintenanceWindow(Base):
     """A time during which some flavors (or all) cannot be booked."""
     __tablename__ = 'maintenance_windows'
     __table_args__ = (
-        sa.Index('ix_maintenance_windows_window', 'end_date', 'start_date'),
+        sa.Index('ix_maintenance_windows_window', 'end', 'start'),
     )
 
     id = orm.mapped_column(sa.String(36), primary_key=True, default=_uuid)
-    start_date = orm.mapped_column(sa.DateTime, nullable=False)
-    end_date = orm.mapped_column(sa.DateTime, nullable=False)
+    start = orm.mapped_column(sa.DateTime, nullable=False)
+    end = orm.mapped_column(sa.DateTime, nullable=False)
     note = orm.mapped_column(sa.Text)
     all_flavors = orm.mapped_column(sa.Boolean, nullable=False,
                                     default=False)

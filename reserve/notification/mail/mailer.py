@@ -105,10 +105,10 @@ class Mailer:
             return False
         statuses, not_over = _STILL_TRUE[event]
         if booking.status not in statuses or (
-                not_over and booking.end_date <= timeutils.utcnow()):
+                not_over and booking.end <= timeutils.utcnow()):
             LOG.info('No %s mail for reservation %s: it is %s, ending %s',
                      event, booking_id, booking.status,
-                     timeutils.isoformat(booking.end_date))
+                     timeutils.isoformat(booking.end))
             return False
         user = self.address_book.lookup(booking.user_id)
         if user is None:

@@ -76,14 +76,14 @@ def template_values(booking, user_name=None, flavor_name=None, now=None):
         'lease_id': booking.lease_id or '',
         'status': booking.status,
         'status_reason': booking.status_reason or '',
-        'start_iso': timeutils.isoformat(booking.start_date),
-        'end_iso': timeutils.isoformat(booking.end_date),
-        'start_human': human(booking.start_date),
-        'end_human': human(booking.end_date),
-        'start_short': short(booking.start_date),
-        'end_short': short(booking.end_date),
-        'length': duration(booking.end_date - booking.start_date),
-        'time_left': about(booking.end_date - now),
+        'start_iso': timeutils.isoformat(booking.start),
+        'end_iso': timeutils.isoformat(booking.end),
+        'start_human': human(booking.start),
+        'end_human': human(booking.end),
+        'start_short': short(booking.start),
+        'end_short': short(booking.end),
+        'length': duration(booking.end - booking.start),
+        'time_left': about(booking.end - now),
     }
 
 

@@ -43,7 +43,7 @@ def test_a_move_that_read_the_lease_before_the_cancel_is_refused(cloud):
         engine_states.Lease.DELETING
     # The end is due now, in the transaction that marked the lease.
     assert _end_event(lease.id).time <= timeutils.utcnow()
-    later = read_before.end_date + datetime.timedelta(hours=3)
+    later = read_before.end + datetime.timedelta(hours=3)
     # The compare-and-swap on the lease's status and end refuses it.
     assert cloud.manager._move_end(cloud.ctx, read_before, later) is False
     with pytest.raises(exception.InvalidState) as caught:

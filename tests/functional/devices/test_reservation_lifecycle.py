@@ -119,8 +119,8 @@ def test_open_ended_until_cancelled(cloud):
     rsv_id = cloud.reserve(device_ids=[cloud.device(host, '0000:b1:00.0').id],
                            domains=['gpu-vm-3'])
     rsv = cloud.reservation(rsv_id)
-    assert states.is_open_end(rsv.end_date)
-    assert cloud.lease(rsv_id).end_date == states.OPEN_END
+    assert states.is_open_end(rsv.end)
+    assert cloud.lease(rsv_id).end == states.OPEN_END
     # A device lease writes no capacity allocation: the capacity model's
     # longest allocation (an INTEGER of seconds, which an open end would
     # overflow on MariaDB and PostgreSQL) is not stretched to its open
@@ -228,9 +228,9 @@ def test_moving_the_end_checks_the_devices(cloud):
     with pytest.raises(exception.Conflict):
         cloud.manager.move_device_reservation_end(cloud.ctx, first, None)
     cloud.manager.move_device_reservation_end(cloud.ctx, first, at(2))
-    assert cloud.reservation(first).end_date == \
+    assert cloud.reservation(first).end == \
         base + datetime.timedelta(hours=2)
-    assert cloud.reservation(first).end_date == cloud.lease(first).end_date
+    assert cloud.reservation(first).end == cloud.lease(first).end
 
 
 def test_device_leases_are_not_booking_orphans(cloud):

@@ -41,8 +41,8 @@ def _host_with_devices(ctx, count):
 
 def _reservation(ctx, host_id, device_ids, projects, attached, hours):
     values = {'host_id': host_id, 'project_id': 'owner', 'user_id': 'u',
-              'start_date': NOW + datetime.timedelta(hours=hours),
-              'end_date': NOW + datetime.timedelta(hours=hours + 2),
+              'start': NOW + datetime.timedelta(hours=hours),
+              'end': NOW + datetime.timedelta(hours=hours + 2),
               'status': 'PENDING', 'request': {'count': len(device_ids)},
               'topology_generation': 'g1'}
     attachments = [{'device_id': device_id, 'domain': 'vm-%d' % i,
@@ -70,7 +70,7 @@ def test_each_listed_reservation_is_its_get(backend, tmp_path):
                      attached=0, hours=3)
         listed = device_reservations_db.device_reservation_list(ctx)
         assert len(listed) == 4
-        by_start = {r.start_date: r for r in listed}
+        by_start = {r.start: r for r in listed}
         assert sorted(by_start) == [
             NOW + datetime.timedelta(hours=h) for h in range(4)]
         for item in listed:

@@ -24,8 +24,8 @@ def reservation(rid, project='project-a'):
     return types.SimpleNamespace(
         id=rid, project_id=project, projects=[],
         status=states.DeviceReservation.ACTIVE,
-        released_at=None, start_date=datetime.datetime(2030, 1, 1),
-        end_date=states.OPEN_END)
+        released_at=None, start=datetime.datetime(2030, 1, 1),
+        end=states.OPEN_END)
 
 
 DEVICES = [

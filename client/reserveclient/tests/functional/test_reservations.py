@@ -295,8 +295,8 @@ def seeded_lease(server):
             "VALUES (?, 'nova', ?, ?, 64, 524288, 1800, 1, ?, ?)",
             host_id, name, name, now, now)
     server.sql(
-        'INSERT INTO leases (id, name, project_id, user_id, start_date, '
-        'end_date, status, degraded, created_at, updated_at) VALUES '
+        'INSERT INTO leases (id, name, project_id, user_id, start, '
+        'end, status, degraded, created_at, updated_at) VALUES '
         "(?, ?, 'noauth-project', 'functional', '2035-01-01 00:00:00.000000', "
         "'2035-01-02 00:00:00.000000', 'PENDING', 0, ?, ?)",
         lease_id, 'Reservation fn-%s' % lease_id[:8], now, now)
@@ -310,7 +310,7 @@ def seeded_lease(server):
     for host_id in host_ids:
         server.sql(
             'INSERT INTO allocations (id, lease_reservation_id, host_id, '
-            'amount, start_date, end_date, created_at, updated_at) VALUES '
+            'amount, start, end, created_at, updated_at) VALUES '
             "(?, ?, ?, 1, '2035-01-01 00:00:00.000000', "
             "'2035-01-02 00:00:00.000000', ?, ?)",
             str(uuid.uuid4()), rsv_id, host_id, now, now)

@@ -43,7 +43,7 @@ FREE_SLOTS_PARAMS = ('start', 'end', 'instance_count')
 AVAILABILITY_PARAMS = ('start', 'end', 'category', 'availability_zone')
 
 # API field → column, for the fields that differ.
-_COLUMNS = {'start': 'start_date', 'end': 'end_date'}
+_COLUMNS = {'start': 'start', 'end': 'end'}
 
 
 def _read_nova_flavor(ctx, values, current=None):
@@ -242,7 +242,7 @@ class FlavorsController(rest.RestController):
     def post(self, *args, ctx, body):
         _check_name(body['name'])
         values = _columns(body)
-        _check_window(values.get('start_date'), values.get('end_date'))
+        _check_window(values.get('start'), values.get('end'))
         values.setdefault('max_length_hours',
                           CONF.booking.default_max_length_hours)
         _read_nova_flavor(ctx, values)
@@ -258,8 +258,8 @@ class FlavorsController(rest.RestController):
         if 'name' in body:
             _check_name(body['name'])
         values = _columns(body)
-        _check_window(values.get('start_date', flavor.start_date),
-                      values.get('end_date', flavor.end_date))
+        _check_window(values.get('start', flavor.start),
+                      values.get('end', flavor.end))
         # Every update reads the nova flavor again: the way to refresh
         # the entry after the nova flavor changed.
         values.setdefault('nova_flavor_id', flavor.nova_flavor_id)

@@ -96,13 +96,13 @@ class MaintenanceWindowsController(rest.RestController):
     def patch(self, window_id=None, *, ctx, body):
         window = maintenance_db.window_get(ctx, window_id)
         values = {}
-        for field, column in (('start', 'start_date'), ('end', 'end_date')):
+        for field, column in (('start', 'start'), ('end', 'end')):
             if field in body:
                 values[column] = utils.parse_date(body[field], field)
         if 'note' in body:
             values['note'] = body['note']
-        _check_dates(values.get('start_date', window.start_date),
-                     values.get('end_date', window.end_date))
+        _check_dates(values.get('start', window.start),
+                     values.get('end', window.end))
         flavor_ids = None
         if 'all_flavors' in body or 'flavors' in body:
             all_flavors = body.get('all_flavors', False)
