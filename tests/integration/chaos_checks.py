@@ -12,6 +12,15 @@ def _utcnow():
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
 
+# Built, not written as text: "end" is a reserved word in PostgreSQL,
+# which SQLAlchemy quotes on each backend.
+_ALLOCATIONS = sa.table(
+    'allocations', sa.column('host_id'), sa.column('start', sa.DateTime),
+    sa.column('end', sa.DateTime),
+    *(sa.column(name)
+      for name in ('amount', 'vcpus', 'memory_mb', 'disk_gb')))
+
+
 def overbooked_now(engine):
     """Hosts whose allocations hold more than their capacity at some instant
     from now on, as 'host: resource used/capacity' lines."""
@@ -20,10 +29,8 @@ def overbooked_now(engine):
             "SELECT id, name, vcpus, memory_mb, local_gb FROM hosts "
             "WHERE kind = 'nova'"))}
         allocations = collections.defaultdict(list)
-        for row in conn.execute(sa.text(
-                "SELECT host_id, start, end, amount, vcpus, "
-                "memory_mb, disk_gb FROM allocations WHERE end > "
-                ":now"), {'now': _utcnow()}):
+        for row in conn.execute(sa.select(_ALLOCATIONS).where(
+                _ALLOCATIONS.c.end > _utcnow())):
             allocations[row.host_id].append(row)
     found = []
     for host_id, rows in allocations.items():

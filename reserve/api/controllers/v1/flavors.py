@@ -42,8 +42,8 @@ LIST_PARAMS = ('category', 'availability_zone', 'is_public', 'active',
 FREE_SLOTS_PARAMS = ('start', 'end', 'instance_count')
 AVAILABILITY_PARAMS = ('start', 'end', 'category', 'availability_zone')
 
-# API field → column, for the fields that differ.
-_COLUMNS = {'start': 'start', 'end': 'end'}
+# The fields of the body that are dates.
+_DATES = ('start', 'end')
 
 
 def _read_nova_flavor(ctx, values, current=None):
@@ -89,9 +89,9 @@ def _columns(body):
     for field, value in body.items():
         if field == 'projects':
             continue
-        if field in _COLUMNS:
+        if field in _DATES:
             value = utils.parse_date(value, field) if value else None
-        values[_COLUMNS.get(field, field)] = value
+        values[field] = value
     return values
 
 

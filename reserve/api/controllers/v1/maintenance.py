@@ -96,9 +96,9 @@ class MaintenanceWindowsController(rest.RestController):
     def patch(self, window_id=None, *, ctx, body):
         window = maintenance_db.window_get(ctx, window_id)
         values = {}
-        for field, column in (('start', 'start'), ('end', 'end')):
+        for field in ('start', 'end'):
             if field in body:
-                values[column] = utils.parse_date(body[field], field)
+                values[field] = utils.parse_date(body[field], field)
         if 'note' in body:
             values['note'] = body['note']
         _check_dates(values.get('start', window.start),
