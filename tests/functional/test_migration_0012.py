@@ -1,12 +1,10 @@
-"""The migration of the windows (0012_one_window): their columns are
-renamed start and end on every backend, with every row of every table
-kept (the rows that point at a renamed table too: SQLite must not copy
-and drop it). It is found by its name, wherever it stands in the chain.
-"""
+"""Migration 0012: the stored statuses of device reservations,
+attachments, lease reservations and devices in upper case, and the
+manager that took an event in ``taken_by``/``taken_at``, on every
+backend, keeping the rows."""
 import datetime
 
 from alembic import command
-from alembic import script
 from oslo_config import cfg
 import pytest
 import sqlalchemy as sa
@@ -19,112 +17,102 @@ from tests.fixtures import database
 
 CONF = cfg.CONF
 NOW = datetime.datetime(2031, 1, 1)
-START = datetime.datetime(2031, 3, 1, 8)
-END = datetime.datetime(2031, 3, 2, 10)
-WINDOWS = ('leases', 'allocations', 'bookings', 'device_reservations',
-           'flavors', 'maintenance_windows', 'host_maintenance_windows')
-RENAMED = {'start_date': 'start', 'end_date': 'end'}
 
 
-def _revisions():
-    """The migration renaming the windows, and the one before it."""
-    [found] = [r for r in script.ScriptDirectory.from_config(
-        migration._config()).walk_revisions()
-        if r.path.endswith('_one_window.py')]
-    return found.revision, found.down_revision
+def _rows(conn):
+    """A libvirt host with two devices, two device reservations (one in
+    review, one cancelled), an attachment, a lease with its reservation
+    and an event a manager took."""
+    stamps = {'now': NOW, 'yes': True, 'no': False}
+    conn.execute(sa.text(
+        "INSERT INTO hosts (id, kind, name, uri, vcpus, memory_mb, "
+        "local_gb, reservable, created_at, updated_at) VALUES ('h1', "
+        "'libvirt', 'h', 'test:///default', 0, 0, 0, :yes, :now, :now)"),
+        stamps)
+    for device_id, address, state in (('d1', '0000:17:00.0', 'present'),
+                                      ('d2', '0000:18:00.0', 'missing')):
+        conn.execute(sa.text(
+            "INSERT INTO devices (id, host_id, name, pci_address, "
+            "iommu_group_members, virtual_functions, mdev_types, mdevs, "
+            "in_use_by, state, created_at, updated_at) VALUES (:id, 'h1', "
+            ":id, :address, '[]', '[]', '[]', '[]', '[]', :state, :now, "
+            ":now)"), dict(stamps, id=device_id, address=address,
+                           state=state))
+    for rsv_id, status, closed_as in (('r1', 'needs-review', None),
+                                      ('r2', 'active', 'cancelled')):
+        conn.execute(sa.text(
+            "INSERT INTO device_reservations (id, host_id, project_id, "
+            "user_id, start_date, end_date, status, closed_as, request, "
+            "topology_generation, created_at, updated_at) VALUES (:id, "
+            "'h1', 'p', 'u', :now, :now, :status, :closed_as, '{}', 'g', "
+            ":now, :now)"), dict(stamps, id=rsv_id, status=status,
+                                 closed_as=closed_as))
+    conn.execute(sa.text(
+        "INSERT INTO device_attachments (id, reservation_id, device_id, "
+        "domain, kind, project_id, state, created_at, updated_at) VALUES "
+        "('a1', 'r1', 'd1', 'vm', 'pci', 'p', 'attaching', :now, :now)"),
+        stamps)
+    conn.execute(sa.text(
+        "INSERT INTO leases (id, name, project_id, user_id, start_date, "
+        "end_date, status, degraded, created_at, updated_at) VALUES "
+        "('l1', 'device-reservation-r1', 'p', 'u', :now, :now, 'ACTIVE', "
+        ":no, :now, :now)"), stamps)
+    conn.execute(sa.text(
+        "INSERT INTO lease_reservations (id, lease_id, resource_type, "
+        "status, amount, vcpus, memory_mb, disk_gb, ephemeral_gb, swap_mb,"
+        " extra_specs, created_at, updated_at) VALUES ('r1', 'l1', "
+        "'device:gpu', 'deleted', 1, 0, 0, 0, 0, 0, '{}', :now, :now)"),
+        stamps)
+    conn.execute(sa.text(
+        "INSERT INTO events (id, lease_id, event_type, time, status, "
+        "attempts, claimed_by, claimed_at, created_at, updated_at) VALUES "
+        "('e1', 'l1', 'end_lease', :now, 'IN_PROGRESS', 1, 'manager-1', "
+        ":now, :now, :now)"), stamps)
 
 
-def _filler(column, dialect):
-    """A value any NOT NULL column of its type takes."""
-    kind = column.type
-    if isinstance(kind, sa.JSON):
-        return {}
-    if isinstance(kind, sa.Boolean):
-        return True
-    if isinstance(kind, sa.Integer):
-        return 1
-    if isinstance(kind, sa.DateTime):
-        return NOW
-    if dialect == 'mysql' and 'TEXT' in str(kind).upper():
-        return '{}'  # MariaDB keeps JSON as LONGTEXT, checked as JSON
-    return 'x'
-
-
-def _fill(conn):
-    """One row in every table, each foreign key pointing at its parent's
-    row, each window [START, END); the rows as written, by table."""
-    meta = sa.MetaData()
-    meta.reflect(conn)
-    dialect = conn.dialect.name
-    written, ids = {}, {}
-    for table in meta.sorted_tables:
-        if table.name == 'alembic_version' or conn.execute(
-                sa.select(sa.func.count()).select_from(table)).scalar():
-            continue
-        row = {}
-        for column in table.columns:
-            parents = [fk.column for fk in column.foreign_keys]
-            if parents:
-                row[column.name] = ids[parents[0].table.name][
-                    parents[0].name]
-            elif column.name in ('start_date', 'end_date'):
-                row[column.name] = START if column.name == 'start_date' \
-                    else END
-            elif column.primary_key and isinstance(column.type, sa.String):
-                row[column.name] = table.name[:column.type.length or 36]
-            elif column.primary_key and column.autoincrement is not False:
-                row[column.name] = 7
-            elif not column.nullable and column.server_default is None:
-                row[column.name] = _filler(column, dialect)
-        conn.execute(table.insert(), row)
-        ids[table.name] = row
-        written[table.name] = _rows(conn, table.name)
-    return written
-
-
-def _rows(conn, name):
-    table = sa.Table(name, sa.MetaData(), autoload_with=conn)
-    return [dict(r) for r in conn.execute(sa.select(table)).mappings()]
-
-
-def _renamed(rows):
-    return [{RENAMED.get(k, k): v for k, v in row.items()} for row in rows]
+def _values(engine, taker):
+    with engine.connect() as conn:
+        def rows(sql):
+            return sorted(tuple(r) for r in conn.execute(sa.text(sql)))
+        return {
+            'devices': rows('SELECT id, state FROM devices'),
+            'device_reservations': rows(
+                'SELECT id, status, closed_as FROM device_reservations'),
+            'device_attachments': rows(
+                'SELECT id, state FROM device_attachments'),
+            'lease_reservations': rows(
+                'SELECT id, status FROM lease_reservations'),
+            # taken_at kept: the row is found by it.
+            'events': rows('SELECT id, {0}_by FROM events WHERE {0}_at = '
+                           "'2031-01-01 00:00:00'".format(taker)),
+        }
 
 
 @pytest.mark.parametrize('backend', backends.BACKENDS)
-def test_windows_are_renamed_and_every_row_kept(backend, tmp_path):
+def test_statuses_are_upper_case_and_events_taken(backend, tmp_path):
     with backends.throwaway_database(backend, tmp_path) as url:
         CONF.set_override('connection', url, group='database')
         database.reset_engine()
         try:
-            renaming, before_it = _revisions()
             engine = db_api.get_engine()
             with engine.begin() as conn:
-                command.upgrade(migration._config(conn), before_it)
-                before = _fill(conn)
-            assert set(WINDOWS) <= set(before)
+                command.upgrade(migration._config(conn), '0011')
+                _rows(conn)
+            before = _values(engine, 'claimed')
             with engine.begin() as conn:
-                command.upgrade(migration._config(conn), renaming)
-            with engine.connect() as conn:
-                after = {name: _rows(conn, name) for name in before}
-            for name in WINDOWS:
-                [row] = after[name]
-                assert (row['start'], row['end']) == (START, END), name
-                assert 'start_date' not in row and 'end_date' not in row
-            assert after == {name: _renamed(rows)
-                             for name, rows in before.items()}
-            # The quoting of "end" holds in a query on each backend.
-            with engine.connect() as conn:
-                leases = sa.Table('leases', sa.MetaData(),
-                                  autoload_with=conn)
-                assert conn.execute(
-                    sa.select(leases.c.id).where(leases.c.end > START)
-                    .order_by(leases.c.end)).scalars().all() == ['leases']
-            # Downgraded, the old names are back with the same rows.
+                command.upgrade(migration._config(conn), '0012')
+            assert _values(engine, 'taken') == {
+                'devices': [('d1', 'PRESENT'), ('d2', 'MISSING')],
+                'device_reservations': [('r1', 'NEEDS_REVIEW', None),
+                                        ('r2', 'ACTIVE', 'CANCELLED')],
+                'device_attachments': [('a1', 'ATTACHING')],
+                'lease_reservations': [('r1', 'DELETED')],
+                'events': [('e1', 'manager-1')],
+            }
+            # Downgraded, the rows are as they were.
             with engine.begin() as conn:
-                command.downgrade(migration._config(conn), before_it)
-            with engine.connect() as conn:
-                assert {name: _rows(conn, name) for name in before} == before
+                command.downgrade(migration._config(conn), '0011')
+            assert _values(engine, 'claimed') == before
         finally:
             database.reset_engine()
             CONF.clear_override('connection', group='database')

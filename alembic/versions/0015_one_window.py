@@ -12,16 +12,16 @@ and with foreign keys on, dropping ``leases``, ``bookings`` or
 them. ``end`` is a reserved word in PostgreSQL; the DDL and every query
 quote it.
 
-Revision ID: 0012
-Revises: 0011
+Revision ID: 0015
+Revises: 0014
 Create Date: 2026-12-03
 """
 from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0012'
-down_revision = '0011'
+revision = '0015'
+down_revision = '0014'
 branch_labels = None
 depends_on = None
 
