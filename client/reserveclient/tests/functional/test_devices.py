@@ -112,7 +112,7 @@ def test_device_reservation_affirm(server, cli):
     err = cli.fails('reserve', 'device', 'reservation', 'affirm',
                     created['id'])
     assert 'HTTP 409' in err
-    server.sql("UPDATE device_reservations SET status = 'needs-review' "
+    server.sql("UPDATE device_reservations SET status = 'NEEDS_REVIEW' "
                "WHERE id = ?", created['id'])
     affirmed = cli.json('reserve', 'device', 'reservation', 'affirm',
                         created['id'])

@@ -304,7 +304,7 @@ def seeded_lease(server):
         'INSERT INTO lease_reservations (id, lease_id, resource_type, '
         'status, amount, source_flavor_id, vcpus, memory_mb, disk_gb, '
         'ephemeral_gb, swap_mb, extra_specs, created_at, updated_at) '
-        "VALUES (?, ?, 'flavor:instance', 'pending', 2, 'gpu.a100', 8, "
+        "VALUES (?, ?, 'flavor:instance', 'PENDING', 2, 'gpu.a100', 8, "
         "65536, 40, 0, 0, ?, ?, ?)",
         rsv_id, lease_id, '{"pci_passthrough:alias": "a100:1"}', now, now)
     for host_id in host_ids:
