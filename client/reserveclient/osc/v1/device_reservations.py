@@ -80,7 +80,7 @@ def _add_note_arguments(parser):
 class CreateDeviceReservation(base.ReserveCommand, command.ShowOne):
     """Reserve GPU devices of a libvirt host for a set of projects.
 
-    Name the devices (--unit) or ask for a number of devices of a model
+    Name the devices (--device) or ask for a number of devices of a model
     (--count and --model). The reservation starts now unless --start is
     given and is open-ended (until cancelled) unless --end is given.
     """
@@ -89,7 +89,7 @@ class CreateDeviceReservation(base.ReserveCommand, command.ShowOne):
         parser = super().get_parser(prog_name)
         what = parser.add_mutually_exclusive_group(required=True)
         what.add_argument(
-            '--unit', metavar='<device>', dest='units', action='append',
+            '--device', metavar='<device>', dest='devices', action='append',
             help='GPU device to reserve: ID, PCI address or node device name '
                  '(repeat for several)')
         what.add_argument(
@@ -130,17 +130,18 @@ class CreateDeviceReservation(base.ReserveCommand, command.ShowOne):
     def take_action(self, parsed_args):
         if parsed_args.count and not parsed_args.model:
             raise exceptions.CommandError('--count needs --model')
-        if parsed_args.units and (parsed_args.model or
+        if parsed_args.devices and (parsed_args.model or
                                   parsed_args.numa_local):
             raise exceptions.CommandError(
-                '--model and --numa-local go with --count, not --unit')
+                '--model and --numa-local go with --count, not --device')
         client = base.reserve_client(self)
-        unit_ids = None
-        if parsed_args.units:
-            unit_ids = [client.devices.find(ref, host=parsed_args.host)['id']
-                        for ref in parsed_args.units]
+        device_ids = None
+        if parsed_args.devices:
+            device_ids = [client.devices.find(ref, host=parsed_args.host)['id']
+                          for ref in parsed_args.devices]
+        # The names of microversion 1.0, which this client speaks.
         values = dict(
-            unit_ids=unit_ids, count=parsed_args.count,
+            unit_ids=device_ids, count=parsed_args.count,
             model=parsed_args.model, host=parsed_args.host,
             numa_local=parsed_args.numa_local or None,
             mdev_type=parsed_args.mdev_type,

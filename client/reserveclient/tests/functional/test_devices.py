@@ -104,7 +104,7 @@ def test_device_reservation_affirm(server, cli):
     units = cli.json('reserve', 'device', 'list', '--host', 'gpu-t4-01')
     unit = units[-1]
     created = cli.json('reserve', 'device', 'reservation', 'create',
-                       '--unit', unit['PCI Address'], '--host', 'gpu-t4-01',
+                       '--device', unit['PCI Address'], '--host', 'gpu-t4-01',
                        '--end', _in_three_weeks())
     assert created['unit_ids'] == [unit['ID']]
     assert _wait(cli, created['id'], ('active',)) == 'active'

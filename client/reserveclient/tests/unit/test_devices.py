@@ -77,7 +77,7 @@ def test_create_by_count_and_model(runner, api):
 def test_create_by_units_resolves_pci_addresses(runner, api):
     unit = _unit(api, '0000:3b:00.0')
     runner.take(rsv_cmds.CreateDeviceReservation, [
-        '--unit', '0000:3b:00.0', '--unit', unit['id']])
+        '--device', '0000:3b:00.0', '--device', unit['id']])
     assert api.requests[-1].body == {'unit_ids': [unit['id'], unit['id']]}
 
 
@@ -86,12 +86,12 @@ def test_create_checks_its_options(runner):
         runner.parse(rsv_cmds.CreateDeviceReservation, [])
     with pytest.raises(SystemExit):
         runner.parse(rsv_cmds.CreateDeviceReservation,
-                     ['--unit', 'u1', '--count', '1'])
+                     ['--device', 'u1', '--count', '1'])
     with pytest.raises(Exception, match='--count needs --model'):
         runner.take(rsv_cmds.CreateDeviceReservation, ['--count', '1'])
     with pytest.raises(Exception, match='go with --count'):
         runner.take(rsv_cmds.CreateDeviceReservation,
-                    ['--unit', 'u1', '--numa-local'])
+                    ['--device', 'u1', '--numa-local'])
 
 
 def test_create_dry_run_reserves_nothing(runner, api):
