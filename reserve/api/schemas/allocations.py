@@ -19,7 +19,7 @@ def response_schemas():
             'resource_type': parts.STR, 'lease_id': parts.STR,
             'project_id': parts.STR,
             'amount': dict(parts.INT, description=(
-                'Since 1.2: the instances (or GPU units) held on the '
+                'Since 1.2: the instances (or GPU devices) held on the '
                 'host')),
             'count': dict(parts.INT, description=(
                 'Before 1.2: the same as amount')),

@@ -1,6 +1,6 @@
 """/v1/allocations: which hosts back which lease reservations, read only.
 
-An allocation holds instances (or GPU units) of one lease reservation
+An allocation holds instances (or GPU devices) of one lease reservation
 on one host.
 
 Administrators see every project's allocations (``project_id`` narrows
