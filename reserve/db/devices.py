@@ -36,7 +36,7 @@ def host_record_refresh(context, host_id, values):
 
 
 def lock_host(context, host_id):
-    """Serialise claims on one host until the transaction ends: its row
+    """Serialise holds on one host until the transaction ends: its row
     is locked (FOR UPDATE); on SQLite the write lock is taken now, so
     that two holds never read the same free devices."""
     with db_api.writer.using(context) as session:

@@ -45,7 +45,7 @@ _MOVE_ATTEMPTS = 5
 
 
 def _awaits_lease(reservation):
-    """Whether a device reservation is claimed and live, its lease yet
+    """Whether a device reservation is admitted and live, its lease yet
     to be made (by the worker)."""
     return (reservation is not None and reservation.released_at is None
             and reservation.status in device_states.DeviceReservation.LIVE)

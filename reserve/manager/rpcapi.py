@@ -3,7 +3,7 @@
 1.0 - the first release: create_lease, update_lease, delete_lease,
       sync_lease (cast), create_host, refresh_host, host_domains,
       sync_fence (cast), and of a device reservation the booking desk
-      claimed: affirm, attach/detach a domain, set the domains, move the
+      admitted: affirm, attach/detach a domain, set the domains, move the
       end
 
 Dates cross as datetimes (reserve.common.rpc's serializer). A method

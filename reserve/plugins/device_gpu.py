@@ -43,7 +43,7 @@ class DeviceGpuPlugin(base.ResourcePlugin):
             context, reservation.id)
         holds.check_window(context, found, start, end)
         # Called in the transaction that moves the lease: the device
-        # reservation's own window (what its claims use) moves with it,
+        # reservation's own window (what its holds use) moves with it,
         # while it is live (a compare-and-swap: a cancel that got there
         # first wins, and the whole move is refused).
         if not device_reservations_db.device_reservation_update(

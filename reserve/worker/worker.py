@@ -1,5 +1,5 @@
 """The worker's RPC endpoint: turns bookings and device reservations
-(which the booking desk claimed) into leases.
+(which the booking desk admitted) into leases.
 
 Every method is idempotent and safe to run again: the reconciler casts
 them again whenever a booking's next step is overdue.
