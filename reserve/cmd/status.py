@@ -55,7 +55,7 @@ class Checks(upgradecheck.UpgradeCommands):
             return upgradecheck.Result(
                 upgradecheck.Code.WARNING,
                 '[api]auth_strategy is noauth: anyone reaching the API '
-                'acts as whoever they claim to be.')
+                'acts as whoever its headers say it is.')
         return upgradecheck.Result(upgradecheck.Code.SUCCESS)
 
     def _check_migrated_flavors(self):
