@@ -4,18 +4,13 @@ manager that took an event in ``taken_by``/``taken_at``, on every
 backend, keeping the rows."""
 import datetime
 
-from alembic import command
-from oslo_config import cfg
 import pytest
 import sqlalchemy as sa
 
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
-from reserve.db import api as db_api
-from reserve.db import migration
 from tests.fixtures import backends
 from tests.fixtures import database
 
-CONF = cfg.CONF
 NOW = datetime.datetime(2031, 1, 1)
 
 
@@ -90,29 +85,19 @@ def _values(engine, taker):
 
 @pytest.mark.parametrize('backend', backends.BACKENDS)
 def test_statuses_are_upper_case_and_events_taken(backend, tmp_path):
-    with backends.throwaway_database(backend, tmp_path) as url:
-        CONF.set_override('connection', url, group='database')
-        database.reset_engine()
-        try:
-            engine = db_api.get_engine()
-            with engine.begin() as conn:
-                command.upgrade(migration._config(conn), '0011')
-                _rows(conn)
-            before = _values(engine, 'claimed')
-            with engine.begin() as conn:
-                command.upgrade(migration._config(conn), '0012')
-            assert _values(engine, 'taken') == {
-                'devices': [('d1', 'PRESENT'), ('d2', 'MISSING')],
-                'device_reservations': [('r1', 'NEEDS_REVIEW', None),
-                                        ('r2', 'ACTIVE', 'CANCELLED')],
-                'device_attachments': [('a1', 'ATTACHING')],
-                'lease_reservations': [('r1', 'DELETED')],
-                'events': [('e1', 'manager-1')],
-            }
-            # Downgraded, the rows are as they were.
-            with engine.begin() as conn:
-                command.downgrade(migration._config(conn), '0011')
-            assert _values(engine, 'claimed') == before
-        finally:
-            database.reset_engine()
-            CONF.clear_override('connection', group='database')
+    with database.at_revision(backend, tmp_path, '0011') as engine:
+        with engine.begin() as conn:
+            _rows(conn)
+        before = _values(engine, 'claimed')
+        database.upgrade(engine, '0012')
+        assert _values(engine, 'taken') == {
+            'devices': [('d1', 'PRESENT'), ('d2', 'MISSING')],
+            'device_reservations': [('r1', 'NEEDS_REVIEW', None),
+                                    ('r2', 'ACTIVE', 'CANCELLED')],
+            'device_attachments': [('a1', 'ATTACHING')],
+            'lease_reservations': [('r1', 'DELETED')],
+            'events': [('e1', 'manager-1')],
+        }
+        # Downgraded, the rows are as they were.
+        database.downgrade(engine, '0011')
+        assert _values(engine, 'claimed') == before

@@ -3,18 +3,13 @@ longest allocation and a booking's reserved_flavor_id keep their data
 under the new names, with the keys renamed, on every backend."""
 import datetime
 
-from alembic import command
-from oslo_config import cfg
 import pytest
 import sqlalchemy as sa
 
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
-from reserve.db import api as db_api
-from reserve.db import migration
 from tests.fixtures import backends
 from tests.fixtures import database
 
-CONF = cfg.CONF
 NOW = datetime.datetime(2031, 1, 1)
 
 
@@ -71,44 +66,34 @@ def _constraints(engine):
 
 @pytest.mark.parametrize('backend', backends.BACKENDS)
 def test_the_new_names_keep_the_data(backend, tmp_path):
-    with backends.throwaway_database(backend, tmp_path) as url:
-        CONF.set_override('connection', url, group='database')
-        database.reset_engine()
-        try:
-            engine = db_api.get_engine()
-            with engine.begin() as conn:
-                command.upgrade(migration._config(conn), '0012')
-                _rows(conn)
-            with engine.begin() as conn:
-                command.upgrade(migration._config(conn), '0013')
-            assert _read(engine, 'SELECT id, lease_reservation_id, '
-                         'booking_id, amount FROM allocations') == [
-                ('a1', 'r1', 'b1', 3)]
-            assert _read(engine, 'SELECT reserved_flavor_id FROM '
-                         'bookings') == [('r1',)]
-            assert _read(engine, 'SELECT longest_allocation FROM '
-                         'capacity_state') == [(7200,)]
-            uniques, keys, key_names = _constraints(engine)
-            assert 'uniq_allocations0lease_reservation0host' in uniques
-            assert not any('reservation0host' in u and 'lease' not in u
-                           for u in uniques)
-            assert (('lease_reservation_id',), 'lease_reservations') in keys
-            assert 'allocations_lease_reservation_fk' in key_names
-            assert not any(n and 'reservation_id' in n for n in key_names)
-            # The covering indexes hold the renamed column.
-            indexes = {i['name']: i['column_names'] for i in
-                       sa.inspect(engine).get_indexes('allocations')}
-            assert 'amount' in indexes['ix_allocations_window_sizes']
-            assert 'amount' in indexes['ix_allocations_host_window']
-            # Down again, the old names hold the same rows.
-            with engine.begin() as conn:
-                command.downgrade(migration._config(conn), '0012')
-            assert _read(engine, 'SELECT id, reservation_id, booking_id, '
-                         'count FROM allocations') == [('a1', 'r1', 'b1', 3)]
-            assert _read(engine, 'SELECT compute_flavor FROM '
-                         'bookings') == [('r1',)]
-            assert _read(engine, 'SELECT longest_claim FROM '
-                         'capacity_state') == [(7200,)]
-        finally:
-            database.reset_engine()
-            CONF.clear_override('connection', group='database')
+    with database.at_revision(backend, tmp_path, '0012') as engine:
+        with engine.begin() as conn:
+            _rows(conn)
+        database.upgrade(engine, '0013')
+        assert _read(engine, 'SELECT id, lease_reservation_id, '
+                     'booking_id, amount FROM allocations') == [
+            ('a1', 'r1', 'b1', 3)]
+        assert _read(engine, 'SELECT reserved_flavor_id FROM '
+                     'bookings') == [('r1',)]
+        assert _read(engine, 'SELECT longest_allocation FROM '
+                     'capacity_state') == [(7200,)]
+        uniques, keys, key_names = _constraints(engine)
+        assert 'uniq_allocations0lease_reservation0host' in uniques
+        assert not any('reservation0host' in u and 'lease' not in u
+                       for u in uniques)
+        assert (('lease_reservation_id',), 'lease_reservations') in keys
+        assert 'allocations_lease_reservation_fk' in key_names
+        assert not any(n and 'reservation_id' in n for n in key_names)
+        # The covering indexes hold the renamed column.
+        indexes = {i['name']: i['column_names'] for i in
+                   sa.inspect(engine).get_indexes('allocations')}
+        assert 'amount' in indexes['ix_allocations_window_sizes']
+        assert 'amount' in indexes['ix_allocations_host_window']
+        # Down again, the old names hold the same rows.
+        database.downgrade(engine, '0012')
+        assert _read(engine, 'SELECT id, reservation_id, booking_id, '
+                     'count FROM allocations') == [('a1', 'r1', 'b1', 3)]
+        assert _read(engine, 'SELECT compute_flavor FROM '
+                     'bookings') == [('r1',)]
+        assert _read(engine, 'SELECT longest_claim FROM '
+                     'capacity_state') == [(7200,)]

@@ -4,18 +4,13 @@ rows), on every backend; downgraded, the old names are back."""
 import datetime
 import json
 
-from alembic import command
-from oslo_config import cfg
 import pytest
 import sqlalchemy as sa
 
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
-from reserve.db import api as db_api
-from reserve.db import migration
 from tests.fixtures import backends
 from tests.fixtures import database
 
-CONF = cfg.CONF
 NOW = datetime.datetime(2031, 1, 1)
 BEFORE, AFTER = '0013', '0014'
 
@@ -96,76 +91,66 @@ def _old_names(engine, tables):
 
 @pytest.mark.parametrize('backend', backends.BACKENDS)
 def test_the_device_tables_take_their_glossary_names(backend, tmp_path):
-    with backends.throwaway_database(backend, tmp_path) as url:
-        CONF.set_override('connection', url, group='database')
-        database.reset_engine()
-        try:
-            engine = db_api.get_engine()
-            with engine.begin() as conn:
-                command.upgrade(migration._config(conn), BEFORE)
-                _rows(conn)
-            with engine.begin() as conn:
-                command.upgrade(migration._config(conn), AFTER)
+    with database.at_revision(backend, tmp_path, BEFORE) as engine:
+        with engine.begin() as conn:
+            _rows(conn)
+        database.upgrade(engine, AFTER)
 
-            tables = sa.inspect(engine).get_table_names()
-            assert 'device_reservation_devices' in tables
-            assert 'device_reservation_units' not in tables
-            assert _read(engine, 'device_reservation_devices',
-                         'device_reservation_id, device_id') == [
-                ('r1', 'd1')]
-            assert _read(engine, 'device_reservation_projects',
-                         'device_reservation_id') == [('r1',)]
-            assert _read(engine, 'device_attachments',
-                         'device_reservation_id') == [('r1',)]
-            assert _requests(engine) == {
-                'r1': {'device_ids': ['d1']},
-                'r2': {'device_count': 2, 'model': 'A100',
-                       'numa_local': False}}
-            assert 'ix_device_reservation_devices_device' in _names(
-                engine, 'device_reservation_devices')
-            assert ('uniq_device_attachments0device_reservation0device0'
-                    'domain') in _names(engine, 'device_attachments')
-            new = ('device_reservation_projects',
-                   'device_reservation_devices', 'device_attachments')
-            # No index, constraint or key keeps an old name.
-            assert _old_names(engine, new) == []
-            # The foreign keys still hold: a reservation deleted takes
-            # its rows with it.
-            with engine.begin() as conn:
-                if backend == 'sqlite':
-                    conn.execute(sa.text('PRAGMA foreign_keys = ON'))
-                conn.execute(sa.text(
-                    "DELETE FROM device_reservations WHERE id = 'r1'"))
-            for table in new:
-                assert _read(engine, table, 'device_reservation_id') == []
+        tables = sa.inspect(engine).get_table_names()
+        assert 'device_reservation_devices' in tables
+        assert 'device_reservation_units' not in tables
+        assert _read(engine, 'device_reservation_devices',
+                     'device_reservation_id, device_id') == [
+            ('r1', 'd1')]
+        assert _read(engine, 'device_reservation_projects',
+                     'device_reservation_id') == [('r1',)]
+        assert _read(engine, 'device_attachments',
+                     'device_reservation_id') == [('r1',)]
+        assert _requests(engine) == {
+            'r1': {'device_ids': ['d1']},
+            'r2': {'device_count': 2, 'model': 'A100',
+                   'numa_local': False}}
+        assert 'ix_device_reservation_devices_device' in _names(
+            engine, 'device_reservation_devices')
+        assert ('uniq_device_attachments0device_reservation0device0'
+                'domain') in _names(engine, 'device_attachments')
+        new = ('device_reservation_projects',
+               'device_reservation_devices', 'device_attachments')
+        # No index, constraint or key keeps an old name.
+        assert _old_names(engine, new) == []
+        # The foreign keys still hold: a reservation deleted takes
+        # its rows with it.
+        with engine.begin() as conn:
+            if backend == 'sqlite':
+                conn.execute(sa.text('PRAGMA foreign_keys = ON'))
+            conn.execute(sa.text(
+                "DELETE FROM device_reservations WHERE id = 'r1'"))
+        for table in new:
+            assert _read(engine, table, 'device_reservation_id') == []
 
-            # Downgraded, every old name is back, with the rows.
-            with engine.begin() as conn:
-                _rows_after(conn)
-            with engine.begin() as conn:
-                command.downgrade(migration._config(conn), BEFORE)
-            tables = sa.inspect(engine).get_table_names()
-            assert 'device_reservation_units' in tables
-            assert 'device_reservation_devices' not in tables
-            assert _read(engine, 'device_reservation_units',
-                         'reservation_id, device_id') == [('r3', 'd1')]
-            assert _read(engine, 'device_attachments',
-                         'reservation_id') == [('r3',)]
-            assert _requests(engine)['r3'] == {'unit_ids': ['d1']}
-            assert 'ix_device_reservation_units_device' in _names(
-                engine, 'device_reservation_units')
-            assert 'uniq_device_attachments0rsv0dev0domain' in _names(
-                engine, 'device_attachments')
-            old = ('device_reservation_projects', 'device_reservation_units',
-                   'device_attachments')
-            assert not [name for table in old
-                        for name in _names(engine, table)
-                        if 'device_reservation_devices' in name or
-                        'device_reservation_id' in name or
-                        'device_reservation0' in name]
-        finally:
-            database.reset_engine()
-            CONF.clear_override('connection', group='database')
+        # Downgraded, every old name is back, with the rows.
+        with engine.begin() as conn:
+            _rows_after(conn)
+        database.downgrade(engine, BEFORE)
+        tables = sa.inspect(engine).get_table_names()
+        assert 'device_reservation_units' in tables
+        assert 'device_reservation_devices' not in tables
+        assert _read(engine, 'device_reservation_units',
+                     'reservation_id, device_id') == [('r3', 'd1')]
+        assert _read(engine, 'device_attachments',
+                     'reservation_id') == [('r3',)]
+        assert _requests(engine)['r3'] == {'unit_ids': ['d1']}
+        assert 'ix_device_reservation_units_device' in _names(
+            engine, 'device_reservation_units')
+        assert 'uniq_device_attachments0rsv0dev0domain' in _names(
+            engine, 'device_attachments')
+        old = ('device_reservation_projects', 'device_reservation_units',
+               'device_attachments')
+        assert not [name for table in old
+                    for name in _names(engine, table)
+                    if 'device_reservation_devices' in name or
+                    'device_reservation_id' in name or
+                    'device_reservation0' in name]
 
 
 def _rows_after(conn):

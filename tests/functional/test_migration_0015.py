@@ -5,19 +5,15 @@ and drop it). It is found by its name, wherever it stands in the chain.
 """
 import datetime
 
-from alembic import command
 from alembic import script
-from oslo_config import cfg
 import pytest
 import sqlalchemy as sa
 
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
-from reserve.db import api as db_api
 from reserve.db import migration
 from tests.fixtures import backends
 from tests.fixtures import database
 
-CONF = cfg.CONF
 NOW = datetime.datetime(2031, 1, 1)
 START = datetime.datetime(2031, 3, 1, 8)
 END = datetime.datetime(2031, 3, 2, 10)
@@ -93,38 +89,28 @@ def _renamed(rows):
 
 @pytest.mark.parametrize('backend', backends.BACKENDS)
 def test_windows_are_renamed_and_every_row_kept(backend, tmp_path):
-    with backends.throwaway_database(backend, tmp_path) as url:
-        CONF.set_override('connection', url, group='database')
-        database.reset_engine()
-        try:
-            renaming, before_it = _revisions()
-            engine = db_api.get_engine()
-            with engine.begin() as conn:
-                command.upgrade(migration._config(conn), before_it)
-                before = _fill(conn)
-            assert set(WINDOWS) <= set(before)
-            with engine.begin() as conn:
-                command.upgrade(migration._config(conn), renaming)
-            with engine.connect() as conn:
-                after = {name: _rows(conn, name) for name in before}
-            for name in WINDOWS:
-                [row] = after[name]
-                assert (row['start'], row['end']) == (START, END), name
-                assert 'start_date' not in row and 'end_date' not in row
-            assert after == {name: _renamed(rows)
-                             for name, rows in before.items()}
-            # The quoting of "end" holds in a query on each backend.
-            with engine.connect() as conn:
-                leases = sa.Table('leases', sa.MetaData(),
-                                  autoload_with=conn)
-                assert conn.execute(
-                    sa.select(leases.c.id).where(leases.c.end > START)
-                    .order_by(leases.c.end)).scalars().all() == ['leases']
-            # Downgraded, the old names are back with the same rows.
-            with engine.begin() as conn:
-                command.downgrade(migration._config(conn), before_it)
-            with engine.connect() as conn:
-                assert {name: _rows(conn, name) for name in before} == before
-        finally:
-            database.reset_engine()
-            CONF.clear_override('connection', group='database')
+    renaming, before_it = _revisions()
+    with database.at_revision(backend, tmp_path, before_it) as engine:
+        with engine.begin() as conn:
+            before = _fill(conn)
+        assert set(WINDOWS) <= set(before)
+        database.upgrade(engine, renaming)
+        with engine.connect() as conn:
+            after = {name: _rows(conn, name) for name in before}
+        for name in WINDOWS:
+            [row] = after[name]
+            assert (row['start'], row['end']) == (START, END), name
+            assert 'start_date' not in row and 'end_date' not in row
+        assert after == {name: _renamed(rows)
+                         for name, rows in before.items()}
+        # The quoting of "end" holds in a query on each backend.
+        with engine.connect() as conn:
+            leases = sa.Table('leases', sa.MetaData(),
+                              autoload_with=conn)
+            assert conn.execute(
+                sa.select(leases.c.id).where(leases.c.end > START)
+                .order_by(leases.c.end)).scalars().all() == ['leases']
+        # Downgraded, the old names are back with the same rows.
+        database.downgrade(engine, before_it)
+        with engine.connect() as conn:
+            assert {name: _rows(conn, name) for name in before} == before
