@@ -42,8 +42,8 @@ class DeviceReservation:
 
 def in_words(status):
     """A status as a message people read says it, in lower case with a
-    hyphen: NEEDS_REVIEW is 'needs-review' (the API's values are
-    reserve/api/views/statuses.py)."""
+    hyphen: NEEDS_REVIEW is 'needs-review', as the API shows it too
+    (reserve/api/views/statuses.py)."""
     return status.lower().replace('_', '-')
 
 

@@ -31,22 +31,16 @@ class Values:
         return None if value is None else self._code[value]
 
 
-_DR = device_states.DeviceReservation
-DEVICE_RESERVATION = Values({
-    _DR.PENDING: 'pending', _DR.ACTIVE: 'active', _DR.EXPIRED: 'expired',
-    _DR.CANCELLED: 'cancelled', _DR.NEEDS_REVIEW: 'needs-review'})
+def _in_words(codes):
+    # The API's value of each is the one its messages use
+    # (reserve.devices.states.in_words), so the two never differ.
+    return Values({code: device_states.in_words(code) for code in codes})
+
 
 _A = device_states.Attachment
-ATTACHMENT = Values({
-    _A.PLANNED: 'planned', _A.ATTACHING: 'attaching',
-    _A.ATTACHED: 'attached', _A.DETACHED: 'detached'})
-
-_LR = states.LeaseReservation
-LEASE_RESERVATION = Values({
-    _LR.PENDING: 'pending', _LR.ACTIVE: 'active', _LR.DELETED: 'deleted'})
-
+DEVICE_RESERVATION = _in_words(device_states.DeviceReservation.ALL)
+ATTACHMENT = _in_words((_A.PLANNED, _A.ATTACHING, _A.ATTACHED,
+                        _A.DETACHED))
+LEASE_RESERVATION = _in_words(states.LeaseReservation.ALL)
 # Computed when a device is read (reserve.devices.holds.device_state).
-_D = device_states.DeviceShown
-DEVICE = Values({
-    _D.AVAILABLE: 'available', _D.RESERVED: 'reserved',
-    _D.IN_USE: 'in-use', _D.MISSING: 'missing'})
+DEVICE = _in_words(device_states.DeviceShown.ALL)
