@@ -22,6 +22,7 @@ from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import events as events_db
 from reserve.db import leases as leases_db
+from reserve.manager import delivery
 from reserve.manager import notify
 from reserve.manager import owners
 from reserve import plugins
@@ -133,8 +134,10 @@ class EventRunner:
                                       expected_status=states.Lease.STARTING):
                 moved = owners.follow(context, lease, states.Lease.ACTIVE)
         owners.announce(context, moved)
-        notify.emit(context, 'lease.event.start_lease',
-                    leases_db.lease_get(context, lease.id))
+        lease = leases_db.lease_get(context, lease.id)
+        if lease.status == states.Lease.ACTIVE:
+            delivery.usable(context, lease)
+        notify.emit(context, 'lease.event.start_lease', lease)
 
     def _before_end_lease(self, context, lease):
         for _ in self._each_reservation(context, lease, 'before_end'):

@@ -28,6 +28,7 @@ from reserve.devices import runs as device_runs
 from reserve.devices import refresh as device_refresh
 from reserve.devices import states as device_states
 from reserve.fence import fence
+from reserve.manager import delivery
 from reserve.manager import notify
 from reserve.manager import owners
 from reserve.manager import schedule
@@ -103,6 +104,7 @@ class LeaseManager:
                                      leases_db.lease_get(context, lease_id))
         owners.announce(context, moved)
         lease = leases_db.lease_get(context, lease_id)
+        delivery.opened(context, lease)
         notify.emit(context, 'lease.create', lease)
         return views.lease(lease)
 
@@ -193,6 +195,7 @@ class LeaseManager:
                        'again')
         self._wake()
         lease = leases_db.lease_get(context, lease_id)
+        delivery.moved_end(context, lease, lease.end)
         notify.emit(context, 'lease.update', lease)
         return views.lease(lease)
 

@@ -9,6 +9,7 @@ from reserve.db.models.base import _now  # noqa: F401
 from reserve.db.models.base import _uuid  # noqa: F401
 from reserve.db.models.base import Base  # noqa: F401
 from reserve.db.models.bookings import Booking  # noqa: F401
+from reserve.db.models.deliveries import Delivery  # noqa: F401
 from reserve.db.models.devices import Device  # noqa: F401
 from reserve.db.models.devices import DeviceAttachment  # noqa: F401
 from reserve.db.models.devices import DeviceReservation  # noqa: F401
