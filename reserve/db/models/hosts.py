@@ -23,7 +23,12 @@ class Host(Base):
     vcpus = orm.mapped_column(sa.Integer, nullable=False, default=0)
     memory_mb = orm.mapped_column(sa.Integer, nullable=False, default=0)
     local_gb = orm.mapped_column(sa.Integer, nullable=False, default=0)
+    # The operator's choice; a failed host is unreservable all the same
+    # while ``failure`` (what nova or libvirt reported, in a sentence)
+    # is set, from ``failed_at`` (reserve.manager.health).
     reservable = orm.mapped_column(sa.Boolean, nullable=False, default=True)
+    failure = orm.mapped_column(sa.Text)
+    failed_at = orm.mapped_column(sa.DateTime)
     # GPU hosts run without nova (kind 'libvirt'): the manager connects to
     # ``uri`` and records the topology generation it last discovered.
     uri = orm.mapped_column(sa.String(512))
