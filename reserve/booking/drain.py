@@ -77,39 +77,53 @@ def _host_filter(context, booking):
     return model.host_filter_of(flavor.nova_flavor or {})
 
 
+def move_off(context, state, host, allocation, whole=True):
+    """Move ``allocation``'s instances off ``host`` to the hosts that have
+    room for what is left of its window, in the caller's capacity
+    transaction (``state``: read under its lock after the host changed):
+    all of them or none (``whole``), or as many as fit. Returns the
+    Moved, or None when nothing moved."""
+    booking = _holder(context, allocation)
+    start = max(allocation.start, timeutils.utcnow())
+    guard = model.guard()
+    board = model.Board(context, state, start, allocation.end + guard,
+                        guard, exclude_allocation=allocation.id)
+    need = {'vcpus': allocation.vcpus, 'memory_mb': allocation.memory_mb,
+            'disk_gb': allocation.disk_gb, 'gpus': allocation.gpus or {}}
+    fits = board.offer(need, _host_filter(context, booking)).fits
+    fits.pop(host.id, None)
+    amount = allocation.amount if whole else maths.most_placed(
+        fits, allocation.amount)
+    placed = maths.place(fits, amount) if amount else None
+    if placed is None:
+        return None
+    lease_reservation_id = allocation.lease_reservation_id
+    lease_id = (booking.lease_id if booking else
+                leases_db.lease_id_of(context, lease_reservation_id))
+    held_by = booking.id if booking else lease_reservation_id
+    store.allocation_move(context, allocation, placed)
+    LOG.info('Moved %d instance(s) of reservation %s from host %s to %s',
+             amount, held_by, host.name, placed)
+    return Moved(held_by, amount, sorted(placed), lease_id)
+
+
 def _evict(context, host, allocations, reason):
     """Move each allocation off ``host`` where the others have room; cancel
     the bookings of the rest. Runs in the caller's capacity transaction,
     after the change that takes the host away."""
     state = store.lock(context)  # read again: the host just changed
-    now = timeutils.utcnow()
-    guard = model.guard()
     moved, cancelled = [], []
     for allocation in allocations:
-        booking = _holder(context, allocation)
-        start = max(allocation.start, now)
-        board = model.Board(context, state, start, allocation.end + guard,
-                            guard, exclude_allocation=allocation.id)
-        need = {'vcpus': allocation.vcpus, 'memory_mb': allocation.memory_mb,
-                'disk_gb': allocation.disk_gb, 'gpus': allocation.gpus or {}}
-        fits = board.offer(need, _host_filter(context, booking)).fits
-        fits.pop(host.id, None)
-        placed = maths.place(fits, allocation.amount)
-        lease_reservation_id = allocation.lease_reservation_id
-        if placed is not None:
-            lease_id = (booking.lease_id if booking else
-                        leases_db.lease_id_of(context, lease_reservation_id))
-            held_by = booking.id if booking else lease_reservation_id
-            moved.append(Moved(held_by, allocation.amount, sorted(placed),
-                               lease_id))
-            store.allocation_move(context, allocation, placed)
-            LOG.info('Moved %d instance(s) of reservation %s from host %s '
-                     'to %s', allocation.amount, held_by, host.name, placed)
+        found = move_off(context, state, host, allocation)
+        if found is not None:
+            moved.append(found)
             continue
+        booking = _holder(context, allocation)
         if booking is None:
             LOG.error('Lease reservation %s keeps %d instance(s) on host %s:'
-                      ' no other host has room', lease_reservation_id,
-                      allocation.amount, host.name)
+                      ' no other host has room',
+                      allocation.lease_reservation_id, allocation.amount,
+                      host.name)
             continue
         updated = cancel.evict(context, booking.id, reason)
         if updated is not None:

@@ -126,6 +126,12 @@ def _usable(host, gpus):
     return capacity
 
 
+def offered(host):
+    """Whether a host takes new allocations: the operator left it
+    reservable and it has not failed (reserve.manager.health)."""
+    return bool(host.reservable) and not host.failure
+
+
 def _load_hosts(context):
     with db_api.reader.using(context):
         hosts = [h for h in hosts_db.host_list(context) if h.kind == 'nova']
@@ -142,7 +148,7 @@ def _load_hosts(context):
             records.append(HostRecord(
                 host.id, host.name, capacity,
                 {c.key: c.value for c in host.capabilities},
-                bool(host.reservable), _key(capacity)))
+                offered(host), _key(capacity)))
     return records
 
 
@@ -307,7 +313,7 @@ def allocations_on_host(context, host_id, start, until, guard):
 def allocation_move(context, allocation, placed):
     """Move ``allocation``'s instances to the hosts of ``placed``
     ({host_id: amount}), joining the allocations its owner has there
-    already."""
+    already; the instances ``placed`` leaves out stay where they are."""
     with _session(context) as session:
         row = session.get(A, allocation.id)
         owner = (A.booking_id == row.booking_id if row.booking_id else
@@ -325,7 +331,11 @@ def allocation_move(context, allocation, placed):
                           lease_reservation_id=row.lease_reservation_id,
                           vcpus=row.vcpus, memory_mb=row.memory_mb,
                           disk_gb=row.disk_gb, gpus=row.gpus))
-        session.delete(row)
+        left = row.amount - sum(placed.values())
+        if left > 0:
+            row.amount = left
+        else:
+            session.delete(row)
         session.flush()
 
 

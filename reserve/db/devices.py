@@ -4,6 +4,8 @@ device reservations are reserve.db.device_reservations.
 Like reserve.db.api, every function takes a RequestContext first and joins
 the caller's transaction when there is one.
 """
+import sqlalchemy as sa
+
 from reserve.common import exception
 from reserve.common import states
 from reserve.db import api as db_api
@@ -13,12 +15,18 @@ from reserve.db import models
 # Hosts --------------------------------------------------------------------
 
 def libvirt_hosts(context, reservable=None):
+    """The libvirt hosts; ``reservable`` True: those that take new
+    holds (reservable and not failed), False: the others."""
     with db_api.reader.using(context) as session:
         query = (session.query(models.Host)
                  .filter_by(kind=states.LIBVIRT)
                  .order_by(models.Host.name))
-        if reservable is not None:
-            query = query.filter_by(reservable=reservable)
+        taking = sa.and_(models.Host.reservable.is_(True),
+                         models.Host.failure.is_(None))
+        if reservable is True:
+            query = query.filter(taking)
+        elif reservable is False:
+            query = query.filter(sa.not_(taking))
         return query.all()
 
 

@@ -99,6 +99,8 @@ def _hold_reason(reservation, viewer):
 def _blocked(device, host, held, by_address, viewer):
     if not host.reservable:
         return 'its host %s is not reservable' % host.name
+    if host.failure:
+        return 'its host %s has failed: %s' % (host.name, host.failure)
     if device.state == states.Device.MISSING:
         return 'missing from its host since the last discovery'
     if device.in_use_by:

@@ -39,7 +39,7 @@ DEVICES = [
 ]
 BY_ID = {d.id: d for d in DEVICES}
 BY_ADDRESS = {(d.host_id, d.pci_address): d for d in DEVICES}
-HOST = types.SimpleNamespace(name='gpu-a100-01', reservable=True)
+HOST = types.SimpleNamespace(name='gpu-a100-01', reservable=True, failure=None)
 
 
 def states_of(holders):
