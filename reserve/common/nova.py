@@ -45,6 +45,14 @@ class NovaClient:
                 return hypervisor
         return None
 
+    def compute_service(self, service_host):
+        """The nova-compute service of ``service_host`` (its ``state``,
+        up or down, and ``status``, enabled or disabled, with
+        ``disabled_reason``), or None when nova has none there."""
+        found = self.nova.services.list(host=service_host,
+                                        binary='nova-compute')
+        return found[0] if found else None
+
     # flavors -----------------------------------------------------------
 
     def get_flavor(self, flavor_id):

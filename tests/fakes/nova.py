@@ -9,6 +9,7 @@ suite runs the same code against a real nova.
 import itertools
 import uuid
 
+from keystoneauth1 import exceptions as ks_exc
 from novaclient import exceptions as nova_exc
 
 
@@ -155,11 +156,33 @@ class _Aggregates:
         del self.cloud.aggregates[agg.id]
 
 
+def _answer(cloud):
+    """A nova that is down answers nothing: keystoneauth cannot reach
+    its endpoint."""
+    if cloud.down:
+        raise ks_exc.ConnectFailure('Unable to establish connection to '
+                                    'http://nova.example.org:8774')
+
+
+class _Services:
+    """os-services: one nova-compute per service host."""
+
+    def __init__(self, cloud):
+        self.cloud = cloud
+
+    def list(self, host=None, binary=None):
+        _answer(self.cloud)
+        return [s for s in self.cloud.services.values()
+                if (host is None or s.host == host) and
+                (binary is None or s.binary == binary)]
+
+
 class _Hypervisors:
     def __init__(self, cloud):
         self.cloud = cloud
 
     def search(self, hypervisor_match, servers=False, detailed=False):
+        _answer(self.cloud)
         found = [h for h in self.cloud.hypervisors
                  if hypervisor_match in h.hypervisor_hostname]
         if not found:
@@ -196,6 +219,7 @@ class FakeNova:
         self.flavor_access = _FlavorAccess(cloud)
         self.aggregates = _Aggregates(cloud)
         self.hypervisors = _Hypervisors(cloud)
+        self.services = _Services(cloud)
         self.servers = _Servers(cloud)
 
 
@@ -207,6 +231,9 @@ class FakeCloud:
         self.access = {}
         self.aggregates = {}
         self.hypervisors = []
+        self.services = {}
+        # True: every call of the health checks fails to connect.
+        self.down = False
         self.servers = {}
         self.deleting = {}
         # How many list calls a deleted server survives; -1: never goes.
@@ -235,7 +262,35 @@ class FakeCloud:
                           vcpus=vcpus, memory_mb=memory_mb,
                           local_gb=local_gb, state='up', status='enabled')
         self.hypervisors.append(hypervisor)
+        host = hypervisor.service['host']
+        self.services.setdefault(host, _Obj(
+            id=len(self.services) + 1, binary='nova-compute', host=host,
+            zone='nova', state='up', status='enabled',
+            disabled_reason=None, forced_down=False))
         return hypervisor
+
+    def set_service(self, host, state=None, status=None, reason=None):
+        """What os-services says of the nova-compute of ``host``: state
+        'up' or 'down', status 'enabled' or 'disabled' (with its
+        reason)."""
+        service = self.services[host]
+        if state is not None:
+            service.state = state
+        if status is not None:
+            service.status = status
+            service.disabled_reason = reason if status == 'disabled' \
+                else None
+
+    def remove_hypervisor(self, name):
+        """The compute node is deleted: its hypervisor is gone, and its
+        service too once no hypervisor of that host is left."""
+        gone = [h for h in self.hypervisors
+                if h.hypervisor_hostname == name]
+        self.hypervisors = [h for h in self.hypervisors if h not in gone]
+        for hypervisor in gone:
+            if hypervisor.service['host'] not in self.service_hosts():
+                self.services.pop(hypervisor.service['host'], None)
+        return gone
 
     def boot(self, flavor_id, project_id):
         server = _Obj(id=str(uuid.uuid4()), flavor_id=flavor_id,
