@@ -24,6 +24,13 @@ EVENTS = (
     ('cancelled', 'The operator took the hosts away (maintenance, '
                   'draining) and no other host had room: the reservation '
                   'is cancelled, with the reason.'),
+    ('healed', 'A host of the reservation failed and what it held was '
+               'moved to other hosts.'),
+    ('degraded', 'A host of the reservation failed and no other host had '
+                 'room for all it held: the reservation lacks capacity '
+                 'until the host is back.'),
+    ('restored', 'The failed host is back: the reservation is whole '
+                 'again.'),
 )
 
 email_group = cfg.OptGroup(
@@ -49,7 +56,10 @@ email_opts = [
                      '[manager]minutes_before_end_lease before it, not at '
                      'all when that is 0), end (it is over), cancelled (the '
                      'operator took its hosts away and no other host had '
-                     'room). Empty: no mail '
+                     'room), healed (a failed host\'s share moved to other '
+                     'hosts), degraded (a failed host\'s share could not '
+                     'all move), restored (the failed host is back). '
+                     'Empty: no mail '
                      'at all (and no keystone look-up).'),
     cfg.StrOpt('from_address', default='reserve@localhost',
                help='Sender of the mails (the From header and the SMTP '

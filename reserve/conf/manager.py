@@ -28,6 +28,23 @@ manager_opts = [
                     'repaired, and the cloud objects of active leases '
                     'are made to match their allocations. 0 disables it '
                     '(POST /v1/hosts/{id}/refresh still reads one host).'),
+    cfg.IntOpt('health_check_interval', default=60, min=0,
+               help='Seconds between two health checks of the enrolled '
+                    'hosts, a step of the periodic capacity task (so '
+                    'checked at most once a capacity_refresh_interval): '
+                    'a nova host whose compute service is down or '
+                    'disabled or whose hypervisor is gone, or a libvirt '
+                    'host that cannot be reached, on two checks in a row, '
+                    'is failed: unreservable, what it holds moved to '
+                    'hosts with room, the rest flagged as missing, until '
+                    'it passes a check again. 0 disables it.'),
+    cfg.IntOpt('prestart_check_minutes', default=30, min=0,
+               help='Minutes before a reservation starts from which the '
+                    'health check also looks at the placement providers '
+                    'of its nova hosts (the compute node\'s, with its '
+                    'inventory, and reserve_<host>) and at the devices of '
+                    'a device reservation, so that one whose host fails '
+                    'is moved before its start.'),
 ]
 
 

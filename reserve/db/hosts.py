@@ -140,3 +140,32 @@ def host_window_destroy(context, host_id, window_id):
                 .filter(W.id == window_id)
                 .delete(synchronize_session=False)):
             raise exception.HostMaintenanceWindowNotFound(id=window_id)
+
+
+def held_on_failed_hosts(context, now, booking_id=None,
+                         lease_reservation_ids=None):
+    """The allocations of a booking (or of lease reservations) that hold
+    a failed host after ``now``: the capacity they lack. Each has its
+    host (``allocation.host``: failure, failed_at), by host name."""
+    A = models.Allocation
+    with db_api.reader.using(context) as session:
+        query = (session.query(A).join(models.Host, A.host_id ==
+                                       models.Host.id)
+                 .filter(models.Host.failure.isnot(None))
+                 .filter(A.end > now))
+        if booking_id is not None:
+            query = query.filter(A.booking_id == booking_id)
+        else:
+            query = query.filter(A.lease_reservation_id.in_(
+                sorted(lease_reservation_ids or ())))
+        return sorted(query.all(), key=lambda a: (a.host.name, a.id))
+
+
+def hosts_starting_between(context, start, until):
+    """The ids of the hosts that an allocation starting in [start,
+    until) holds."""
+    A = models.Allocation
+    with db_api.reader.using(context) as session:
+        return {host_id for (host_id,) in session.query(A.host_id)
+                .filter(A.start >= start).filter(A.start < until)
+                .distinct()}

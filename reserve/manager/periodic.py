@@ -10,7 +10,9 @@ Every [manager]capacity_refresh_interval seconds (and once at start):
   back;
 * every active lease's cloud objects are made to match its allocations
   (LeaseManager.sync_lease): a reserved flavor, grant, aggregate member
-  or inventory removed by hand comes back.
+  or inventory removed by hand comes back;
+* the hosts' health is checked (reserve.manager.health), on its own
+  interval.
 
 Each step is idempotent and only logs what it cannot do now; the next
 run tries again.
@@ -21,6 +23,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.common import context as reserve_context
+from reserve.manager import health
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -29,6 +32,7 @@ LOG = logging.getLogger(__name__)
 class CapacityLoop:
     def __init__(self, lease_manager):
         self._manager = lease_manager
+        self._health = health.HealthCheck(lease_manager)
         self._stop = threading.Event()
         self._thread = None
 
@@ -44,7 +48,8 @@ class CapacityLoop:
         context = reserve_context.get_admin_context()
         steps = (('capacity refresh', self._manager._refresh_capacity),
                  ('fence repair', self._manager.sync_fence),
-                 ('lease repair', self._manager._sync_active_leases))
+                 ('lease repair', self._manager._sync_active_leases),
+                 ('host health', self._health.run_if_due))
         for name, step in steps:
             try:
                 step(context)

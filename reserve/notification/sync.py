@@ -3,7 +3,8 @@ mailed, by the notification daemon's BookingMailEndpoint).
 
 Sent by the manager for each move of a booking that won
 (reserve/manager/booking_status.py), by the notification daemon before
-a booking's end, and by the desk when a drain cancels one.
+a booking's end, by the desk when a drain cancels one, and by the
+manager's health check when a failed host moves or degrades one.
 """
 from reserve.common import rpc
 from reserve.common import timeutils
@@ -30,10 +31,23 @@ def booking_payload(booking):
             'reserved_flavor_id': booking.reserved_flavor_id}
 
 
-def emit(context, event, booking):
-    """reserve.reservation.<event>: allocated, start, before_end, end."""
-    _notifier().info(context, 'reserve.reservation.%s' % event,
-                     booking_payload(booking))
+def emit(context, event, booking, **details):
+    """reserve.reservation.<event>: allocated, start, before_end, end,
+    cancelled; healed, degraded, restored (a failed host, with
+    ``details`` saying what it did)."""
+    payload = booking_payload(booking)
+    payload.update(details)
+    _notifier().info(context, 'reserve.reservation.%s' % event, payload)
+
+
+def emit_for_owner(context, event, lease, **details):
+    """reserve.reservation.<event> of a lease's owner that is not a
+    booking (a device reservation): its id as reservation_id."""
+    payload = {'reservation_id': lease.owner_id,
+               'owner_type': lease.owner_type, 'lease_id': lease.id,
+               'project_id': lease.project_id}
+    payload.update(details)
+    _notifier().info(context, 'reserve.reservation.%s' % event, payload)
 
 
 def bookings_of_lease(context, lease_id):

@@ -144,6 +144,8 @@ class FlavorInstancePlugin(base.ResourcePlugin):
         self.nova.add_flavor_access(rsv_id, lease.project_id)
         for allocation in reservation.allocations:
             host = allocation.host
+            if host.failure:
+                continue  # nova may not take it now; synced once it is back
             self.nova.add_aggregate_host(rsv_id, host.service_name or
                                          host.name)
             child = self.placement.ensure_child_provider(host.provider_uuid,

@@ -31,6 +31,9 @@ _STILL_TRUE = {
     'before_end': ((B.ALLOCATED, B.ACTIVE), True),
     'end': ((B.COMPLETE,), False),
     'cancelled': ((B.ERROR,), False),
+    'healed': (B.LIVE, True),
+    'degraded': (B.LIVE, True),
+    'restored': (B.LIVE, True),
 }
 
 

@@ -21,7 +21,8 @@ from reserve.common import timeutils
 
 CONF = cfg.CONF
 
-EVENTS = ('allocated', 'start', 'before_end', 'end', 'cancelled')
+EVENTS = ('allocated', 'start', 'before_end', 'end', 'cancelled', 'healed',
+          'degraded', 'restored')
 PACKAGE = 'reserve.notification'
 TEMPLATE_DIR = 'templates'
 
