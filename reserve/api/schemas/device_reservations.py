@@ -16,6 +16,7 @@ import copy
 
 from reserve.api import microversion
 from reserve.api.schemas import parts
+from reserve.api.views import missing_capacity
 from reserve.api.views import statuses
 
 # {name since 1.2: the name before it} of the fields of a device
@@ -209,7 +210,9 @@ def response_schemas():
             'lease_id': parts.STR_OR_NULL,
             'released_at': parts.DATE_OR_NULL,
             'created_at': parts.DATE, 'updated_at': parts.DATE,
-        }), description='GPU devices reserved for a set of projects.'),
+            'missing_capacity': missing_capacity.schema('devices'),
+        }, optional=('missing_capacity',)),
+            description='GPU devices reserved for a set of projects.'),
         'DeviceReservationDryRun': dict(_each_name({
             'fits': parts.BOOL, 'start': parts.DATE,
             'end': parts.DATE_OR_NULL, 'reason': parts.STR,

@@ -95,7 +95,12 @@ def response_schemas():
             'refreshed_at': parts.DATE_OR_NULL,
             'refresh_error': parts.STR_OR_NULL,
             'created_at': parts.DATE, 'updated_at': parts.DATE,
-        }),
+            'failure': dict(parts.STR_OR_NULL, description=(
+                'Since 1.3: what nova or libvirt reported failed; while '
+                'set the host takes nothing new. null: healthy')),
+            'failed_at': dict(parts.DATE_OR_NULL, description=(
+                'Since 1.3: when it failed')),
+        }, optional=('failure', 'failed_at')),
         'HostRefresh': parts.obj({'host': parts.ref('Host'),
                                   'refresh': parts.OBJECT}),
         'HostMaintenanceWindow': parts.obj({

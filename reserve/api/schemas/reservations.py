@@ -6,6 +6,7 @@ and time with a timezone), so that the message names the field; their
 ``format`` only describes them (the validator does not assert formats).
 """
 from reserve.api.schemas import parts
+from reserve.api.views import missing_capacity
 from reserve.common import states
 
 _date = {'type': 'string', 'minLength': 1, 'maxLength': 64,
@@ -60,7 +61,9 @@ def response_schemas():
             'compute_flavor': dict(parts.STR_OR_NULL, description=(
                 'Before 1.2: the same as reserved_flavor_id')),
             'created_at': parts.DATE, 'updated_at': parts.DATE,
-        }, optional=('reserved_flavor_id', 'compute_flavor'),
+            'missing_capacity': missing_capacity.schema('instances'),
+        }, optional=('reserved_flavor_id', 'compute_flavor',
+                     'missing_capacity'),
             description='A booking of a catalogue flavor for a window.'),
     }
 

@@ -5,6 +5,7 @@ request record's too (``schemas.device_reservations.as_served``).
 """
 from reserve.api.schemas import device_reservations as schema
 from reserve.api.views import devices as device_views
+from reserve.api.views import missing_capacity
 from reserve.api.views import statuses
 from reserve.common import timeutils
 from reserve.devices import states
@@ -46,19 +47,34 @@ def reservations_view(ctx, reservations):
     device's, shared by many reservations, is built once."""
     seen = {}
     old = schema.old_names()
+    failed = missing_capacity.failed_hosts(ctx) if \
+        missing_capacity.shown() else None
 
     def device_view(device):
         view = seen.get(device.id)
         if view is None:
             view = seen[device.id] = _device_view(device)
         return view
-    return [reservation_view(ctx, r, device_view, old) for r in reservations]
+    return [reservation_view(ctx, r, device_view, old, failed)
+            for r in reservations]
 
 
-def reservation_view(ctx, reservation, device_view=_device_view, old=None):
+def reservation_view(ctx, reservation, device_view=_device_view, old=None,
+                     failed=None):
     """The API representation of a device reservation (``old``: whether
-    the request reads the names before 1.2, when already known)."""
+    the request reads the names before 1.2, ``failed`` the failed hosts,
+    when already known)."""
     old = schema.old_names() if old is None else old
+    view = _view(reservation, device_view, old)
+    if missing_capacity.shown():
+        if failed is None:
+            failed = missing_capacity.failed_hosts(ctx)
+        view['missing_capacity'] = missing_capacity.of_device_reservation(
+            reservation, failed)
+    return view
+
+
+def _view(reservation, device_view, old):
     devices = sorted((held.device for held in reservation.devices),
                      key=_by_address)
     live = [a for a in reservation.attachments

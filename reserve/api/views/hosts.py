@@ -1,5 +1,6 @@
 """The representation of an enrolled host (/v1/hosts) and of its
 maintenance windows."""
+from reserve.api import microversion
 from reserve.capacity import host_gpus
 from reserve.common import timeutils
 
@@ -12,7 +13,7 @@ def host_view(ctx, host, libvirt_hosts=None):
         # What flavor bookings count GPUs against, and where it came from.
         gpus, gpu_source = host_gpus.of_host(ctx, host,
                                              libvirt_hosts=libvirt_hosts)
-    return {
+    view = {
         'id': host.id,
         'name': host.name,
         'service_name': host.service_name,
@@ -33,6 +34,10 @@ def host_view(ctx, host, libvirt_hosts=None):
         'created_at': timeutils.isoformat(host.created_at),
         'updated_at': timeutils.isoformat(host.updated_at),
     }
+    if microversion.serves(microversion.HOST_HEALTH):
+        view['failure'] = host.failure
+        view['failed_at'] = timeutils.isoformat(host.failed_at)
+    return view
 
 
 def window_view(window):

@@ -1,5 +1,6 @@
 """The representation of a booking (/v1/reservations)."""
 from reserve.api import microversion
+from reserve.api.views import missing_capacity
 from reserve.common import timeutils
 
 
@@ -29,4 +30,7 @@ def reservation_view(booking):
 
 def show(booking):
     """The answer about one booking."""
-    return {'reservation': reservation_view(booking)}
+    view = reservation_view(booking)
+    if missing_capacity.shown():
+        view['missing_capacity'] = missing_capacity.of_booking(booking)
+    return {'reservation': view}
