@@ -62,6 +62,8 @@ def fail(context, host, failure, sync_lease):
     now = timeutils.utcnow()
     moves = collections.defaultdict(list)
     with admission.capacity_transaction(context):
+        if hosts_db.host_get(context, host.id).failure:
+            return  # another manager failed it first
         hosts_db.host_update(context, host.id,
                              {'failure': failure, 'failed_at': now})
         allocations = _held_from_now(context, host, now)
@@ -89,6 +91,8 @@ def recover(context, host, sync_lease):
     leases still on it are counted again."""
     now = timeutils.utcnow()
     with admission.capacity_transaction(context):
+        if not hosts_db.host_get(context, host.id).failure:
+            return  # another manager saw it back first
         hosts_db.host_update(context, host.id,
                              {'failure': None, 'failed_at': None})
         owners = _owners(_held_from_now(context, host, now))

@@ -67,6 +67,9 @@ def test_what_a_failed_host_still_holds_is_shown_missing(api, casts, hosts):
                                                     host_id),
                  FAILURE, _no_sync)
     host = hosts_db.host_get(admin_context(), host_id)
+    # A second manager that saw it too changes nothing.
+    healing.fail(admin_context(), host, 'another sentence', _no_sync)
+    assert hosts_db.host_get(admin_context(), host_id).failure == FAILURE
     shown = _reservation(api, first)
     assert shown['status'] == 'PENDING_CREATE'     # not cancelled
     assert shown['missing_capacity'] == [{
