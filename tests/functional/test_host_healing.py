@@ -118,8 +118,8 @@ def test_an_active_booking_gets_its_capacity_replaced(cloud, check, told):
     assert [e for e, _ in told] == ['healed']
 
 
-def test_what_cannot_move_is_flagged_not_cancelled_and_clears(cloud, check,
-                                                             told):
+def test_what_cannot_move_is_flagged_not_cancelled_and_clears(
+        cloud, check, told):
     # Both hosts full: nothing can move.
     booking = _leased(cloud, 4, start_in=7200)
     name = sorted(_hosts_of(booking.id))[0]
