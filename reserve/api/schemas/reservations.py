@@ -60,7 +60,9 @@ def response_schemas():
             'compute_flavor': dict(parts.STR_OR_NULL, description=(
                 'Before 1.2: the same as reserved_flavor_id')),
             'created_at': parts.DATE, 'updated_at': parts.DATE,
-        }, optional=('reserved_flavor_id', 'compute_flavor'),
+            'delivery': dict(parts.ref('Delivery'), description=(
+                'Since 1.3, of GET /v1/reservations/{id}: what it got')),
+        }, optional=('reserved_flavor_id', 'compute_flavor', 'delivery'),
             description='A booking of a catalogue flavor for a window.'),
     }
 

@@ -1,5 +1,6 @@
 """The representation of a booking (/v1/reservations)."""
 from reserve.api import microversion
+from reserve.api.views import deliveries
 from reserve.common import timeutils
 
 
@@ -30,3 +31,14 @@ def reservation_view(booking):
 def show(booking):
     """The answer about one booking."""
     return {'reservation': reservation_view(booking)}
+
+
+def show_one(found):
+    """The answer about one booking, ``found`` = (booking, its delivery
+    row or None): from 1.3 with what it got (its delivery)."""
+    booking, delivery = found
+    answer = show(booking)
+    if microversion.serves(microversion.DELIVERY):
+        answer['reservation']['delivery'] = deliveries.delivery_view(
+            delivery)
+    return answer
