@@ -21,6 +21,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.common import context as reserve_context
+from reserve.manager import catch_up
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -44,7 +45,8 @@ class CapacityLoop:
         context = reserve_context.get_admin_context()
         steps = (('capacity refresh', self._manager._refresh_capacity),
                  ('fence repair', self._manager.sync_fence),
-                 ('lease repair', self._manager._sync_active_leases))
+                 ('lease repair', self._manager._sync_active_leases),
+                 ('owner catch-up', catch_up.follow_lagging_owners))
         for name, step in steps:
             try:
                 step(context)
