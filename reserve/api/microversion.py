@@ -38,7 +38,9 @@ ENV_KEY = 'reserve.api_version'
 #         device's reservation_id is gone (device_reservation_id stays);
 #         the quota resources device_reservations and device_hours of
 #         /v1/limits (unit_reservations, unit_hours)
-#   1.3 - adds a host's failure and failed_at; a reservation's and a
+#   1.3 - what a reservation got: its delivery in GET /v1/reservations/{id},
+#         and the delivery report of a period (/v1/reports/delivery);
+#         adds a host's failure and failed_at; a reservation's and a
 #         device reservation's missing capacity (missing_capacity)
 VERSIONS = ('1.0', '1.1', '1.2', '1.3')
 
@@ -66,6 +68,7 @@ MIN_VERSION = Version.parse(VERSIONS[0])
 MAX_VERSION = Version.parse(VERSIONS[-1])
 GLOSSARY_NAMES = Version(1, 1)
 ONE_NAME = Version(1, 2)
+DELIVERY = Version(1, 3)
 HOST_HEALTH = Version(1, 3)
 
 

@@ -25,6 +25,7 @@ from reserve.api.schemas import leases
 from reserve.api.schemas import limits
 from reserve.api.schemas import maintenance
 from reserve.api.schemas import parts
+from reserve.api.schemas import reports
 from reserve.api.schemas import reservations
 
 OPENAPI_VERSION = '3.1.0'
@@ -32,7 +33,7 @@ PATH = '/v1/openapi.json'
 
 # In the order of the document.
 RESOURCES = (reservations, leases, hosts, domain_owners, allocations, flavors,
-             maintenance, limits, devices, device_reservations)
+             maintenance, limits, reports, devices, device_reservations)
 
 
 def _gather(part):
@@ -147,6 +148,7 @@ TAGS = [
                                        'grants and the calendar'},
     {'name': 'maintenance', 'description': 'Maintenance windows'},
     {'name': 'limits', 'description': 'Quota'},
+    {'name': 'reports', 'description': 'What the cloud delivered'},
     {'name': 'devices', 'description': 'GPU devices of libvirt hosts'},
     {'name': 'device-reservations', 'description': 'Device reservations'},
 ]

@@ -180,6 +180,23 @@ def booking_list_end_not_on_lease(context, updated_before):
                 .all())
 
 
+def booking_list_behind_lease(context):
+    """Bookings whose shown status lags their lease's: ALLOCATED while
+    it is ACTIVE, ALLOCATED or ACTIVE while it is TERMINATED. The
+    manager moves both in one transaction, so only a hand-made edit (or
+    a restore) leaves one behind."""
+    B, L = models.Booking, models.Lease
+    with db_api.reader.using(context) as session:
+        return (session.query(B).join(L, L.id == B.lease_id)
+                .filter(sa.or_(
+                    sa.and_(L.status == states.Lease.ACTIVE,
+                            B.status.in_((states.Booking.ALLOCATED,))),
+                    sa.and_(L.status == states.Lease.TERMINATED,
+                            B.status.in_((states.Booking.ALLOCATED,
+                                          states.Booking.ACTIVE)))))
+                .all())
+
+
 def booking_purge(context, ended_before):
     purged = (sa.select(models.Booking.id)
               .where(models.Booking.status == states.Booking.COMPLETE)

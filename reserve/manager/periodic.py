@@ -23,6 +23,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.common import context as reserve_context
+from reserve.manager import catch_up
 from reserve.manager import health
 
 CONF = cfg.CONF
@@ -49,7 +50,8 @@ class CapacityLoop:
         steps = (('capacity refresh', self._manager._refresh_capacity),
                  ('fence repair', self._manager.sync_fence),
                  ('lease repair', self._manager._sync_active_leases),
-                 ('host health', self._health.run_if_due))
+                 ('host health', self._health.run_if_due),
+                 ('owner catch-up', catch_up.follow_lagging_owners))
         for name, step in steps:
             try:
                 step(context)

@@ -20,6 +20,7 @@ from reserve.common import placement
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import bookings as bookings_db
+from reserve.db import deliveries as deliveries_db
 from reserve.db import flavors as flavors_db
 from reserve.db import hosts as hosts_db
 from reserve.db import leases as leases_db
@@ -187,9 +188,17 @@ def test_booking_lifecycle_builds_and_removes_the_fence(cloud):
     assert aggregate.metadata['filter_tenant_id'] == PROJECT
     assert aggregate.hosts == []
     assert cloud.placement.resource_class_exists(rc)
+    # Its delivery is opened with the lease, usable once it is ACTIVE.
+    delivery = deliveries_db.delivery_get(ctx, states.Owner.BOOKING,
+                                          booking.id)
+    assert (delivery.flavor_id, delivery.amount) == (booking.flavor_id, 3)
+    assert delivery.usable_at is None
 
     lease = _run_events_until(cloud, lease.id, states.Lease.ACTIVE)
     assert cloud.access[rsv_id] == {PROJECT}
+    delivery = deliveries_db.delivery_get(ctx, states.Owner.BOOKING,
+                                          booking.id)
+    assert delivery.usable_at >= booking.start
     by_host = {a.host.name: a.amount for a in lease.reservations[0]
                .allocations}
     assert sorted(aggregate.hosts) == sorted(by_host)

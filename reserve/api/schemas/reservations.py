@@ -61,8 +61,10 @@ def response_schemas():
             'compute_flavor': dict(parts.STR_OR_NULL, description=(
                 'Before 1.2: the same as reserved_flavor_id')),
             'created_at': parts.DATE, 'updated_at': parts.DATE,
+            'delivery': dict(parts.ref('Delivery'), description=(
+                'Since 1.3, of GET /v1/reservations/{id}: what it got')),
             'missing_capacity': missing_capacity.schema('instances'),
-        }, optional=('reserved_flavor_id', 'compute_flavor',
+        }, optional=('reserved_flavor_id', 'compute_flavor', 'delivery',
                      'missing_capacity'),
             description='A booking of a catalogue flavor for a window.'),
     }

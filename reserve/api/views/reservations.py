@@ -1,5 +1,6 @@
 """The representation of a booking (/v1/reservations)."""
 from reserve.api import microversion
+from reserve.api.views import deliveries
 from reserve.api.views import missing_capacity
 from reserve.common import timeutils
 
@@ -34,3 +35,14 @@ def show(booking):
     if missing_capacity.shown():
         view['missing_capacity'] = missing_capacity.of_booking(booking)
     return {'reservation': view}
+
+
+def show_one(found):
+    """The answer about one booking, ``found`` = (booking, its delivery
+    row or None): from 1.3 with what it got (its delivery)."""
+    booking, delivery = found
+    answer = show(booking)
+    if microversion.serves(microversion.DELIVERY):
+        answer['reservation']['delivery'] = deliveries.delivery_view(
+            delivery)
+    return answer

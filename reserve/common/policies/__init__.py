@@ -14,6 +14,7 @@ from reserve.common.policies import hosts
 from reserve.common.policies import leases
 from reserve.common.policies import limits
 from reserve.common.policies import maintenance
+from reserve.common.policies import reports
 from reserve.common.policies import reservations
 
 
@@ -27,6 +28,7 @@ def list_rules():
         flavors.list_rules(),
         maintenance.list_rules(),
         limits.list_rules(),
+        reports.list_rules(),
         # GPU devices
         devices.list_rules(),
         device_reservations.list_rules(),

@@ -9,6 +9,7 @@ from reserve.api.controllers.v1 import hosts
 from reserve.api.controllers.v1 import leases
 from reserve.api.controllers.v1 import limits
 from reserve.api.controllers.v1 import maintenance
+from reserve.api.controllers.v1 import reports
 from reserve.api.controllers.v1 import reservations
 from reserve.api import microversion
 from reserve.api import openapi
@@ -52,6 +53,7 @@ class Controller:
     # the booking desk
     flavors = flavors.FlavorsController()
     limits = limits.LimitsController()
+    reports = reports.ReportsController()
     # GPU devices of libvirt hosts
     devices = devices.DevicesController()
 

@@ -20,6 +20,7 @@ from reserve.common.policies import flavors as flavor_policies
 from reserve.common.policies import reservations as policies
 from reserve.common import states
 from reserve.db import bookings as bookings_db
+from reserve.db import deliveries as deliveries_db
 from reserve.db import flavors as flavors_db
 from reserve.db import leases as leases_db
 
@@ -58,11 +59,12 @@ class ReservationsController(rest.RestController):
             'reservations', [views.reservation_view(b) for b in bookings],
             limit, params, PATH)
 
-    @method.expose(policy=policies.GET, view=views.show)
+    @method.expose(policy=policies.GET, view=views.show_one)
     def get_one(self, booking_id, *, ctx):
         booking = self._get(ctx, booking_id)
         utils.authorize(ctx, policies.GET, booking.project_id)
-        return booking
+        return booking, deliveries_db.delivery_get(
+            ctx, states.Owner.BOOKING, booking.id)
 
     @method.expose(policy=policies.CREATE, body=schema.create, status=201,
                    view=views.show)
