@@ -264,7 +264,10 @@ def test_capacity_is_shared_over_time(cloud):
     assert bookings_db.booking_get(ctx, after.id).status == 'ALLOCATED'
 
 
-def test_end_waits_for_servers_then_retries(cloud):
+def test_end_waits_for_servers_then_goes_on_without_them(cloud):
+    """Servers nova does not delete within [nova]server_delete_timeout
+    do not fail the end: the lease ends, and what they hold is left for
+    the repair task (test_repair.py follows it to the end)."""
     ctx = reserve_context.get_admin_context()
     cloud.delete_polls = -1  # servers stuck in deleting
     booking = _book(count=1, start_in=0, length=2)
@@ -273,14 +276,13 @@ def test_end_waits_for_servers_then_retries(cloud):
     lease = _run_events_until(cloud, lease_id, states.Lease.ACTIVE)
     rsv_id = lease.reservations[0].id
     server = cloud.boot(rsv_id, PROJECT)
-    lease = _run_events_until(cloud, lease_id, states.Lease.ERROR)
-    assert 'were still there' in lease.status_reason
-    end = [e for e in lease.events if e.event_type == 'end_lease'][0]
-    assert end.status == states.Event.ERROR
-    assert rsv_id in cloud.flavors  # teardown half-done
-    cloud.deleting[server.id] = 0  # nova unsticks
+    started = time.monotonic()
     lease = _run_events_until(cloud, lease_id, states.Lease.TERMINATED)
-    assert rsv_id not in cloud.flavors
+    assert time.monotonic() - started >= CONF.nova.server_delete_timeout
+    end = [e for e in lease.events if e.event_type == 'end_lease'][0]
+    assert end.status == states.Event.DONE
+    assert server.id in cloud.deleting
+    assert rsv_id in cloud.flavors  # the server still names it
 
 
 def test_delete_lease_tears_down_and_removes_it(cloud):
