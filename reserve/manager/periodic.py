@@ -7,10 +7,10 @@ Every [manager]capacity_refresh_interval seconds (and once at start):
   when it was enrolled stop counting once they are gone;
 * the fence is repaired (reserve.fence.fence.sync): a reservable host taken
   out of the fence aggregate, or stripped of its trait, by hand is put
-  back;
-* every active lease's cloud objects are made to match its allocations
-  (LeaseManager.sync_lease): a reserved flavor, grant, aggregate member
-  or inventory removed by hand comes back.
+  back.
+
+The cloud objects of leases are the repair task's (reserve.manager.repair,
+every [manager]repair_interval).
 
 Each step is idempotent and only logs what it cannot do now; the next
 run tries again.
@@ -43,8 +43,7 @@ class CapacityLoop:
     def run_once(self):
         context = reserve_context.get_admin_context()
         steps = (('capacity refresh', self._manager._refresh_capacity),
-                 ('fence repair', self._manager.sync_fence),
-                 ('lease repair', self._manager._sync_active_leases))
+                 ('fence repair', self._manager.sync_fence))
         for name, step in steps:
             try:
                 step(context)

@@ -26,6 +26,7 @@ from reserve.db import leases as leases_db
 from reserve.manager import events
 from reserve.manager import manager
 from reserve.manager import notify
+from reserve.manager import repair
 from reserve import plugins
 from reserve.plugins import flavor_instance
 from reserve.worker import worker
@@ -349,8 +350,8 @@ def test_gpus_run_out_before_cpus(cloud):
 def test_drift_made_by_hand_is_repaired(cloud):
     """An operator removes pieces of an active lease's fence by hand (a
     host from its aggregate, an inventory, the project's access, a host
-    from the fence aggregate): the manager's periodic repair puts each
-    back."""
+    from the fence aggregate): the manager's repair task and fence
+    repair put each back (test_repair.py: each kind of drift)."""
     ctx = reserve_context.get_admin_context()
     booking = _book(count=3, start_in=1, length=600)
     cloud.worker.create_lease(ctx, booking.id)
@@ -374,7 +375,7 @@ def test_drift_made_by_hand_is_repaired(cloud):
               if a.name == 'reserve-fenced-hosts'][0]
     cloud.nova.aggregates.remove_host(fenced, host)
 
-    assert cloud.lease_manager._sync_active_leases(ctx) == 0
+    assert repair.repair_drift(ctx) == {'repaired': 3, 'failed': 0}
     cloud.lease_manager.sync_fence(ctx)
     assert host in aggregate.hosts
     assert cloud.placement.inventories(child['uuid'])[rc]['total'] == \
