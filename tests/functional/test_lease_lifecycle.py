@@ -268,7 +268,7 @@ def test_capacity_is_shared_over_time(cloud):
 def test_end_waits_for_servers_then_goes_on_without_them(cloud):
     """Servers nova does not delete within [nova]server_delete_timeout
     do not fail the end: the lease ends, and what they hold is left for
-    the repair task (test_repair.py follows it to the end)."""
+    the repair task (test_leftovers.py follows it to the end)."""
     ctx = reserve_context.get_admin_context()
     cloud.delete_polls = -1  # servers stuck in deleting
     booking = _book(count=1, start_in=0, length=2)
@@ -351,7 +351,7 @@ def test_drift_made_by_hand_is_repaired(cloud):
     """An operator removes pieces of an active lease's fence by hand (a
     host from its aggregate, an inventory, the project's access, a host
     from the fence aggregate): the manager's repair task and fence
-    repair put each back (test_repair.py: each kind of drift)."""
+    repair put each back (test_repair_drift.py: each kind of drift)."""
     ctx = reserve_context.get_admin_context()
     booking = _book(count=3, start_in=1, length=600)
     cloud.worker.create_lease(ctx, booking.id)
