@@ -295,8 +295,9 @@ class LeaseManager:
         if lease.status != states.Lease.ACTIVE:
             return  # a lease yet to start starts on its allocations
         for reservation in lease.reservations:
-            plugins.get_plugin(reservation.resource_type).sync(
-                context, lease, reservation)
+            for what in plugins.get_plugin(reservation.resource_type).sync(
+                    context, lease, reservation):
+                LOG.info('Lease %s: %s', lease_id, what)
         LOG.info('Lease %s synced with its allocations', lease_id)
 
     def _refresh_capacity(self, context):

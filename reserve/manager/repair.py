@@ -22,6 +22,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.common import context as reserve_context
+from reserve.common import exception
 from reserve.common import nova
 from reserve.common import placement
 from reserve.common import states
@@ -66,6 +67,7 @@ class Repairer:
     def __init__(self, nova_client=None, placement_client=None):
         self.nova = nova_client or nova.NovaClient()
         self.placement = placement_client or placement.PlacementClient()
+        self._unconfigured = set()
 
     def run_once(self, context=None):
         """Both steps; returns {step: its counts} (None for a step that
@@ -78,11 +80,17 @@ class Repairer:
                     ctx, self.nova, self.placement))):
             try:
                 result[name] = step(context)
+            except exception.CloudNotConfigured as exc:
+                # GPU hosts without nova (the all-in-one): said once.
+                if name not in self._unconfigured:
+                    LOG.info('Repair step %s skipped: %s', name, exc)
+                    self._unconfigured.add(name)
+                result[name] = None
             except Exception as exc:  # next run tries again
                 LOG.warning('Repair step %s failed: %s: %s', name,
                             type(exc).__name__, exc)
                 result[name] = None
-        if any(v is None or any(v.values()) for v in result.values()):
+        if any(v and any(v.values()) for v in result.values()):
             LOG.info('Repair task: %s', result)
         return result
 

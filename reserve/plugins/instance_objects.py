@@ -122,7 +122,7 @@ def drop_hosts_not_held(nova_client, placement_client, rsv_id, allocations,
     done = []
     for service in sorted(set(aggregate.hosts) - wanted):
         if nova_client.remove_aggregate_host(rsv_id, service):
-            done.append('host %s not held taken out of aggregate %s' % (
+            done.append('host %s taken out of aggregate %s (not held)' % (
                 service, rsv_id))
         host = by_service.get(service)
         child = host and placement_client.get_provider_by_name(
