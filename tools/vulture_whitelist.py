@@ -49,8 +49,9 @@ FlavorInstancePlugin
 DeviceGpuPlugin
 LogDriver
 SMTPDriver
-# The lease engine calls every plugin's before_end and on_end
+# The lease engine calls every plugin's on_start, before_end and on_end
 # (reserve.manager.events).
+_.on_start
 _.before_end
 _.on_end
 # pbr's version of the package, read by packaging tools.

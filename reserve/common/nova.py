@@ -70,32 +70,72 @@ class NovaClient:
     def flavor_extra_specs(self, flavor):
         return dict(flavor.get_keys())
 
+    def find_flavor(self, flavor_id):
+        """A flavor by id only, or None."""
+        try:
+            return self.nova.flavors.get(flavor_id)
+        except nova_exc.NotFound:
+            return None
+
+    def list_flavors(self):
+        """Every flavor, public or private (what an admin sees)."""
+        return self.nova.flavors.list(is_public=None)
+
     def ensure_flavor(self, flavor_id, name, vcpus, ram, disk, ephemeral,
                       swap, extra_specs):
-        """The private flavor of a reservation, created if missing."""
-        try:
-            flavor = self.nova.flavors.get(flavor_id)
-        except nova_exc.NotFound:
+        """The private flavor of a reservation, created if missing, with
+        exactly ``extra_specs``. Returns (whether it was created, the
+        spec changes of set_flavor_specs)."""
+        flavor = self.find_flavor(flavor_id)
+        created = flavor is None
+        if created:
             try:
                 flavor = self.nova.flavors.create(
                     name, ram, vcpus, disk, flavorid=flavor_id,
                     ephemeral=ephemeral, swap=swap, is_public=False)
             except nova_exc.Conflict:
                 flavor = self.nova.flavors.get(flavor_id)
-        flavor.set_keys(extra_specs)
-        return flavor
+                created = False
+        return created, self.set_flavor_specs(flavor, extra_specs)
+
+    def set_flavor_specs(self, flavor, wanted):
+        """Make the flavor's extra specs exactly ``wanted``, writing only
+        what differs. Returns {key: (found, wanted)}, None standing for
+        absent (a key added by hand has wanted None)."""
+        current = dict(flavor.get_keys())
+        wanted = {k: str(v) for k, v in wanted.items()}
+        changes = {k: (current.get(k), v) for k, v in wanted.items()
+                   if current.get(k) != v}
+        if changes:
+            flavor.set_keys({k: v for k, (_, v) in changes.items()})
+        extra = sorted(set(current) - set(wanted))
+        if extra:
+            flavor.unset_keys(extra)
+        changes.update((k, (current[k], None)) for k in extra)
+        return changes
 
     def delete_flavor(self, flavor_id):
+        """True if the flavor existed."""
         try:
             self.nova.flavors.delete(flavor_id)
         except nova_exc.NotFound:
-            pass
+            return False
+        return True
+
+    def flavor_projects(self, flavor_id):
+        """The projects granted a private flavor."""
+        return {a.tenant_id for a in
+                self.nova.flavor_access.list(flavor=flavor_id)}
 
     def add_flavor_access(self, flavor_id, project_id):
+        """Grant the project the flavor; True if it lacked it."""
+        if project_id in self.flavor_projects(flavor_id):
+            return False
         try:
             self.nova.flavor_access.add_tenant_access(flavor_id, project_id)
         except nova_exc.Conflict:
-            pass  # already granted
+            return False  # granted concurrently
+        return True
 
     def remove_flavor_access(self, flavor_id, project_id):
         try:
@@ -106,24 +146,35 @@ class NovaClient:
 
     # aggregates --------------------------------------------------------
 
+    def list_aggregates(self):
+        return self.nova.aggregates.list()
+
     def find_aggregate(self, name):
-        for aggregate in self.nova.aggregates.list():
+        for aggregate in self.list_aggregates():
             if aggregate.name == name:
                 return aggregate
         return None
 
     def ensure_aggregate(self, name, metadata):
+        return self.repair_aggregate(name, metadata)[0]
+
+    def repair_aggregate(self, name, metadata):
+        """Aggregate ``name`` with ``metadata`` (other keys kept), created
+        if missing. Returns (the aggregate, whether it was created, the
+        keys of ``metadata`` that had to be set, sorted)."""
         aggregate = self.find_aggregate(name)
-        if aggregate is None:
+        created = aggregate is None
+        if created:
             try:
                 aggregate = self.nova.aggregates.create(name, None)
             except nova_exc.Conflict:
                 aggregate = self.find_aggregate(name)
+                created = False
         missing = {k: v for k, v in metadata.items()
                    if aggregate.metadata.get(k) != v}
         if missing:
             aggregate = self.nova.aggregates.set_metadata(aggregate, missing)
-        return aggregate
+        return aggregate, created, sorted(missing)
 
     def add_aggregate_host(self, name, host):
         """Put ``host`` (a service host) in aggregate ``name``; True if
@@ -152,10 +203,11 @@ class NovaClient:
         return True
 
     def delete_aggregate(self, name):
+        """Empty and delete aggregate ``name``; True if it existed."""
         aggregate = self.find_aggregate(name)
         if aggregate is None:
-            return
-        for host in aggregate.hosts:
+            return False
+        for host in list(aggregate.hosts):
             try:
                 self.nova.aggregates.remove_host(aggregate, host)
             except (nova_exc.NotFound, nova_exc.Conflict):
@@ -163,7 +215,8 @@ class NovaClient:
         try:
             self.nova.aggregates.delete(aggregate)
         except nova_exc.NotFound:
-            pass
+            return False
+        return True
 
     # servers -----------------------------------------------------------
 
@@ -172,10 +225,35 @@ class NovaClient:
             search_opts={'flavor': flavor_id, 'all_tenants': 1},
             detailed=False)
 
+    def server_exists(self, server_id):
+        try:
+            self.nova.servers.get(server_id)
+        except nova_exc.NotFound:
+            return False
+        return True
+
+    def ask_server_deletion(self, server_ids):
+        """Ask nova to delete each server, without waiting; one that
+        refuses now is logged and left for the next ask."""
+        for server_id in server_ids:
+            self._ask_deletion(server_id)
+
+    def _ask_deletion(self, server_id):
+        """Whether nova took the deletion (or the server is gone)."""
+        try:
+            self.nova.servers.delete(server_id)
+        except nova_exc.NotFound:
+            pass
+        except Exception as exc:  # keep going with the others
+            LOG.warning('Deleting server %s failed: %s', server_id, exc)
+            return False
+        return True
+
     def delete_servers_of_flavor(self, flavor_id, timeout, interval):
         """Delete every server booted with the flavor and wait them gone.
 
-        Raises ServerDeletionTimeout when some remain after ``timeout``.
+        Raises ServerDeletionTimeout when some remain after ``timeout``
+        (their ids in its ``server_ids``).
         """
         deadline = time.monotonic() + timeout
         asked = set()
@@ -184,19 +262,11 @@ class NovaClient:
             if not servers:
                 return
             for server in servers:
-                if server.id in asked:
-                    continue
-                try:
-                    self.nova.servers.delete(server.id)
-                except nova_exc.NotFound:
-                    pass
-                except Exception as exc:  # keep going with the others
-                    LOG.warning('Deleting server %s failed: %s',
-                                server.id, exc)
-                    continue
-                asked.add(server.id)
+                if server.id not in asked and self._ask_deletion(server.id):
+                    asked.add(server.id)
             if time.monotonic() >= deadline:
+                server_ids = sorted(s.id for s in servers)
                 raise exception.ServerDeletionTimeout(
-                    servers=', '.join(sorted(s.id for s in servers)),
+                    servers=', '.join(server_ids), server_ids=server_ids,
                     flavor=flavor_id, timeout=timeout)
             time.sleep(interval)

@@ -20,10 +20,24 @@ CHILD_PREFIX = 'reserve_'
 RESERVATION_CLASS_PREFIX = 'CUSTOM_RESERVATION_'
 
 
+# What an inventory of a reservation's class is, besides its total.
+RESERVATION_INVENTORY = {'reserved': 0, 'min_unit': 1, 'max_unit': 1,
+                         'step_size': 1, 'allocation_ratio': 1.0}
+
+
 def reservation_resource_class(lease_reservation_id):
     """CUSTOM_RESERVATION_<ID>: the UUID upper-cased, dashes as '_'."""
     return (RESERVATION_CLASS_PREFIX +
             lease_reservation_id.upper().replace('-', '_'))
+
+
+def reservation_of_class(resource_class):
+    """The lease reservation id a reservation's resource class names
+    (the inverse of reservation_resource_class), or None."""
+    if not resource_class.startswith(RESERVATION_CLASS_PREFIX):
+        return None
+    return resource_class[len(RESERVATION_CLASS_PREFIX):].lower() \
+        .replace('_', '-')
 
 
 @exception.translate_cloud_errors('placement', ks_exc.ClientException)
@@ -51,6 +65,19 @@ class PlacementClient:
             reason='%s %s answered %d: %s' % (method, url, resp.status_code,
                                               resp.text[:500]))
 
+    def _delete(self, url):
+        """DELETE ``url``: True when it was there, False when it was
+        gone already."""
+        resp = self.adapter.request(
+            url, 'DELETE', microversion=MICROVERSION, raise_exc=False,
+            headers={'Accept': 'application/json'})
+        if resp.status_code in (204, 404):
+            return resp.status_code == 204
+        raise exception.CloudError(
+            service='placement',
+            reason='DELETE %s answered %d: %s' % (url, resp.status_code,
+                                                  resp.text[:500]))
+
     # providers -----------------------------------------------------------
 
     def get_provider_by_name(self, name):
@@ -65,6 +92,12 @@ class PlacementClient:
                              urllib.parse.urlencode({'required': trait}),
                              microversion='1.18')
         return body['resource_providers']
+
+    def list_providers(self, name_prefix=''):
+        """Every provider whose name starts with ``name_prefix``."""
+        body = self._request('GET', '/resource_providers')
+        return [p for p in body['resource_providers']
+                if p['name'].startswith(name_prefix)]
 
     def get_provider(self, uuid):
         return self._request('GET', '/resource_providers/%s' % uuid,
@@ -106,12 +139,25 @@ class PlacementClient:
     # resource classes ------------------------------------------------------
 
     def ensure_resource_class(self, name):
+        """Create the custom class ``name`` unless it exists; True if it
+        was created now."""
+        if self._request('GET', '/resource_classes/%s' % name,
+                         tolerated=(404,)) is not None:
+            return False
         self._request('PUT', '/resource_classes/%s' % name,
                       expected=(201, 204))
+        return True
+
+    def list_resource_classes(self, prefix=''):
+        """The names of the resource classes starting with ``prefix``."""
+        body = self._request('GET', '/resource_classes')
+        return sorted(rc['name'] for rc in body['resource_classes']
+                      if rc['name'].startswith(prefix))
 
     def delete_resource_class(self, name):
-        self._request('DELETE', '/resource_classes/%s' % name,
-                      expected=(204,), tolerated=(404,))
+        """True if it existed. Placement refuses (409) while an
+        inventory of it remains."""
+        return self._delete('/resource_classes/%s' % name)
 
     # traits ------------------------------------------------------------------
 
@@ -169,12 +215,16 @@ class PlacementClient:
     # inventories -----------------------------------------------------------
 
     def set_inventory(self, uuid, resource_class, total, retries=5):
-        """Set one inventory record, keeping the provider's others.
+        """Make one inventory record of a reservation's class ``total``
+        (max_unit 1), keeping the provider's others; nothing is written
+        when it is so already. Returns (whether it was written, the
+        record found before it or None when there was none).
 
         The whole set is written with the provider generation it was read
         at, and re-read on a generation conflict.
         """
         url = '/resource_providers/%s/inventories' % uuid
+        wanted = dict(RESERVATION_INVENTORY, total=total)
         for _ in range(retries):
             current = self._request('GET', url, tolerated=(404,))
             if current is None:
@@ -182,16 +232,18 @@ class PlacementClient:
                     service='placement',
                     reason='resource provider %s is gone' % uuid)
             inventories = current['inventories']
-            inventories[resource_class] = {
-                'total': total, 'reserved': 0, 'min_unit': 1,
-                'max_unit': 1, 'step_size': 1, 'allocation_ratio': 1.0}
+            found = inventories.get(resource_class)
+            if found is not None and all(found.get(k) == v
+                                         for k, v in wanted.items()):
+                return False, found
+            inventories[resource_class] = wanted
             resp = self.adapter.put(
                 url, json={'resource_provider_generation':
                            current['resource_provider_generation'],
                            'inventories': inventories},
                 microversion=MICROVERSION, raise_exc=False)
             if resp.status_code == 200:
-                return
+                return True, found
             if resp.status_code != 409:
                 break
         raise exception.CloudError(
@@ -200,10 +252,9 @@ class PlacementClient:
                 resource_class, uuid, resp.status_code, resp.text[:300]))
 
     def delete_inventory(self, uuid, resource_class):
-        """Remove one inventory record; a missing one is fine.
+        """Remove one inventory record; True if it was there.
 
         Placement refuses (409) while allocations still use it.
         """
-        self._request('DELETE', '/resource_providers/%s/inventories/%s' %
-                      (uuid, resource_class), expected=(204,),
-                      tolerated=(404,))
+        return self._delete('/resource_providers/%s/inventories/%s' %
+                            (uuid, resource_class))

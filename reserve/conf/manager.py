@@ -24,10 +24,9 @@ manager_opts = [
                help='Seconds between two runs of the periodic capacity '
                     'task: each nova host\'s capacity record is read '
                     'again from placement (what other consumers use of '
-                    'it included), the fence of the reservable hosts is '
-                    'repaired, and the cloud objects of active leases '
-                    'are made to match their allocations. 0 disables it '
-                    '(POST /v1/hosts/{id}/refresh still reads one host).'),
+                    'it included) and the fence of the reservable hosts '
+                    'is repaired. 0 disables it (POST '
+                    '/v1/hosts/{id}/refresh still reads one host).'),
     cfg.IntOpt('health_check_interval', default=60, min=0,
                help='Seconds between two health checks of the enrolled '
                     'hosts, a step of the periodic capacity task (so '
@@ -45,6 +44,14 @@ manager_opts = [
                     'inventory, and reserve_<host>) and at the devices of '
                     'a device reservation, so that one whose host fails '
                     'is moved before its start.'),
+    cfg.IntOpt('repair_interval', default=60, min=0,
+               help='Seconds between two runs of the repair task: the '
+                    'cloud objects of active leases are put back as their '
+                    'reservations say (each repair logged, counted and '
+                    'notified as reserve.reservation.repaired), the '
+                    'deletion of servers an end could not delete is asked '
+                    'again, and what ended reservations left in nova and '
+                    'placement is taken down. 0 disables it.'),
 ]
 
 

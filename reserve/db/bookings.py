@@ -67,6 +67,13 @@ def booking_list(context, project_id=None, flavor_id=None, status=None,
         return db_api._paginate(query, models.Booking, limit, marker)
 
 
+def booking_find_by_reserved_flavor(context, flavor_id):
+    """The booking whose lease's flavor is ``flavor_id``, or None."""
+    with db_api.reader.using(context) as session:
+        return (session.query(models.Booking)
+                .filter_by(reserved_flavor_id=flavor_id).first())
+
+
 def booking_list_by_lease(context, lease_id):
     with db_api.reader.using(context) as session:
         return (session.query(models.Booking)

@@ -176,6 +176,19 @@ def lease_id_of(context, lease_reservation_id):
         return row[0] if row else None
 
 
+def lease_reservation_ids_live(context):
+    """The ids of the lease reservations of every lease not TERMINATED:
+    their cloud objects are theirs (a lease being ended or deleted is
+    still at work on them)."""
+    with db_api.reader.using(context) as session:
+        rows = (session.query(models.LeaseReservation.id)
+                .join(models.Lease,
+                      models.LeaseReservation.lease_id == models.Lease.id)
+                .filter(models.Lease.status != states.Lease.TERMINATED)
+                .all())
+        return {row[0] for row in rows}
+
+
 def lease_reservation_update(context, lease_reservation_id, values):
     with db_api.writer.using(context) as session:
         values = dict(values, updated_at=models._now())

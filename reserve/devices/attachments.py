@@ -66,6 +66,37 @@ def _hostdev_keys(conn, domain):
     return {(h.kind, h.id) for h in conn.attached(domain)}
 
 
+def missing(conn, attachments):
+    """The ATTACHED ones of ``attachments`` whose device is not where
+    their row says (taken out of the running guest or its definition by
+    hand); those of a domain that is gone are not for a repair."""
+    found = []
+    by_domain = {}
+    for attachment in attachments:
+        if attachment.state != states.Attachment.ATTACHED:
+            continue
+        domain = attachment.domain
+        if domain not in by_domain:
+            try:
+                by_domain[domain] = {h.key: h for h in conn.attached(domain)}
+            except virt_exception.DomainNotFound:
+                by_domain[domain] = None
+        if by_domain[domain] is None:
+            continue
+        hostdev = by_domain[domain].get((attachment.kind,
+                                         _target(attachment)))
+        if hostdev is None or (attachment.live and hostdev.live is False) \
+                or (attachment.config and hostdev.config is False):
+            found.append(attachment)
+    return found
+
+
+def describe(attachment):
+    """'hostdev <PCI address>' or 'mdev <UUID>'."""
+    kind = 'mdev' if attachment.kind == states.Attachment.MDEV else 'hostdev'
+    return '%s %s' % (kind, _target(attachment))
+
+
 def mark_attaching(context, attachments):
     """Commit the planned ones of ``attachments`` as ATTACHING, before
     realize asks libvirt (call it outside any transaction of the

@@ -315,17 +315,29 @@ def _review(context, host, conn, generation):
     return moved
 
 
+def restore(context, host, conn, reservation, rows):
+    """Attach again what of ``rows`` (attachments of an active
+    reservation, under the host's lock) is not on the host. Returns (the
+    ids of the rows still the reservation's, how many changes were
+    made), or None once it is no longer active (its end releases)."""
+    ids = to_attach(context, host, conn, rows)
+    with attachments.saga() as undo, db_api.writer.using(context):
+        if not device_reservations_db.device_reservation_lock_live(
+                context, reservation.id, (Status.ACTIVE,)):
+            return None
+        return ids, realize(context, conn, reservation, ids, undo)
+
+
 def _converge(context, host, conn):
     restored = []
     for reservation in device_reservations_db.device_reservations_of_host(
             context, host.id, (Status.ACTIVE,)):
         try:
-            ids = to_attach(context, host, conn, reservation.attachments)
-            with attachments.saga() as undo, db_api.writer.using(context):
-                if not device_reservations_db.device_reservation_lock_live(
-                        context, reservation.id, (Status.ACTIVE,)):
-                    continue    # cancelled meanwhile: its end releases
-                changed = realize(context, conn, reservation, ids, undo)
+            done = restore(context, host, conn, reservation,
+                           reservation.attachments)
+            if done is None:
+                continue
+            changed = done[1]
         except exception.ReserveException as exc:
             LOG.warning('Device reservation %s: attachments not restored: '
                         '%s', reservation.id, exc)

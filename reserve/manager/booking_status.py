@@ -14,6 +14,7 @@ transaction is committed, the move that won is announced as
 from oslo_log import log as logging
 
 from reserve.capacity import store as capacity_store
+from reserve.common import exception
 from reserve.common import states
 from reserve.db import bookings as bookings_db
 from reserve.notification import sync
@@ -79,4 +80,11 @@ def follow(context, lease, lease_status):
             states.Lease.TERMINATED: 'ended'}.get(lease_status)
     if name is None or lease.owner_type != states.Owner.BOOKING:
         return None
-    return move(context, lease.owner_id, name)
+    try:
+        return move(context, lease.owner_id, name)
+    except exception.BookingNotFound:
+        # Deleted under its lease: nothing follows it, and the lease
+        # must still end (the reconciler deletes such leases).
+        LOG.warning('Lease %s: its booking %s is gone', lease.id,
+                    lease.owner_id)
+        return None

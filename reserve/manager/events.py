@@ -107,12 +107,14 @@ class EventRunner:
 
     @staticmethod
     def _each_reservation(context, lease, action):
+        """(reservation, what the plugin's ``action`` returned) of each
+        reservation not deleted, once the action is done."""
         for reservation in lease.reservations:
             if reservation.status == states.LeaseReservation.DELETED:
                 continue
             plugin = plugins.get_plugin(reservation.resource_type)
-            getattr(plugin, action)(context, lease, reservation)
-            yield reservation
+            yield reservation, getattr(plugin, action)(context, lease,
+                                                       reservation)
 
     def _start_lease(self, context, lease):
         # Compare-and-swaps: a lease deleted meanwhile stays DELETING
@@ -121,8 +123,8 @@ class EventRunner:
                                       {'status': states.Lease.STARTING},
                                       expected_status=_NOT_DELETING):
             return
-        for reservation in self._each_reservation(context, lease,
-                                                  'on_start'):
+        for reservation, _ in self._each_reservation(context, lease,
+                                                     'on_start'):
             leases_db.lease_reservation_update(
                 context, reservation.id,
                 {'status': states.LeaseReservation.ACTIVE})
@@ -152,11 +154,17 @@ class EventRunner:
             # Deleted since it was read: the row goes at the end.
             deleting = leases_db.lease_get(
                 context, lease.id).status == states.Lease.DELETING
-        for reservation in self._each_reservation(context, lease, 'on_end'):
+        stuck = []
+        for reservation, left in self._each_reservation(context, lease,
+                                                        'on_end'):
             leases_db.lease_reservation_update(
                 context, reservation.id,
                 {'status': states.LeaseReservation.DELETED})
             leases_db.allocations_delete(context, reservation.id)
+            stuck += left or []
+        if stuck:
+            # Ended all the same; the repair task retries their deletion.
+            delivery.stuck_servers(context, lease, stuck)
         with db_api.writer.using(context):
             leases_db.lease_update(context, lease.id,
                                    {'status': states.Lease.TERMINATED,

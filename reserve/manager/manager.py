@@ -295,22 +295,10 @@ class LeaseManager:
         if lease.status != states.Lease.ACTIVE:
             return  # a lease yet to start starts on its allocations
         for reservation in lease.reservations:
-            plugins.get_plugin(reservation.resource_type).sync(
-                context, lease, reservation)
+            for what in plugins.get_plugin(reservation.resource_type).sync(
+                    context, lease, reservation):
+                LOG.info('Lease %s: %s', lease_id, what)
         LOG.info('Lease %s synced with its allocations', lease_id)
-
-    def _sync_active_leases(self, context):
-        """sync_lease for every active lease: the drift repair of the
-        periodic capacity task. Returns how many failed."""
-        failed = 0
-        for lease in leases_db.lease_list(context,
-                                          status=states.Lease.ACTIVE):
-            try:
-                self.sync_lease(context, lease.id)
-            except exception.CloudError as exc:
-                failed += 1
-                LOG.warning('Lease %s not synced: %s', lease.id, exc)
-        return failed
 
     def _refresh_capacity(self, context):
         """Read every nova host's capacity record again (the periodic

@@ -8,11 +8,12 @@ Every [manager]capacity_refresh_interval seconds (and once at start):
 * the fence is repaired (reserve.fence.fence.sync): a reservable host taken
   out of the fence aggregate, or stripped of its trait, by hand is put
   back;
-* every active lease's cloud objects are made to match its allocations
-  (LeaseManager.sync_lease): a reserved flavor, grant, aggregate member
-  or inventory removed by hand comes back;
 * the hosts' health is checked (reserve.manager.health), on its own
-  interval.
+  interval;
+* a booking left behind its lease (catch_up) is moved on.
+
+The cloud objects of leases are the repair task's (reserve.manager.repair,
+every [manager]repair_interval).
 
 Each step is idempotent and only logs what it cannot do now; the next
 run tries again.
@@ -49,7 +50,6 @@ class CapacityLoop:
         context = reserve_context.get_admin_context()
         steps = (('capacity refresh', self._manager._refresh_capacity),
                  ('fence repair', self._manager.sync_fence),
-                 ('lease repair', self._manager._sync_active_leases),
                  ('host health', self._health.run_if_due),
                  ('owner catch-up', catch_up.follow_lagging_owners))
         for name, step in steps:

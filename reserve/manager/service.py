@@ -1,5 +1,6 @@
 """reserve-manager: the RPC server on topic reserve-manager, the event
-loop and the periodic rediscovery of libvirt GPU hosts, in one process."""
+loop, the periodic rediscovery of libvirt GPU hosts, the capacity task
+and the repair task, in one process."""
 from oslo_log import log as logging
 
 from reserve.common import rpc
@@ -9,6 +10,7 @@ from reserve.devices import refresh as device_refresh
 from reserve.manager import events
 from reserve.manager import manager
 from reserve.manager import periodic
+from reserve.manager import repair
 
 LOG = logging.getLogger(__name__)
 
@@ -20,6 +22,7 @@ class ManagerService:
         self.endpoint = manager.LeaseManager(wake=self.event_loop.wake)
         self.device_refresh = device_refresh.RefreshLoop()
         self.capacity = periodic.CapacityLoop(self.endpoint)
+        self.repair = repair.RepairLoop()
         self._server = None
 
     def start(self):
@@ -34,6 +37,7 @@ class ManagerService:
         self.event_loop.start()
         self.device_refresh.start()
         self.capacity.start()
+        self.repair.start()
         LOG.info('reserve-manager started')
 
     def stop(self):
@@ -42,6 +46,7 @@ class ManagerService:
             self._server.wait()
         self.device_refresh.stop()
         self.capacity.stop()
+        self.repair.stop()
         self.event_loop.stop()
         # Only once its events are finished or handed back.
         self.heartbeat.stop()

@@ -37,15 +37,20 @@ class ResourcePlugin(abc.ABC):
 
     def sync(self, context, lease, reservation):
         """Bring a started reservation's artefacts in line with the
-        database (repairs drift and follows moved allocations); most
-        plugins have nothing to do."""
+        database (repairs drift and follows moved allocations). Returns
+        what it put right, one sentence each ([] when all was in
+        place)."""
+        return []
 
     def before_end(self, context, lease, reservation):
         """The warning moment; most plugins change nothing."""
 
     @abc.abstractmethod
     def on_end(self, context, lease, reservation):
-        """Take the keys back and tear the artefacts down."""
+        """Take the keys back and tear the artefacts down. Returns the
+        ids of servers the cloud has not deleted yet (their deletion
+        asked; what they hold is left for the sweep of leftovers), or
+        nothing."""
 
     @abc.abstractmethod
     def check_new_window(self, context, lease, reservation, start, end):

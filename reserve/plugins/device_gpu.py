@@ -11,6 +11,7 @@ from reserve.capacity import store as capacity_store
 from reserve.common import exception
 from reserve.db import device_reservations as device_reservations_db
 from reserve.devices import holds
+from reserve.devices import repair
 from reserve.devices import runs
 from reserve.devices import states
 from reserve.plugins import base
@@ -34,6 +35,10 @@ class DeviceGpuPlugin(base.ResourcePlugin):
 
     def on_start(self, context, lease, reservation):
         runs.start(context, reservation.id)
+
+    def sync(self, context, lease, reservation):
+        """Devices taken from their domains by hand are given back."""
+        return repair.reattach(context, reservation.id)
 
     def on_end(self, context, lease, reservation):
         runs.end(context, reservation.id)

@@ -26,21 +26,16 @@ from reserve.common import nova
 from reserve.common import placement
 from reserve.common import states
 from reserve.db import hosts as hosts_db
-from reserve.fence import fence
 from reserve.plugins import base
+from reserve.plugins import instance_objects as objects
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 RESOURCE_TYPE = states.FLAVOR_INSTANCE
-AGGREGATE_SPEC = 'aggregate_instance_extra_specs:reservation'
 # Extra specs of the source flavor that steer reserve, not nova.
 OWN_SPEC_PREFIX = sizing.OWN_SPEC_PREFIX
 HOST_FILTER_SPEC = model.HOST_FILTER_SPEC
-
-
-def flavor_name(lease_reservation_id):
-    return 'reservation:%s' % lease_reservation_id
 
 
 class FlavorInstancePlugin(base.ResourcePlugin):
@@ -120,77 +115,64 @@ class FlavorInstancePlugin(base.ResourcePlugin):
     # artefacts ---------------------------------------------------------------
 
     def build(self, context, lease, reservation):
+        self._build(lease, reservation)
+
+    def _build(self, lease, reservation):
         rsv_id = reservation.id
-        resource_class = placement.reservation_resource_class(rsv_id)
-        self.placement.ensure_resource_class(resource_class)
-        extra_specs = dict(reservation.extra_specs or {})
-        extra_specs[AGGREGATE_SPEC] = rsv_id
-        extra_specs['resources:%s' % resource_class] = '1'
-        extra_specs.update(fence.specs())  # past the fence of the hosts
-        self.nova.ensure_flavor(
-            rsv_id, flavor_name(rsv_id), vcpus=reservation.vcpus,
-            ram=reservation.memory_mb, disk=reservation.disk_gb,
-            ephemeral=reservation.ephemeral_gb, swap=reservation.swap_mb,
-            extra_specs=extra_specs)
-        self.nova.ensure_aggregate(rsv_id, {
-            'reservation': rsv_id,
-            'filter_tenant_id': lease.project_id,
-            'reserve:owner': lease.user_id or ''})
+        return (objects.ensure_resource_class(self.placement, rsv_id) +
+                objects.ensure_flavor(self.nova, reservation) +
+                objects.ensure_aggregate(self.nova, lease, rsv_id))
 
     def on_start(self, context, lease, reservation):
+        self._start(lease, reservation)
+
+    def _start(self, lease, reservation):
         rsv_id = reservation.id
-        resource_class = placement.reservation_resource_class(rsv_id)
-        self.build(context, lease, reservation)
-        self.nova.add_flavor_access(rsv_id, lease.project_id)
-        for allocation in reservation.allocations:
-            host = allocation.host
-            if host.failure:
-                continue  # nova may not take it now; synced once it is back
-            self.nova.add_aggregate_host(rsv_id, host.service_name or
-                                         host.name)
-            child = self.placement.ensure_child_provider(host.provider_uuid,
-                                                         host.name)
-            self.placement.set_inventory(child['uuid'], resource_class,
-                                         allocation.amount)
+        return (self._build(lease, reservation) +
+                objects.ensure_access(self.nova, rsv_id, lease.project_id) +
+                objects.ensure_hosts(self.nova, self.placement, rsv_id,
+                                     reservation.allocations))
 
     def sync(self, context, lease, reservation):
         """A started lease's cloud objects as its allocations say (hosts
         moved under it, or objects changed by hand): everything on_start
-        makes is made again where missing, and the hosts it no longer
-        holds leave its aggregate and lose its inventory."""
-        self.on_start(context, lease, reservation)
-        rsv_id = reservation.id
-        aggregate = self.nova.find_aggregate(rsv_id)
-        wanted = {a.host.service_name or a.host.name
-                  for a in reservation.allocations}
-        by_service = {h.service_name or h.name: h
-                      for h in hosts_db.host_list(context)}
-        resource_class = placement.reservation_resource_class(rsv_id)
-        for service in sorted(set(aggregate.hosts) - wanted):
-            self.nova.remove_aggregate_host(rsv_id, service)
-            host = by_service.get(service)
-            child = host and self.placement.get_provider_by_name(
-                placement.CHILD_PREFIX + host.name)
-            if child:
-                self.placement.delete_inventory(child['uuid'],
-                                                resource_class)
-            LOG.info('Reservation %s left host %s', rsv_id, service)
+        makes is made again where missing or changed, extra specs added
+        by hand go, and the hosts it no longer holds leave its aggregate
+        and lose its inventory. Returns what it put right."""
+        done = self._start(lease, reservation)
+        done += objects.drop_hosts_not_held(
+            self.nova, self.placement, reservation.id,
+            reservation.allocations, hosts_db.host_list(context))
+        return done
 
     def on_end(self, context, lease, reservation):
+        """The teardown; returns the servers nova has not deleted within
+        [nova]server_delete_timeout (their deletion asked, [] when all
+        went). The teardown goes on without them: what their
+        allocations hold in placement (the inventory, hence the resource
+        class) and the flavor they still name are left to the sweep of
+        leftovers, which retries their deletion."""
         rsv_id = reservation.id
-        resource_class = placement.reservation_resource_class(rsv_id)
         # No new boots from here on, then the servers go.
         self.nova.remove_flavor_access(rsv_id, lease.project_id)
-        self.nova.delete_servers_of_flavor(
-            rsv_id, CONF.nova.server_delete_timeout,
-            CONF.nova.server_delete_poll_interval)
-        for allocation in reservation.allocations:
-            host = allocation.host
-            child = self.placement.get_provider_by_name(
-                placement.CHILD_PREFIX + host.name)
-            if child is not None:
-                self.placement.delete_inventory(child['uuid'],
-                                                resource_class)
-        self.placement.delete_resource_class(resource_class)
+        try:
+            self.nova.delete_servers_of_flavor(
+                rsv_id, CONF.nova.server_delete_timeout,
+                CONF.nova.server_delete_poll_interval)
+        except exception.ServerDeletionTimeout as exc:
+            stuck = exc.kwargs['server_ids']
+            LOG.warning('Lease %s: servers %s of reservation %s not deleted '
+                        'after %d s; the rest of the teardown goes on, '
+                        'their deletion is retried by the repair task',
+                        lease.id, ', '.join(stuck), rsv_id,
+                        CONF.nova.server_delete_timeout)
+            self.nova.delete_aggregate(rsv_id)
+            return stuck
+        children = [self.placement.get_provider_by_name(
+            placement.CHILD_PREFIX + a.host.name)
+            for a in reservation.allocations]
+        objects.remove_placement(self.placement, rsv_id,
+                                 [c for c in children if c is not None])
         self.nova.delete_aggregate(rsv_id)
         self.nova.delete_flavor(rsv_id)
+        return []

@@ -25,6 +25,10 @@ class Flavor(_Obj):
     def set_keys(self, specs):
         self._specs.update({k: str(v) for k, v in specs.items()})
 
+    def unset_keys(self, keys):
+        for key in keys:
+            self._specs.pop(key, None)
+
 
 class _Flavors:
     def __init__(self, cloud):
@@ -36,6 +40,11 @@ class _Flavors:
         except KeyError:
             raise nova_exc.NotFound(404, 'Flavor %s could not be found.' %
                                     flavor_id)
+
+    def list(self, detailed=True, is_public=True):
+        # is_public None: public and private, as an admin asks.
+        return [f for f in self.cloud.flavors.values()
+                if is_public is None or f.is_public == is_public]
 
     def find(self, name, is_public=None):
         for flavor in self.cloud.flavors.values():
@@ -203,12 +212,17 @@ class _Servers:
                        if s.flavor_id == search_opts['flavor']]
         return servers
 
-    def delete(self, server):
+    def get(self, server):
         server_id = getattr(server, 'id', server)
         if server_id not in self.cloud.servers:
             raise nova_exc.NotFound(404, 'Instance %s could not be found.'
                                     % server_id)
-        self.cloud.deleting[server_id] = self.cloud.delete_polls
+        return self.cloud.servers[server_id]
+
+    def delete(self, server):
+        server = self.get(server)
+        # Asked again while deleting: it goes when the first ask says.
+        self.cloud.deleting.setdefault(server.id, self.cloud.delete_polls)
 
 
 class FakeNova:
@@ -239,18 +253,29 @@ class FakeCloud:
         # How many list calls a deleted server survives; -1: never goes.
         self.delete_polls = delete_polls
         self.nova = FakeNova(self)
-        _list = self.nova.servers.list
+        for name in ('list', 'get'):
+            setattr(self.nova.servers, name,
+                    self._then_reap(getattr(self.nova.servers, name)))
 
-        def list_and_reap(*args, **kwargs):
-            result = _list(*args, **kwargs)
-            for server_id, left in list(self.deleting.items()):
-                if left == 0:
-                    self.servers.pop(server_id, None)
-                    del self.deleting[server_id]
-                elif left > 0:
-                    self.deleting[server_id] = left - 1
-            return result
-        self.nova.servers.list = list_and_reap
+    def _then_reap(self, call):
+        """``call``, after which servers being deleted come one poll
+        nearer to going."""
+        def answer_and_reap(*args, **kwargs):
+            try:
+                return call(*args, **kwargs)
+            finally:
+                for server_id, left in list(self.deleting.items()):
+                    if left == 0:
+                        self.servers.pop(server_id, None)
+                        del self.deleting[server_id]
+                    elif left > 0:
+                        self.deleting[server_id] = left - 1
+        return answer_and_reap
+
+    def unstick(self, server_id):
+        """nova finally deletes a server stuck in deleting."""
+        self.servers.pop(server_id, None)
+        self.deleting.pop(server_id, None)
 
     def service_hosts(self):
         return {h.service['host'] for h in self.hypervisors}
