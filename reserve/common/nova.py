@@ -45,6 +45,16 @@ class NovaClient:
                 return hypervisor
         return None
 
+    def compute_services(self, host):
+        """The nova-compute services of service host ``host`` (os-services),
+        each {host, status, state, disabled_reason, forced_down}."""
+        return [{'host': service.host, 'status': service.status,
+                 'state': service.state,
+                 'disabled_reason': getattr(service, 'disabled_reason', None),
+                 'forced_down': getattr(service, 'forced_down', False)}
+                for service in self.nova.services.list(
+                    host=host, binary='nova-compute')]
+
     # flavors -----------------------------------------------------------
 
     def get_flavor(self, flavor_id):
@@ -88,6 +98,11 @@ class NovaClient:
             self.nova.flavor_access.add_tenant_access(flavor_id, project_id)
         except nova_exc.Conflict:
             pass  # already granted
+
+    def flavor_access(self, flavor_id):
+        """The projects a private flavor is granted to, sorted."""
+        return sorted(grant.tenant_id for grant in
+                      self.nova.flavor_access.list(flavor=flavor_id))
 
     def remove_flavor_access(self, flavor_id, project_id):
         try:
@@ -164,6 +179,15 @@ class NovaClient:
             search_opts={'flavor': flavor_id, 'all_tenants': 1},
             detailed=False)
 
+    def servers(self, **search_opts):
+        """The servers of every project matching ``search_opts`` (flavor,
+        host), each {id, name, status, project_id, host, flavor}: host
+        is the administrator's OS-EXT-SRV-ATTR:host, flavor the flavor's
+        name (from 2.47 a server shows no flavor id)."""
+        found = self.nova.servers.list(
+            search_opts=dict(search_opts, all_tenants=1), detailed=True)
+        return [_server_view(server) for server in found]
+
     def delete_servers_of_flavor(self, flavor_id, timeout, interval):
         """Delete every server booted with the flavor and wait them gone.
 
@@ -192,3 +216,12 @@ class NovaClient:
                     servers=', '.join(sorted(s.id for s in servers)),
                     flavor=flavor_id, timeout=timeout)
             time.sleep(interval)
+
+
+def _server_view(server):
+    flavor = getattr(server, 'flavor', None) or {}
+    return {'id': server.id, 'name': getattr(server, 'name', None),
+            'status': getattr(server, 'status', None),
+            'project_id': getattr(server, 'tenant_id', None),
+            'host': getattr(server, 'OS-EXT-SRV-ATTR:host', None),
+            'flavor': flavor.get('original_name') or flavor.get('id')}

@@ -43,6 +43,23 @@ def flavor_name(lease_reservation_id):
     return 'reservation:%s' % lease_reservation_id
 
 
+def flavor_extra_specs(reservation):
+    """The extra specs of a lease reservation's private flavor."""
+    extra_specs = dict(reservation.extra_specs or {})
+    extra_specs[AGGREGATE_SPEC] = reservation.id
+    extra_specs['resources:%s' % placement.reservation_resource_class(
+        reservation.id)] = '1'
+    extra_specs.update(fence.specs())  # past the fence of the hosts
+    return extra_specs
+
+
+def aggregate_metadata(lease, reservation):
+    """The metadata of a lease reservation's aggregate."""
+    return {'reservation': reservation.id,
+            'filter_tenant_id': lease.project_id,
+            'reserve:owner': lease.user_id or ''}
+
+
 class FlavorInstancePlugin(base.ResourcePlugin):
     resource_type = RESOURCE_TYPE
     capacity_allocations = True
@@ -123,19 +140,13 @@ class FlavorInstancePlugin(base.ResourcePlugin):
         rsv_id = reservation.id
         resource_class = placement.reservation_resource_class(rsv_id)
         self.placement.ensure_resource_class(resource_class)
-        extra_specs = dict(reservation.extra_specs or {})
-        extra_specs[AGGREGATE_SPEC] = rsv_id
-        extra_specs['resources:%s' % resource_class] = '1'
-        extra_specs.update(fence.specs())  # past the fence of the hosts
         self.nova.ensure_flavor(
             rsv_id, flavor_name(rsv_id), vcpus=reservation.vcpus,
             ram=reservation.memory_mb, disk=reservation.disk_gb,
             ephemeral=reservation.ephemeral_gb, swap=reservation.swap_mb,
-            extra_specs=extra_specs)
-        self.nova.ensure_aggregate(rsv_id, {
-            'reservation': rsv_id,
-            'filter_tenant_id': lease.project_id,
-            'reserve:owner': lease.user_id or ''})
+            extra_specs=flavor_extra_specs(reservation))
+        self.nova.ensure_aggregate(rsv_id,
+                                   aggregate_metadata(lease, reservation))
 
     def on_start(self, context, lease, reservation):
         rsv_id = reservation.id

@@ -4,12 +4,18 @@ It answers as a real nova 2.79 does, errors included: NotFound for what
 is missing, Conflict for duplicates (an existing flavor id or name, an
 access already granted, a host already in an aggregate), and servers
 that disappear some polls after their deletion is asked. The integration
-suite runs the same code against a real nova.
+suite runs the same code against a real nova. An administrator's view:
+servers of every project carry their host (``OS-EXT-SRV-ATTR:host``)
+and, as from 2.47, their flavor's ``original_name`` instead of its id;
+a list that is not detailed holds ids and names only.
 """
 import itertools
 import uuid
 
 from novaclient import exceptions as nova_exc
+
+# What an administrator sees of a server's compute host.
+HOST_ATTR = 'OS-EXT-SRV-ATTR:host'
 
 
 class _Obj:
@@ -178,6 +184,11 @@ class _Servers:
         if 'flavor' in search_opts:
             servers = [s for s in servers
                        if s.flavor_id == search_opts['flavor']]
+        if 'host' in search_opts:
+            servers = [s for s in servers
+                       if getattr(s, HOST_ATTR) == search_opts['host']]
+        if not detailed:
+            return [_Obj(id=s.id, name=s.name) for s in servers]
         return servers
 
     def delete(self, server):
@@ -186,6 +197,16 @@ class _Servers:
             raise nova_exc.NotFound(404, 'Instance %s could not be found.'
                                     % server_id)
         self.cloud.deleting[server_id] = self.cloud.delete_polls
+
+
+class _Services:
+    def __init__(self, cloud):
+        self.cloud = cloud
+
+    def list(self, host=None, binary=None):
+        return [s for s in self.cloud.services.values()
+                if (host is None or s.host == host) and
+                (binary is None or s.binary == binary)]
 
 
 class FakeNova:
@@ -197,6 +218,7 @@ class FakeNova:
         self.aggregates = _Aggregates(cloud)
         self.hypervisors = _Hypervisors(cloud)
         self.servers = _Servers(cloud)
+        self.services = _Services(cloud)
 
 
 class FakeCloud:
@@ -208,6 +230,7 @@ class FakeCloud:
         self.aggregates = {}
         self.hypervisors = []
         self.servers = {}
+        self.services = {}
         self.deleting = {}
         # How many list calls a deleted server survives; -1: never goes.
         self.delete_polls = delete_polls
@@ -235,10 +258,21 @@ class FakeCloud:
                           vcpus=vcpus, memory_mb=memory_mb,
                           local_gb=local_gb, state='up', status='enabled')
         self.hypervisors.append(hypervisor)
+        host = service_host or name
+        self.services[host] = _Obj(
+            id=len(self.services) + 1, binary='nova-compute', host=host,
+            zone='nova', status='enabled', state='up',
+            disabled_reason=None, forced_down=False)
         return hypervisor
 
-    def boot(self, flavor_id, project_id):
+    def boot(self, flavor_id, project_id, host=None, name=None):
+        """A server of ``flavor_id`` (its id) on service host ``host``."""
+        flavor = self.flavors.get(str(flavor_id))
         server = _Obj(id=str(uuid.uuid4()), flavor_id=flavor_id,
-                      tenant_id=project_id)
+                      tenant_id=project_id, status='ACTIVE',
+                      flavor={'original_name': flavor.name if flavor
+                              else str(flavor_id)},
+                      **{HOST_ATTR: host})
+        server.name = name or 'server-%s' % server.id[:8]
         self.servers[server.id] = server
         return server
