@@ -38,7 +38,9 @@ ENV_KEY = 'reserve.api_version'
 #         device's reservation_id is gone (device_reservation_id stays);
 #         the quota resources device_reservations and device_hours of
 #         /v1/limits (unit_reservations, unit_hours)
-VERSIONS = ('1.0', '1.1', '1.2')
+#   1.3 - the diagnosis of a reservation and of a device reservation, and
+#         the doctor (/v1/diagnoses)
+VERSIONS = ('1.0', '1.1', '1.2', '1.3')
 
 
 class Version(collections.namedtuple('Version', 'major minor')):
@@ -64,6 +66,7 @@ MIN_VERSION = Version.parse(VERSIONS[0])
 MAX_VERSION = Version.parse(VERSIONS[-1])
 GLOSSARY_NAMES = Version(1, 1)
 ONE_NAME = Version(1, 2)
+DIAGNOSIS = Version(1, 3)
 
 
 def _requested(header_value):
