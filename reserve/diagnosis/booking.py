@@ -27,8 +27,10 @@ def _instance_reservation(lease):
 
 
 def _cloud_layers(context, booked, nova, placement):
-    if booked.rsv_id is None:
-        # No lease reservation yet: nothing in the cloud is named after it.
+    if booked.rsv_id is None or (booked.reservation is None and
+                                 not booked.over):
+        # No lease reservation (yet, or any more while the booking lives):
+        # nothing says what the cloud should hold.
         return [findings.layer(name, {'exists': False}, {'exists': False})
                 for name in CLOUD_LAYERS]
     nova_hosts = [h for h in hosts_db.host_list(context) if h.kind == 'nova']

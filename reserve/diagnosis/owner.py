@@ -46,8 +46,10 @@ def _not_followed(what, row, lease):
         'event, then diagnose again')
 
 
-def _layer(what, row, lease, live, follows, now, failed, extra=()):
-    """(the layer, the problem of a missing lease or None)."""
+def _layer(what, row, lease, live, follows, now, failed, extra=(),
+           awaiting=()):
+    """(the layer, the problem of a missing lease or None). ``awaiting``:
+    the live statuses in which a row may wait for its lease."""
     found = {'id': row.id, 'status': row.status,
              'status_reason': row.status_reason,
              'updated_at': findings.date(row.updated_at),
@@ -58,7 +60,15 @@ def _layer(what, row, lease, live, follows, now, failed, extra=()):
     problems = list(extra)
     missing = None
     if lease is None and row.status in live:
-        if lease_layers.stale(row.updated_at, now):
+        if row.status not in awaiting:
+            missing = findings.problem(
+                '%s %s is %s but its lease is gone' % (what, row.id,
+                                                       row.status),
+                findings.STATUS_NOT_FOLLOWED, findings.BY_OPERATOR,
+                'nothing will start or end it: cancel it (its capacity is '
+                'released) and book again')
+            problems.append(missing)
+        elif lease_layers.stale(row.updated_at, now):
             missing = _not_consumed(what, row)
             problems.append(missing)
         expected['status'] = list(live)
@@ -79,7 +89,8 @@ def _layer(what, row, lease, live, follows, now, failed, extra=()):
 def booking_layer(booking, lease, now):
     return _layer('booking', booking, lease, Booking.LIVE,
                   _BOOKING_FOLLOWS, now,
-                  lambda row: row.status == Booking.ERROR)
+                  lambda row: row.status == Booking.ERROR,
+                  awaiting=(Booking.PENDING_CREATE,))
 
 
 def device_layer(reservation, lease, now):
@@ -97,4 +108,5 @@ def device_layer(reservation, lease, now):
     return _layer('device reservation', reservation, lease, Device.LIVE,
                   _DEVICE_FOLLOWS, now,
                   lambda row: row.closed_as is None and
-                  row.recorded_status == Device.CANCELLED, extra)
+                  row.recorded_status == Device.CANCELLED, extra,
+                  awaiting=(Device.PENDING, Device.NEEDS_REVIEW))

@@ -109,6 +109,18 @@ def test_a_lease_that_moved_without_its_booking_is_not_followed(cloud):
     assert not _layer(diagnosis, 'flavor')['ok']
 
 
+def test_a_live_booking_whose_lease_is_gone(cloud):
+    booking, lease = cloud.active()
+    leases_db.lease_destroy(cloud.ctx, lease.id)
+    diagnosis = cloud.diagnose(booking.id)
+    assert _mismatch(diagnosis) == ('booking', 'status_not_followed',
+                                    'operator')
+    assert 'lease is gone' in diagnosis['mismatch']['problem']
+    assert _layer(diagnosis, 'lease')['found'] == {'exists': False}
+    # No lease will tear its objects down: they are left over.
+    assert _symptoms(_layer(diagnosis, 'flavor')) == ['leftovers']
+
+
 def test_a_reserved_host_down_in_nova_is_host_failed(cloud):
     booking, lease = cloud.active()
     service = cloud.service_host(lease)
