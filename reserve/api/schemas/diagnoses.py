@@ -46,7 +46,7 @@ def response_schemas():
 
 def paths():
     one = parts.one('diagnosis', 'Diagnosis')
-    # 503: the lease manager did not answer.
+    # 404 also below 1.3; 503: the lease manager did not answer.
     errors_ = (400, 403, 404, 503)
     return {
         '/v1/reservations/{reservation_id}/diagnosis': {
@@ -76,6 +76,6 @@ def paths():
                         parts.array_of(parts.ref('Diagnosis')),
                         description='Those with a mismatch')}),
                 [parts.param('kind', schema=parts.enum(findings.KINDS))],
-                errors_=(400, 403, 503), description=_SINCE),
+                errors_=(400, 403, 404, 503), description=_SINCE),
         },
     }
