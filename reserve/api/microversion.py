@@ -38,10 +38,12 @@ ENV_KEY = 'reserve.api_version'
 #         device's reservation_id is gone (device_reservation_id stays);
 #         the quota resources device_reservations and device_hours of
 #         /v1/limits (unit_reservations, unit_hours)
-#   1.3 - what a reservation got: its delivery in GET /v1/reservations/{id},
-#         and the delivery report of a period (/v1/reports/delivery);
-#         adds a host's failure and failed_at; a reservation's and a
-#         device reservation's missing capacity (missing_capacity)
+#   1.3 - the operators' playbook: the diagnosis of a reservation and of a
+#         device reservation, and the doctor (/v1/diagnoses); what a
+#         reservation got (delivery, in GET /v1/reservations/{id}) and the
+#         delivery report of a period (/v1/reports/delivery); a host's
+#         failure and failed_at; a reservation's and a device
+#         reservation's missing capacity (missing_capacity)
 VERSIONS = ('1.0', '1.1', '1.2', '1.3')
 
 
@@ -68,8 +70,7 @@ MIN_VERSION = Version.parse(VERSIONS[0])
 MAX_VERSION = Version.parse(VERSIONS[-1])
 GLOSSARY_NAMES = Version(1, 1)
 ONE_NAME = Version(1, 2)
-DELIVERY = Version(1, 3)
-HOST_HEALTH = Version(1, 3)
+PLAYBOOK = Version(1, 3)
 
 
 def _requested(header_value):

@@ -18,6 +18,7 @@ from reserve.api import microversion
 from reserve.api.schemas import allocations
 from reserve.api.schemas import device_reservations
 from reserve.api.schemas import devices
+from reserve.api.schemas import diagnoses
 from reserve.api.schemas import domain_owners
 from reserve.api.schemas import flavors
 from reserve.api.schemas import hosts
@@ -33,7 +34,8 @@ PATH = '/v1/openapi.json'
 
 # In the order of the document.
 RESOURCES = (reservations, leases, hosts, domain_owners, allocations, flavors,
-             maintenance, limits, reports, devices, device_reservations)
+             maintenance, limits, reports, devices, device_reservations,
+             diagnoses)
 
 
 def _gather(part):
@@ -151,6 +153,8 @@ TAGS = [
     {'name': 'reports', 'description': 'What the cloud delivered'},
     {'name': 'devices', 'description': 'GPU devices of libvirt hosts'},
     {'name': 'device-reservations', 'description': 'Device reservations'},
+    {'name': 'diagnoses', 'description': 'Each layer of a reservation read '
+                                         'live, and the doctor (since 1.3)'},
 ]
 
 

@@ -45,13 +45,15 @@ class NovaClient:
                 return hypervisor
         return None
 
-    def compute_service(self, service_host):
-        """The nova-compute service of ``service_host`` (its ``state``,
-        up or down, and ``status``, enabled or disabled, with
-        ``disabled_reason``), or None when nova has none there."""
-        found = self.nova.services.list(host=service_host,
-                                        binary='nova-compute')
-        return found[0] if found else None
+    def compute_services(self, host):
+        """The nova-compute services of service host ``host`` (os-services),
+        each {host, status, state, disabled_reason, forced_down}."""
+        return [{'host': service.host, 'status': service.status,
+                 'state': service.state,
+                 'disabled_reason': getattr(service, 'disabled_reason', None),
+                 'forced_down': getattr(service, 'forced_down', False)}
+                for service in self.nova.services.list(
+                    host=host, binary='nova-compute')]
 
     # flavors -----------------------------------------------------------
 
@@ -136,6 +138,11 @@ class NovaClient:
         except nova_exc.Conflict:
             return False  # granted concurrently
         return True
+
+    def flavor_access(self, flavor_id):
+        """The projects a private flavor is granted to, sorted."""
+        return sorted(grant.tenant_id for grant in
+                      self.nova.flavor_access.list(flavor=flavor_id))
 
     def remove_flavor_access(self, flavor_id, project_id):
         try:
@@ -249,6 +256,15 @@ class NovaClient:
             return False
         return True
 
+    def servers(self, **search_opts):
+        """The servers of every project matching ``search_opts`` (flavor,
+        host), each {id, name, status, project_id, host, flavor}: host
+        is the administrator's OS-EXT-SRV-ATTR:host, flavor the flavor's
+        name (from 2.47 a server shows no flavor id)."""
+        found = self.nova.servers.list(
+            search_opts=dict(search_opts, all_tenants=1), detailed=True)
+        return [_server_view(server) for server in found]
+
     def delete_servers_of_flavor(self, flavor_id, timeout, interval):
         """Delete every server booted with the flavor and wait them gone.
 
@@ -270,3 +286,12 @@ class NovaClient:
                     servers=', '.join(server_ids), server_ids=server_ids,
                     flavor=flavor_id, timeout=timeout)
             time.sleep(interval)
+
+
+def _server_view(server):
+    flavor = getattr(server, 'flavor', None) or {}
+    return {'id': server.id, 'name': getattr(server, 'name', None),
+            'status': getattr(server, 'status', None),
+            'project_id': getattr(server, 'tenant_id', None),
+            'host': getattr(server, 'OS-EXT-SRV-ATTR:host', None),
+            'flavor': flavor.get('original_name') or flavor.get('id')}

@@ -136,7 +136,18 @@ class PlacementClient:
         return {consumer: dict(found['resources'])
                 for consumer, found in body['allocations'].items()}
 
+    def get_usages(self, uuid):
+        """{resource class: amount used} of provider ``uuid``; None if it
+        is gone."""
+        body = self._request('GET', '/resource_providers/%s/usages' % uuid,
+                             tolerated=(404,))
+        return None if body is None else dict(body['usages'])
+
     # resource classes ------------------------------------------------------
+
+    def resource_class_exists(self, name):
+        return self._request('GET', '/resource_classes/%s' % name,
+                             tolerated=(404,)) is not None
 
     def ensure_resource_class(self, name):
         """Create the custom class ``name`` unless it exists; True if it

@@ -30,13 +30,14 @@ class NoAnswer(Exception):
 def nova_host(nova, placement, host, closely):
     service_host = host.service_name or host.name
     try:
-        service = nova.compute_service(service_host)
-        if service is None:
+        services = nova.compute_services(service_host)
+        if not services:
             return 'nova has no compute service on host %s' % service_host
-        if service.state == 'down':
+        service = services[0]
+        if service['state'] == 'down' or service['forced_down']:
             return 'the compute service of host %s is down' % service_host
-        if service.status == 'disabled':
-            reason = getattr(service, 'disabled_reason', None)
+        if service['status'] == 'disabled':
+            reason = service['disabled_reason']
             return 'the compute service of host %s is disabled%s' % (
                 service_host, ' (%s)' % reason if reason else '')
         if nova.find_hypervisor(host.name) is None:

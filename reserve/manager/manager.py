@@ -27,8 +27,13 @@ from reserve.devices import portable
 from reserve.devices import runs as device_runs
 from reserve.devices import refresh as device_refresh
 from reserve.devices import states as device_states
+from reserve.diagnosis import booking as booking_diagnosis
+from reserve.diagnosis import device as device_diagnosis
+from reserve.diagnosis import doctor
+from reserve.diagnosis import findings
 from reserve.fence import fence
 from reserve.manager import delivery
+from reserve.manager import leftovers
 from reserve.manager import notify
 from reserve.manager import owners
 from reserve.manager import schedule
@@ -53,7 +58,7 @@ def _awaits_lease(reservation):
 
 
 class LeaseManager:
-    target = messaging.Target(version='1.0')
+    target = messaging.Target(version='1.1')
 
     def __init__(self, wake=None, nova_client=None, placement_client=None):
         self._wake = wake or (lambda: None)
@@ -304,6 +309,24 @@ class LeaseManager:
         """Read every nova host's capacity record again (the periodic
         task); returns how many changed."""
         return capacity_refresh.refresh_all(context, self._placement)
+
+    # diagnosis ---------------------------------------------------------------
+
+    @portable.portable_errors
+    def diagnose(self, context, kind, reservation_id):
+        """The layers of one reservation, read live (reserve.diagnosis)."""
+        if kind == findings.DEVICE_RESERVATION:
+            return device_diagnosis.diagnose(context, reservation_id)
+        if kind != findings.RESERVATION:
+            raise exception.Invalid(reason='no diagnosis of a %r' % kind)
+        return booking_diagnosis.diagnose(context, reservation_id,
+                                          self._nova, self._placement)
+
+    def doctor(self, context, kind=None):
+        """Every live reservation diagnosed; those with a mismatch."""
+        return doctor.sweep(
+            context, self._nova, self._placement, kind,
+            leftovers=lambda: leftovers.find(self._nova, self._placement))
 
     # GPU devices on libvirt hosts -------------------------------------------
 

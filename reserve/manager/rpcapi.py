@@ -5,6 +5,8 @@
       sync_fence (cast), and of a device reservation the booking desk
       admitted: affirm, attach/detach a domain, set the domains, move the
       end
+1.1 - diagnose (one reservation's layers, read live) and doctor (every
+      live reservation with a mismatch)
 
 Dates cross as datetimes (reserve.common.rpc's serializer). A method
 added later names its version in its call; [upgrade_levels] manager caps
@@ -18,7 +20,7 @@ CONF = cfg.CONF
 
 
 class ManagerAPI:
-    RPC_API_VERSION = '1.0'
+    RPC_API_VERSION = '1.1'
 
     def __init__(self, timeout=120):
         self._client = rpc.get_client(
@@ -69,6 +71,19 @@ class ManagerAPI:
         With values['uri']: a libvirt host, connected to and discovered
         by the manager (LibvirtHostUnreachable)."""
         return self._call(context, 'create_host', values=values)
+
+    # diagnosis -------------------------------------------------------------
+
+    def diagnose(self, context, kind, reservation_id):
+        """The diagnosis of a reservation (kind 'reservation') or a device
+        reservation ('device_reservation'): reserve.diagnosis.findings."""
+        return self._call(context, 'diagnose', version='1.1', kind=kind,
+                          reservation_id=reservation_id)
+
+    def doctor(self, context, kind=None):
+        """{checked, reservations: [the diagnoses with a mismatch]} of
+        every live reservation (of ``kind`` only, when given)."""
+        return self._call(context, 'doctor', version='1.1', kind=kind)
 
     # GPU devices on libvirt hosts --------------------------------------------
 

@@ -4,13 +4,19 @@ It answers as a real nova 2.79 does, errors included: NotFound for what
 is missing, Conflict for duplicates (an existing flavor id or name, an
 access already granted, a host already in an aggregate), and servers
 that disappear some polls after their deletion is asked. The integration
-suite runs the same code against a real nova.
+suite runs the same code against a real nova. An administrator's view:
+servers of every project carry their host (``OS-EXT-SRV-ATTR:host``)
+and, as from 2.47, their flavor's ``original_name`` instead of its id;
+a list that is not detailed holds ids and names only.
 """
 import itertools
 import uuid
 
 from keystoneauth1 import exceptions as ks_exc
 from novaclient import exceptions as nova_exc
+
+# What an administrator sees of a server's compute host.
+HOST_ATTR = 'OS-EXT-SRV-ATTR:host'
 
 
 class _Obj:
@@ -210,6 +216,11 @@ class _Servers:
         if 'flavor' in search_opts:
             servers = [s for s in servers
                        if s.flavor_id == search_opts['flavor']]
+        if 'host' in search_opts:
+            servers = [s for s in servers
+                       if getattr(s, HOST_ATTR) == search_opts['host']]
+        if not detailed:
+            return [_Obj(id=s.id, name=s.name) for s in servers]
         return servers
 
     def get(self, server):
@@ -317,8 +328,14 @@ class FakeCloud:
                 self.services.pop(hypervisor.service['host'], None)
         return gone
 
-    def boot(self, flavor_id, project_id):
+    def boot(self, flavor_id, project_id, host=None, name=None):
+        """A server of ``flavor_id`` (its id) on service host ``host``."""
+        flavor = self.flavors.get(str(flavor_id))
         server = _Obj(id=str(uuid.uuid4()), flavor_id=flavor_id,
-                      tenant_id=project_id)
+                      tenant_id=project_id, status='ACTIVE',
+                      flavor={'original_name': flavor.name if flavor
+                              else str(flavor_id)},
+                      **{HOST_ATTR: host})
+        server.name = name or 'server-%s' % server.id[:8]
         self.servers[server.id] = server
         return server

@@ -1,10 +1,11 @@
 """Rolling upgrades: N and N-1 daemons side by side over the RPC APIs.
 
-The first release is the baseline: every method is 1.0. A server of
-version N answers every 1.x message up to N, so an N-1 client keeps
-working against it; an N client capped by [upgrade_levels] refuses,
-clearly, a method newer than its cap instead of sending it. Releases to
-come are stood for here by a method of a made-up 1.1."""
+The first release is the baseline: every method is 1.0, but the
+manager's diagnose and doctor (1.1). A server of version N answers every
+1.x message up to N, so an N-1 client keeps working against it; an N
+client capped by [upgrade_levels] refuses, clearly, a method newer than
+its cap instead of sending it. Releases to come are stood for here by a
+method of a made-up 1.2."""
 import datetime
 import threading
 import time
@@ -24,7 +25,7 @@ from reserve.worker import worker
 from tests.fixtures import rpc_servers
 
 # The version of a method the next release might add.
-NEXT = '1.1'
+NEXT = '1.2'
 
 
 class BaselineManager:
@@ -49,7 +50,7 @@ class BaselineManager:
 
 
 class NextManager(BaselineManager):
-    """A reserve-manager of the next release: 1.1 adds forecast."""
+    """A reserve-manager of the next release: 1.2 adds forecast."""
     target = messaging.Target(version=NEXT)
 
     def forecast(self, context, host_id):
@@ -59,7 +60,7 @@ class NextManager(BaselineManager):
 
 
 class NextManagerAPI(manager_rpcapi.ManagerAPI):
-    """The next release's client: its new method needs 1.1."""
+    """The next release's client: its new method needs 1.2."""
     RPC_API_VERSION = NEXT
 
     def forecast(self, context, host_id):
@@ -89,11 +90,19 @@ def _public(cls):
             if not name.startswith('_') and callable(getattr(cls, name))}
 
 
-def test_the_baseline_is_1_0_on_both_sides():
-    for client, server in ((manager_rpcapi.ManagerAPI,
-                            manager.LeaseManager),
-                           (worker_rpcapi.WorkerAPI, worker.BookingWorker)):
-        assert client.RPC_API_VERSION == server.target.version == '1.0'
+def test_both_sides_speak_the_same_version():
+    for client, server, version in (
+            (manager_rpcapi.ManagerAPI, manager.LeaseManager, '1.1'),
+            (worker_rpcapi.WorkerAPI, worker.BookingWorker, '1.0')):
+        assert client.RPC_API_VERSION == server.target.version == version
+
+
+def test_a_client_capped_below_1_1_refuses_diagnose(override):
+    override('manager', '1.0', group='upgrade_levels')
+    with pytest.raises(exception.RPCVersionCapped) as raised:
+        manager_rpcapi.ManagerAPI(timeout=10).diagnose(ctx(), 'reservation',
+                                                       'b-1')
+    assert 'diagnose needs RPC 1.1' in str(raised.value)
 
 
 def test_every_method_a_client_sends_its_server_has():
@@ -128,7 +137,7 @@ def test_a_client_capped_at_the_baseline_refuses_a_newer_call(serve,
     with pytest.raises(exception.RPCVersionCapped) as raised:
         api.forecast(ctx(), 'h')
     assert raised.value.code == 503
-    assert ('forecast needs RPC 1.1 and [upgrade_levels] manager caps '
+    assert ('forecast needs RPC 1.2 and [upgrade_levels] manager caps '
             'messages at 1.0' in str(raised.value))
     # What the baseline has keeps working, casts included.
     assert api.host_domains(ctx(), 'h') == []

@@ -20,6 +20,7 @@ from reserveclient.v1 import allocations
 from reserveclient.v1 import base
 from reserveclient.v1 import device_reservations
 from reserveclient.v1 import devices
+from reserveclient.v1 import diagnoses
 from reserveclient.v1 import domain_owners
 from reserveclient.v1 import flavors
 from reserveclient.v1 import hosts
@@ -69,6 +70,7 @@ class Client:
         self.device_reservations = (
             device_reservations.DeviceReservationManager(self.http))
         self.domain_owners = domain_owners.DomainOwnerManager(self.http)
+        self.diagnoses = diagnoses.DiagnosisManager(self.http)
 
     @property
     def api_version(self):

@@ -1,5 +1,6 @@
 """The device reservations of the reserve API."""
 from reserveclient.v1 import base
+from reserveclient.v1 import diagnoses
 from reserveclient.v1 import httpclient
 
 
@@ -50,3 +51,7 @@ class DeviceReservationManager(base.Manager):
     def cancel(self, reservation_id):
         """Cancel a live reservation (or remove one that is over)."""
         self.delete(reservation_id)
+
+    def diagnose(self, reservation_id):
+        """Each layer of it read live, and the first mismatch (API 1.3)."""
+        return diagnoses.diagnose(self.http, self._item_path(reservation_id))

@@ -153,7 +153,10 @@ class HTTPClient:
 
     # -- requests ------------------------------------------------------------
 
-    def _send(self, method, path, params, body, headers, versioned=True):
+    def _send(self, method, path, params, body, headers, versioned=True,
+              version=None):
+        """``version``: the microversion of this request alone (a call
+        that exists only from it), instead of the negotiated one."""
         url = self.endpoint + path
         headers = dict(headers or {})
         if method != 'DELETE':
@@ -162,7 +165,7 @@ class HTTPClient:
             headers.setdefault('Accept', 'application/json')
         if versioned:
             headers[VERSION_HEADER] = '%s %s' % (
-                SERVICE_TYPE, format_version(self.api_version))
+                SERVICE_TYPE, version or format_version(self.api_version))
         kwargs = {'headers': headers, 'raise_exc': False}
         if params:
             kwargs['params'] = params
@@ -185,8 +188,9 @@ class HTTPClient:
                 'The reserve API at %s answered %s %s with something that '
                 'is not JSON' % (self.endpoint, method, path))
 
-    def get(self, path, params=None):
-        return self._send('GET', path, compact(params), None, None)
+    def get(self, path, params=None, version=None):
+        return self._send('GET', path, compact(params), None, None,
+                          version=version)
 
     def post(self, path, body, params=None):
         return self._send('POST', path, compact(params), body, None)

@@ -1,5 +1,6 @@
 """The reservations (bookings) of the reserve API."""
 from reserveclient.v1 import base
+from reserveclient.v1 import diagnoses
 
 
 class ReservationManager(base.Manager):
@@ -26,3 +27,7 @@ class ReservationManager(base.Manager):
 
     def update(self, reservation_id, end):
         return self._update(reservation_id, {'end': end})
+
+    def diagnose(self, reservation_id):
+        """Each layer of it read live, and the first mismatch (API 1.3)."""
+        return diagnoses.diagnose(self.http, self._item_path(reservation_id))

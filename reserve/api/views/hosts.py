@@ -34,7 +34,7 @@ def host_view(ctx, host, libvirt_hosts=None):
         'created_at': timeutils.isoformat(host.created_at),
         'updated_at': timeutils.isoformat(host.updated_at),
     }
-    if microversion.serves(microversion.HOST_HEALTH):
+    if microversion.serves(microversion.PLAYBOOK):
         view['failure'] = host.failure
         view['failed_at'] = timeutils.isoformat(host.failed_at)
     return view

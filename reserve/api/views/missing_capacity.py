@@ -10,7 +10,7 @@ from reserve.devices import states as device_states
 
 
 def shown():
-    return microversion.serves(microversion.HOST_HEALTH)
+    return microversion.serves(microversion.PLAYBOOK)
 
 
 def _entry(host, what, amount):

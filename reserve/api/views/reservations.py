@@ -42,7 +42,7 @@ def show_one(found):
     row or None): from 1.3 with what it got (its delivery)."""
     booking, delivery = found
     answer = show(booking)
-    if microversion.serves(microversion.DELIVERY):
+    if microversion.serves(microversion.PLAYBOOK):
         answer['reservation']['delivery'] = deliveries.delivery_view(
             delivery)
     return answer

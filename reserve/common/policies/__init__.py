@@ -8,6 +8,7 @@ from reserve.common.policies import allocations
 from reserve.common.policies import base
 from reserve.common.policies import device_reservations
 from reserve.common.policies import devices
+from reserve.common.policies import diagnoses
 from reserve.common.policies import domain_owners
 from reserve.common.policies import flavors
 from reserve.common.policies import hosts
@@ -33,4 +34,5 @@ def list_rules():
         devices.list_rules(),
         device_reservations.list_rules(),
         domain_owners.list_rules(),
+        diagnoses.list_rules(),
     ))

@@ -13,6 +13,7 @@ ATTACH_UNOWNED = PREFIX % 'attach:unowned'
 DELETE = PREFIX % 'delete'
 DELETE_ALL_PROJECTS = PREFIX % 'delete:all_projects'
 AFFIRM = PREFIX % 'affirm'
+DIAGNOSE = PREFIX % 'diagnose'
 PATH = '/v1/device-reservations'
 
 
@@ -36,6 +37,11 @@ rules = [
               'Show a device reservation with its devices and attachments '
               '(404 for a project outside it).',
               [('GET', PATH + '/{id}')]),
+    base.rule(DIAGNOSE, base.PROJECT_READER_OR_ADMIN,
+              'Diagnose a device reservation: its lease, its host and the '
+              "hostdevs of its domains' XML, read live, and the first "
+              'layer that disagrees (404 for a project outside it).',
+              [('GET', PATH + '/{id}/diagnosis')]),
     base.rule(UPDATE, base.ADMIN,
               "Change a device reservation's end, projects, contract "
               'reference or reason.',

@@ -10,6 +10,7 @@ UPDATE_ALL_PROJECTS = PREFIX % 'update:all_projects'
 DELETE = PREFIX % 'delete'
 DELETE_ALL_PROJECTS = PREFIX % 'delete:all_projects'
 BYPASS_MAINTENANCE = PREFIX % 'bypass_maintenance'
+DIAGNOSE = PREFIX % 'diagnose'
 
 rules = [
     base.rule(CREATE, base.PROJECT_MEMBER_OR_ADMIN,
@@ -24,6 +25,11 @@ rules = [
     base.rule(GET, base.PROJECT_READER_OR_ADMIN,
               'Show a reservation.',
               [('GET', '/v1/reservations/{id}')]),
+    base.rule(DIAGNOSE, base.PROJECT_READER_OR_ADMIN,
+              'Diagnose a reservation: each layer of its lease and of the '
+              'cloud objects it holds, read live, and the first that '
+              'disagrees (404 where a GET is).',
+              [('GET', '/v1/reservations/{id}/diagnosis')]),
     base.rule(UPDATE, base.PROJECT_MEMBER_OR_ADMIN,
               'Extend the end of a reservation.',
               [('PATCH', '/v1/reservations/{id}')]),

@@ -12,6 +12,7 @@ import uuid
 
 from keystoneauth1 import exceptions as ks_exceptions
 
+from reserveclient.tests.unit import fake_diagnoses
 from reserveclient.tests.unit import fake_rest
 
 # How the double answers, whatever the resource (see fake_rest), by the
@@ -58,6 +59,8 @@ class FakeReserveAPI:
         self.available = {}
         # {(host id, domain): project id} of /v1/hosts/{h}/domain-owners
         self.domain_owners = {}
+        # {reservation id: diagnosis} of the diagnosis routes
+        self.diagnoses = {}
         # True: the caller is no administrator (all_projects is refused).
         self.member_only = False
         self.limits = {}
@@ -87,6 +90,8 @@ class FakeReserveAPI:
                 'id': 'v1.0', 'status': 'CURRENT', 'min_version': '1.0',
                 'max_version': self.max_version, 'links': []}})
         parts = path.strip('/').split('/')
+        if fake_diagnoses.is_diagnosis(parts):
+            return fake_diagnoses.answer(self, method, path, parts)
         if len(parts) < 2 or parts[0] != 'v1' or \
                 parts[1] not in self.enabled:
             raise ApiError(404, 'The resource %s could not be found.' % path)

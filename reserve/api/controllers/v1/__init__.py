@@ -4,6 +4,7 @@ import pecan
 from reserve.api.controllers.v1 import allocations
 from reserve.api.controllers.v1 import device_reservations
 from reserve.api.controllers.v1 import devices
+from reserve.api.controllers.v1 import diagnoses
 from reserve.api.controllers.v1 import flavors
 from reserve.api.controllers.v1 import hosts
 from reserve.api.controllers.v1 import leases
@@ -56,6 +57,8 @@ class Controller:
     reports = reports.ReportsController()
     # GPU devices of libvirt hosts
     devices = devices.DevicesController()
+    # the doctor (1.3)
+    diagnoses = diagnoses.DiagnosesController()
 
     @pecan.expose(generic=True, template='json')
     def index(self):

@@ -27,6 +27,7 @@ import pecan
 from pecan import rest
 
 from reserve.api.controllers.v1 import devices as devices_api
+from reserve.api.controllers.v1 import diagnoses
 from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import device_reservations as schema
@@ -45,6 +46,7 @@ from reserve.devices import owners
 from reserve.devices import plan
 from reserve.devices import selection
 from reserve.devices import states
+from reserve.diagnosis import findings
 
 CONF = cfg.CONF
 
@@ -257,6 +259,19 @@ ACTIONS = {'affirm': _AffirmController, 'attach': _AttachController,
            'detach': _DetachController}
 
 
+class _DiagnosisController(diagnoses.Diagnosis):
+    """GET /v1/device-reservations/{id}/diagnosis (1.3)."""
+
+    kind = findings.DEVICE_RESERVATION
+
+    def check(self, ctx, ref):
+        utils.authorize(ctx, policies.DIAGNOSE)
+        return _get(ctx, ref).id
+
+
+_SUBRESOURCES = {diagnoses.SUBRESOURCE: _DiagnosisController}
+
+
 class DeviceReservationsController(rest.RestController):
 
     @pecan.expose('json')
@@ -267,7 +282,7 @@ class DeviceReservationsController(rest.RestController):
             if pecan.request.method != 'POST':
                 utils.method_not_allowed('POST')
             return ACTIONS[remainder[0]](reservation_id), ()
-        pecan.abort(404)
+        return utils.subresource(_SUBRESOURCES, reservation_id, remainder)
 
     @method.expose(policy=policies.LIST, params=LIST_PARAMS)
     def get_all(self, *, ctx, params):

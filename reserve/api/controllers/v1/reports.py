@@ -40,7 +40,7 @@ class ReportsController(rest.RestController):
 
     @pecan.expose()
     def _lookup(self, name, *remainder):
-        if not microversion.serves(microversion.DELIVERY) or \
+        if not microversion.serves(microversion.PLAYBOOK) or \
                 name not in WORDS:
             pecan.abort(404)
         return DeliveryReportController(), remainder

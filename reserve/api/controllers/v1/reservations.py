@@ -6,8 +6,10 @@ one and moving its end go through the booking desk's admission
 in one transaction per flavor.
 """
 from oslo_config import cfg
+import pecan
 from pecan import rest
 
+from reserve.api.controllers.v1 import diagnoses
 from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import reservations as schema
@@ -23,6 +25,7 @@ from reserve.db import bookings as bookings_db
 from reserve.db import deliveries as deliveries_db
 from reserve.db import flavors as flavors_db
 from reserve.db import leases as leases_db
+from reserve.diagnosis import findings
 
 CONF = cfg.CONF
 
@@ -32,13 +35,36 @@ LIST_PARAMS = ('all_projects', 'project_id', 'flavor_id', 'status',
                'limit', 'marker')
 
 
+def _visible(ctx, booking_id):
+    """The booking, 404 when it is not visible to the caller."""
+    return bookings_db.booking_get(
+        ctx, booking_id,
+        project_id=utils.show_scope(ctx, policies.LIST_ALL_PROJECTS))
+
+
+class _DiagnosisController(diagnoses.Diagnosis):
+    """GET /v1/reservations/{id}/diagnosis (1.3)."""
+
+    kind = findings.RESERVATION
+
+    def check(self, ctx, ref):
+        utils.authorize(ctx, policies.DIAGNOSE)
+        booking = _visible(ctx, ref)
+        utils.authorize(ctx, policies.DIAGNOSE, booking.project_id)
+        return booking.id
+
+
+_SUBRESOURCES = {diagnoses.SUBRESOURCE: _DiagnosisController}
+
+
 class ReservationsController(rest.RestController):
 
+    @pecan.expose('json')
+    def _lookup(self, booking_id, *remainder):
+        return utils.subresource(_SUBRESOURCES, booking_id, remainder)
+
     def _get(self, ctx, booking_id):
-        """The booking, 404 when it is not visible to the caller."""
-        return bookings_db.booking_get(
-            ctx, booking_id,
-            project_id=utils.show_scope(ctx, policies.LIST_ALL_PROJECTS))
+        return _visible(ctx, booking_id)
 
     @method.expose(policy=policies.LIST, params=LIST_PARAMS)
     def get_all(self, *, ctx, params):
