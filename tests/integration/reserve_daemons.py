@@ -315,14 +315,24 @@ class ReserveDaemons:
 
     def request(self, method, path, project='project-a', roles='member,reader',
                 user='alice', **kwargs):
-        headers = {'X-User-Id': user, 'X-Project-Id': project,
-                   'X-Roles': roles}
+        headers = dict(kwargs.pop('headers', None) or {},
+                       **{'X-User-Id': user, 'X-Project-Id': project,
+                          'X-Roles': roles})
         return requests.request(method, self.url + path, headers=headers,
                                 timeout=30, **kwargs)
 
     def admin(self, method, path, **kwargs):
         return self.request(method, path, project='admin', user='admin',
                             roles='admin,member,reader', **kwargs)
+
+    def enroll_computes(self):
+        """Enroll the loopback cloud's computes (so fence them), those
+        not enrolled yet."""
+        for name in cloud.COMPUTE_HOSTS:
+            resp = self.admin('GET', '/v1/hosts/%s' % name)
+            if resp.status_code == 404:
+                resp = self.admin('POST', '/v1/hosts', json={'name': name})
+                assert resp.status_code == 201, resp.text
 
     def catalogue_flavor(self, nova_flavor_id, slots=4, **values):
         """The booking desk's catalogue entry for a nova flavor (bookings

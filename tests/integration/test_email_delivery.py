@@ -285,12 +285,7 @@ def daemons(openstack_cloud, tmp_path, smtp_server, keystone, tls):
                 **email_options(smtp_server, tls)))
         service.start()
         try:
-            for name in cloud_mod.COMPUTE_HOSTS:
-                resp = service.admin('GET', '/v1/hosts/%s' % name)
-                if resp.status_code == 404:
-                    resp = service.admin('POST', '/v1/hosts',
-                                         json={'name': name})
-                    assert resp.status_code == 201, resp.text
+            service.enroll_computes()
             yield service
         finally:
             service.stop()

@@ -65,20 +65,10 @@ def admin_nova(openstack_cloud):
 
 @pytest.fixture(scope='module')
 def gpu_flavor(openstack_cloud, admin_nova):
-    """The quick start's vGPUs and public g1.vgpu; a flavor made here goes
-    again (the vGPU providers stay: deleted under a running nova-compute
-    they would break its next builds, see test_fence_on_nova)."""
-    for host in cloud_mod.COMPUTE_HOSTS:
-        quickstart_cloud.add_vgpus(host)
-    made = None
-    if quickstart_cloud.GPU_FLAVOR not in [
-            f.name for f in admin_nova.flavors.list(is_public=None)]:
-        made = quickstart_cloud.add_gpu_flavor(admin_nova)
-    try:
-        yield admin_nova.flavors.find(name=quickstart_cloud.GPU_FLAVOR)
-    finally:
-        if made is not None:
-            made.delete()
+    """The quick start's vGPUs (two on each host) and its public
+    g1.vgpu (one vGPU)."""
+    with quickstart_cloud.gpu_flavor(admin_nova) as flavor:
+        yield flavor
 
 
 @pytest.fixture(scope='module', params=['mysql', 'postgresql'])

@@ -13,6 +13,7 @@ newcomer books:
 
 Safe to run again: what exists is kept. Prints the endpoints.
 """
+import contextlib
 import os
 import sys
 
@@ -61,6 +62,24 @@ def add_gpu_flavor(nova):
                                  flavorid=GPU_FLAVOR)
     flavor.set_keys({'resources:VGPU': '1'})
     return flavor
+
+
+@contextlib.contextmanager
+def gpu_flavor(nova):
+    """The vGPUs of every compute and the public GPU_FLAVOR, for a test:
+    a flavor made here is deleted at the end (the vGPU providers stay:
+    deleted under a running nova-compute they would break its next
+    builds)."""
+    for host in cloud.COMPUTE_HOSTS:
+        add_vgpus(host)
+    made = None
+    if GPU_FLAVOR not in [f.name for f in nova.flavors.list(is_public=None)]:
+        made = add_gpu_flavor(nova)
+    try:
+        yield nova.flavors.find(name=GPU_FLAVOR)
+    finally:
+        if made is not None:
+            made.delete()
 
 
 def main():
