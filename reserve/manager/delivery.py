@@ -6,27 +6,17 @@ Every function takes the lease and never raises: what the row says is a
 report, and a report that cannot be written must not stop the work it
 reports on (it is logged in one line).
 """
-from oslo_config import cfg
 from oslo_log import log as logging
 
-from reserve.common import rpc
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import bookings as bookings_db
 from reserve.db import deliveries as deliveries_db
+from reserve.manager import notify
 
-CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 REPAIRED = 'reserve.reservation.repaired'
-_NOTIFIER = None
-
-
-def _notifier():
-    global _NOTIFIER
-    if _NOTIFIER is None:
-        _NOTIFIER = rpc.get_notifier('reserve.manager.%s' % CONF.host)
-    return _NOTIFIER
 
 
 def _quietly(what, func, *args):
@@ -84,7 +74,7 @@ def repaired(context, lease, repairs):
     payload = {'reservation_id': lease.owner_id,
                'owner_type': lease.owner_type, 'lease_id': lease.id,
                'project_id': lease.project_id, 'repairs': list(repairs)}
-    _quietly('notification', _notifier().info, context, REPAIRED, payload)
+    _quietly('notification', notify.send, context, REPAIRED, payload)
 
 
 def hosts_replaced(context, lease, count):

@@ -30,9 +30,14 @@ def lease_payload(lease):
             'status_reason': lease.status_reason}
 
 
+def send(context, event_type, payload):
+    """One notification of this manager (publisher reserve.manager.<host>)."""
+    _notifier().info(context, event_type, payload)
+
+
 def emit(context, event_type, lease, **extra):
     """event_type: lease.create, lease.update, lease.delete or
     lease.event.<start_lease|before_end_lease|end_lease>."""
     payload = lease_payload(lease)
     payload.update(extra)
-    _notifier().info(context, event_type, payload)
+    send(context, event_type, payload)

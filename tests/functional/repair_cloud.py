@@ -13,6 +13,7 @@ from reserve.common import states
 from reserve.db import bookings as bookings_db
 from reserve.db import deliveries as deliveries_db
 from reserve.manager import delivery
+from reserve.manager import notify
 from reserve.manager import repair
 from reserve import plugins
 from tests.functional.test_lease_lifecycle import PROJECT
@@ -28,11 +29,15 @@ def _admin():
 
 @pytest.fixture
 def sent(monkeypatch):
-    """The notifications of reserve.manager.delivery, recorded."""
+    """The reserve.reservation.repaired notifications the manager sends
+    (through reserve.manager.notify, beside its lease.* ones), recorded."""
     found = []
-    monkeypatch.setattr(delivery, '_notifier', lambda: types.SimpleNamespace(
-        info=lambda ctx, event_type, payload: found.append(
-            (event_type, payload))))
+
+    def record(ctx, event_type, payload):
+        if event_type == delivery.REPAIRED:
+            found.append((event_type, payload))
+    monkeypatch.setattr(notify, '_notifier',
+                        lambda: types.SimpleNamespace(info=record))
     return found
 
 

@@ -1,24 +1,11 @@
 """The repair task on device reservations: a hostdev or mdev taken from
 its domain by hand is attached again, said, counted and notified (libvirt
 test:/// hosts, completed by reserve_fakes)."""
-import types
-
-import pytest
-
 from reserve.db import deliveries as deliveries_db
-from reserve.manager import delivery
 from reserve.manager import repair
 from tests.functional.devices.gpu_cloud import A100_MODEL
 from tests.functional.devices.gpu_cloud import T4_MODEL
-
-
-@pytest.fixture
-def sent(monkeypatch):
-    found = []
-    monkeypatch.setattr(delivery, '_notifier', lambda: types.SimpleNamespace(
-        info=lambda ctx, event_type, payload: found.append(
-            (event_type, payload))))
-    return found
+from tests.functional.repair_cloud import sent  # noqa: F401
 
 
 def _active(cloud, **values):
