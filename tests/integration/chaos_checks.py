@@ -68,6 +68,17 @@ def events_run_twice(daemons):
     return sum(1 for n in finished.values() if n > 1)
 
 
+def leases_not_ended(engine, project):
+    """The project's leases that are neither TERMINATED nor gone (a
+    cancelled booking's lease goes once its teardown is over), as
+    'lease id: status' lines."""
+    with engine.connect() as conn:
+        return ['%s: %s' % (row.id, row.status) for row in conn.execute(
+            sa.text("SELECT id, status FROM leases WHERE project_id = "
+                    ":project AND status != 'TERMINATED'"),
+            {'project': project})]
+
+
 def _percentiles(values):
     if not values:
         return None
