@@ -280,7 +280,8 @@ def test_end_waits_for_servers_then_goes_on_without_them(cloud):
     the repair task (test_leftovers.py follows it to the end)."""
     ctx = reserve_context.get_admin_context()
     cloud.delete_polls = -1  # servers stuck in deleting
-    booking = _book(count=1, start_in=0, length=2)
+    # Long enough to boot into on a loaded machine.
+    booking = _book(count=1, start_in=0, length=6)
     cloud.worker.create_lease(ctx, booking.id)
     lease_id = bookings_db.booking_get(ctx, booking.id).lease_id
     lease = _run_events_until(cloud, lease_id, states.Lease.ACTIVE)
