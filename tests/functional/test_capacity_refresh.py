@@ -11,20 +11,13 @@ import uuid
 from keystoneauth1 import adapter as ks_adapter
 from keystoneauth1 import session as ks_session
 from keystoneauth1 import token_endpoint
-import pytest
 import requests
 
 from reserve.capacity import refresh
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
 from reserve.common import placement
 from tests.fixtures import placement as placement_fixture
-
-
-@pytest.fixture(scope='module')
-def placement_server():
-    server = placement_fixture.PlacementServer().start()
-    yield server
-    server.stop()
+from tests.fixtures.placement import placement_server  # noqa: F401
 
 
 def _client(url):

@@ -19,19 +19,12 @@ from reserve.db import hosts as hosts_db
 from reserve.fence import fence
 from reserve.manager import manager
 from tests.fakes import nova as fake_nova
-from tests.fixtures import placement as placement_fixture
+from tests.fixtures.placement import placement_server  # noqa: F401
 
 AGGREGATE = 'reserve-fenced-hosts'
 TRAIT = 'CUSTOM_RESERVE_FENCED'
 # What nova's resource tracker puts on a compute node provider.
 NOVA_TRAITS = ['COMPUTE_NODE', 'OWNER_NOVA']
-
-
-@pytest.fixture(scope='module')
-def placement_server():
-    server = placement_fixture.PlacementServer().start()
-    yield server
-    server.stop()
 
 
 def _adapter(url):

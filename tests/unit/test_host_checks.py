@@ -15,14 +15,7 @@ from reserve.common import nova
 from reserve.common import placement
 from reserve.manager import host_checks
 from tests.fakes import nova as fake_nova
-from tests.fixtures import placement as placement_fixture
-
-
-@pytest.fixture(scope='module')
-def placement_server():
-    server = placement_fixture.PlacementServer().start()
-    yield server
-    server.stop()
+from tests.fixtures.placement import placement_server  # noqa: F401
 
 
 class Cloud:

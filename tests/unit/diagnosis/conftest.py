@@ -30,16 +30,9 @@ from reserve import plugins
 from reserve.plugins import flavor_instance
 from reserve.worker import worker
 from tests.fakes import nova as fake_nova
-from tests.fixtures import placement as placement_fixture
+from tests.fixtures.placement import placement_server  # noqa: F401
 
 PROJECT = 'project-a'
-
-
-@pytest.fixture(scope='module')
-def placement_server():
-    server = placement_fixture.PlacementServer().start()
-    yield server
-    server.stop()
 
 
 class LocalManagerAPI:
