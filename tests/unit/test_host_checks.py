@@ -1,4 +1,4 @@
-"""reserve.manager.host_checks: what nova and placement say of a host.
+"""reserve.diagnosis.host_checks: what nova and placement say of a host.
 
 nova is the double of tests.fakes.nova (os-services, hypervisors that
 disappear, a nova that does not answer); placement is the real one.
@@ -13,7 +13,7 @@ import pytest
 
 from reserve.common import nova
 from reserve.common import placement
-from reserve.manager import host_checks
+from reserve.diagnosis import host_checks
 from tests.fakes import nova as fake_nova
 from tests.fixtures.placement import placement_server  # noqa: F401
 
