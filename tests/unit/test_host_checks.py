@@ -80,6 +80,30 @@ def test_a_hypervisor_gone_fails_it(cloud):
                                   % other.name)
 
 
+def test_every_failure_in_order_the_hypervisor_asked_last():
+    host = types.SimpleNamespace(name='cn-1', service_name='svc-cn-1')
+    asked = []
+
+    def find_hypervisor():
+        asked.append(host.name)
+
+    failures = host_checks.compute_failures(host, [
+        {'state': 'down', 'forced_down': False, 'status': 'disabled',
+         'disabled_reason': None}], find_hypervisor)
+    # The health check takes the first: nova is asked no more.
+    assert next(failures) == 'the compute service of host svc-cn-1 is down'
+    assert asked == []
+    # The diagnosis takes them all.
+    assert list(failures) == [
+        'the compute service of host svc-cn-1 is disabled',
+        'nova has no hypervisor cn-1 any more']
+    assert asked == ['cn-1']
+    # No service: nothing more is asked.
+    assert list(host_checks.compute_failures(host, [], find_hypervisor)) == [
+        'nova has no compute service on host svc-cn-1']
+    assert asked == ['cn-1']
+
+
 def test_silence_concludes_nothing(cloud):
     host = cloud.compute()
     cloud.fake.down = True
