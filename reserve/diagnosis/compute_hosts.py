@@ -12,15 +12,12 @@ _EXPECTED = {'service': {'status': 'enabled', 'state': 'up'},
 
 
 def _failed(text):
-    if CONF.manager.health_check_interval:
-        return findings.problem(
-            text, findings.HOST_FAILED, findings.BY_RESERVE,
-            'the health check fails the host when two checks in a row see '
-            'it ([manager]health_check_interval) and moves what it holds to '
-            'hosts with room, flagging the rest as missing capacity; bring '
-            'the compute service back (or enable it) and the flags clear')
-    return findings.problem(
-        text, findings.HOST_FAILED, findings.BY_OPERATOR,
+    return findings.advise(
+        text, findings.HOST_FAILED, CONF.manager.health_check_interval,
+        'the health check fails the host when two checks in a row see '
+        'it ([manager]health_check_interval) and moves what it holds to '
+        'hosts with room, flagging the rest as missing capacity; bring '
+        'the compute service back (or enable it) and the flags clear',
         'bring the compute service back (or enable it), or take the host '
         'out of reservations with --force to move what it holds (the '
         'health check is off: [manager]health_check_interval = 0)')
