@@ -7,9 +7,6 @@ depend on its generations and on what it keeps of a provider's traits.
 import logging
 import uuid
 
-from keystoneauth1 import adapter as ks_adapter
-from keystoneauth1 import session as ks_session
-from keystoneauth1 import token_endpoint
 import pytest
 
 from reserve.common import exception
@@ -27,11 +24,6 @@ TRAIT = 'CUSTOM_RESERVE_FENCED'
 NOVA_TRAITS = ['COMPUTE_NODE', 'OWNER_NOVA']
 
 
-def _adapter(url):
-    session = ks_session.Session(auth=token_endpoint.Token(url, 'admin'))
-    return ks_adapter.Adapter(session, service_type='placement')
-
-
 class Cloud:
     """A fake nova and a real placement with computes, as nova has them:
     VCPU and MEMORY_MB on the compute node provider, nova's traits on
@@ -41,7 +33,7 @@ class Cloud:
         self.server = server
         self.fake = fake_nova.FakeCloud()
         self.nova = nova.NovaClient(client=self.fake.nova)
-        self.placement = placement.PlacementClient(_adapter(server.url))
+        self.placement = placement.PlacementClient(server.adapter())
         self.tag = uuid.uuid4().hex[:6]
 
     def compute(self, name, service=None):

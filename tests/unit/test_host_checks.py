@@ -6,9 +6,6 @@ disappear, a nova that does not answer); placement is the real one.
 import types
 import uuid
 
-from keystoneauth1 import adapter as ks_adapter
-from keystoneauth1 import session as ks_session
-from keystoneauth1 import token_endpoint
 import pytest
 
 from reserve.common import nova
@@ -23,10 +20,7 @@ class Cloud:
         self.server = server
         self.fake = fake_nova.FakeCloud()
         self.nova = nova.NovaClient(client=self.fake.nova)
-        session = ks_session.Session(
-            auth=token_endpoint.Token(server.url, 'admin'))
-        self.placement = placement.PlacementClient(
-            ks_adapter.Adapter(session, service_type='placement'))
+        self.placement = placement.PlacementClient(server.adapter())
 
     def compute(self):
         """A compute node in nova and placement, as reserve enrolls it."""

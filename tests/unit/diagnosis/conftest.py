@@ -6,9 +6,6 @@ hand and read the diagnosis."""
 import datetime
 import uuid
 
-from keystoneauth1 import adapter as ks_adapter
-from keystoneauth1 import session as ks_session
-from keystoneauth1 import token_endpoint
 import pytest
 
 from reserve.booking import admission
@@ -53,10 +50,7 @@ class Cloud:
         self.placement_server = server
         self.fake = fake_nova.FakeCloud()
         self.nova = nova.NovaClient(client=self.fake.nova)
-        session = ks_session.Session(
-            auth=token_endpoint.Token(server.url, 'admin'))
-        self.placement = placement.PlacementClient(
-            ks_adapter.Adapter(session, service_type='placement'))
+        self.placement = placement.PlacementClient(server.adapter())
         plugins._PLUGINS[states.FLAVOR_INSTANCE] = \
             flavor_instance.FlavorInstancePlugin(
                 nova_client=self.nova, placement_client=self.placement)
