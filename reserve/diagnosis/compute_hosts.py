@@ -3,6 +3,7 @@ service (os-services) and its hypervisor, read live."""
 from oslo_config import cfg
 
 from reserve.diagnosis import findings
+from reserve.diagnosis import host_checks
 
 CONF = cfg.CONF
 
@@ -11,15 +12,12 @@ _EXPECTED = {'service': {'status': 'enabled', 'state': 'up'},
 
 
 def _failed(text):
-    if CONF.manager.health_check_interval:
-        return findings.problem(
-            text, findings.HOST_FAILED, findings.BY_RESERVE,
-            'the health check fails the host when two checks in a row see '
-            'it ([manager]health_check_interval) and moves what it holds to '
-            'hosts with room, flagging the rest as missing capacity; bring '
-            'the compute service back (or enable it) and the flags clear')
-    return findings.problem(
-        text, findings.HOST_FAILED, findings.BY_OPERATOR,
+    return findings.advise(
+        text, findings.HOST_FAILED, CONF.manager.health_check_interval,
+        'the health check fails the host when two checks in a row see '
+        'it ([manager]health_check_interval) and moves what it holds to '
+        'hosts with room, flagging the rest as missing capacity; bring '
+        'the compute service back (or enable it) and the flags clear',
         'bring the compute service back (or enable it), or take the host '
         'out of reservations with --force to move what it holds (the '
         'health check is off: [manager]health_check_interval = 0)')
@@ -36,23 +34,9 @@ def _read(nova, host):
 
 
 def _problems(host, found):
-    service = host.service_name or host.name
-    if not found['services']:
-        return [_failed('host %s has no nova-compute service' % service)]
-    problems = []
-    for record in found['services']:
-        if record['state'] != 'up' or record.get('forced_down'):
-            problems.append(_failed(
-                'the nova-compute service of host %s is down' % service))
-        if record['status'] != 'enabled':
-            problems.append(_failed(
-                'the nova-compute service of host %s is disabled (%s)' % (
-                    service, record.get('disabled_reason') or
-                    'no reason given')))
-    if found['hypervisor'] is None:
-        problems.append(_failed('the hypervisor %s is gone from nova' %
-                                host.name))
-    return problems
+    """Each failure the health check would see in what was read."""
+    return [_failed(text) for text in host_checks.compute_failures(
+        host, found['services'], lambda: found['hypervisor'])]
 
 
 def host_layer(booked, nova):

@@ -54,20 +54,17 @@ def _owner_exists(context, lease):
 
 def _unknown(lease, now):
     kind = _OWNER_KINDS.get(lease.owner_type, findings.RESERVATION)
-    repair = findings.BY_RESERVE if kind == findings.RESERVATION \
-        else findings.BY_OPERATOR
-    action = ('the worker\'s reconciler deletes a lease whose booking is '
-              'gone; if it stays, check reserve-worker' if repair ==
-              findings.BY_RESERVE else
-              'no reservation will end it: check what it holds, then '
-              'delete its row once its devices are released')
     layers = [findings.layer(
         'booking', {'owner': lease.owner_id, 'exists': True},
         {'owner': lease.owner_id, 'exists': False},
-        [findings.problem(
+        [findings.advise(
             'lease %s (%s) belongs to no %s' % (
                 lease.id, lease.name, kind.replace('_', ' ')),
-            findings.UNKNOWN_LEASE, repair, action)]),
+            findings.UNKNOWN_LEASE, kind == findings.RESERVATION,
+            'the worker\'s reconciler deletes a lease whose booking is '
+            'gone; if it stays, check reserve-worker',
+            'no reservation will end it: check what it holds, then '
+            'delete its row once its devices are released')]),
         lease_layers.lease_layer(lease, now),
         lease_layers.events_layer(lease, now)]
     return findings.diagnosis(kind, lease.owner_id or lease.id, layers)
@@ -86,22 +83,18 @@ def _objects_of_nobody(context, found, reported):
                 'aggregate': bool(left.aggregate),
                 'resource_class': bool(left.resource_class),
                 'inventory_on': sorted(p['name'] for p in left.children)}
-        if CONF.manager.repair_interval:
-            repair, action = findings.BY_RESERVE, (
-                'the repair task\'s sweep takes them down within '
-                '[manager]repair_interval seconds (servers of the flavor '
-                'first)')
-        else:
-            repair, action = findings.BY_OPERATOR, (
-                'remove them by hand (openstack flavor delete, aggregate '
-                'delete, resource class delete): the repair task is off')
         layers = [findings.layer(
             'flavor', {'reservation': rsv_id, 'exists': False},
-            held, [findings.problem(
+            held, [findings.advise(
                 'the cloud holds objects of reservation %s, which no lease '
                 'holds: %s' % (rsv_id, ', '.join(
                     k for k, v in held.items() if v)),
-                findings.LEFTOVERS, repair, action)])]
+                findings.LEFTOVERS, CONF.manager.repair_interval,
+                'the repair task\'s sweep takes them down within '
+                '[manager]repair_interval seconds (servers of the flavor '
+                'first)',
+                'remove them by hand (openstack flavor delete, aggregate '
+                'delete, resource class delete): the repair task is off')])]
         yield findings.diagnosis(findings.RESERVATION, rsv_id, layers)
 
 

@@ -64,30 +64,43 @@ def _access_problems(booked, expected, found):
     return problems
 
 
+def _nova_object_layer(booked, nova, name, expected, read, remove,
+                       problems_of):
+    """The layer ``name`` of the nova object of that kind named after
+    the reservation, read with ``read(nova, booked.rsv_id)`` (None when
+    nova has none). An ended reservation's object is a leftover, which
+    the command ``remove`` removes; a live one's is drift when missing,
+    else what ``problems_of(booked, expected, found)`` finds."""
+    rsv_id = booked.rsv_id
+    try:
+        found = read(nova, rsv_id)
+    except findings.Unreadable as exc:
+        return findings.unreadable_layer(name, expected, exc)
+    if booked.over:
+        problems = [booked.leftover(
+            'the %s %s of an ended reservation is still in nova' % (
+                name, rsv_id), remove)] if found else []
+        return findings.layer(name, expected, found or {'exists': False},
+                              problems)
+    if found is None:
+        return findings.layer(name, expected, {'exists': False}, [
+            booked.drift('the %s %s is not in nova' % (name, rsv_id))])
+    return findings.layer(name, expected, found,
+                          problems_of(booked, expected, found))
+
+
+def _flavor_problems(booked, expected, found):
+    return _spec_problems(booked, expected, found) + \
+        _access_problems(booked, expected, found)
+
+
 def flavor_layer(booked, nova):
     rsv_id = booked.rsv_id
-    if booked.over:
-        expected = {'id': rsv_id, 'exists': False}
-        try:
-            found = _read_flavor(nova, rsv_id)
-        except findings.Unreadable as exc:
-            return findings.unreadable_layer('flavor', expected, exc)
-        problems = [booked.leftover(
-            'the flavor %s of an ended reservation is still in nova' %
-            rsv_id, 'openstack flavor delete %s' % rsv_id)] if found else []
-        return findings.layer('flavor', expected, found or {'exists': False},
-                              problems)
-    expected = _expected_flavor(booked)
-    try:
-        found = _read_flavor(nova, rsv_id)
-    except findings.Unreadable as exc:
-        return findings.unreadable_layer('flavor', expected, exc)
-    if found is None:
-        return findings.layer('flavor', expected, {'exists': False}, [
-            booked.drift('the flavor %s is not in nova' % rsv_id)])
-    problems = _spec_problems(booked, expected, found) + \
-        _access_problems(booked, expected, found)
-    return findings.layer('flavor', expected, found, problems)
+    expected = {'id': rsv_id, 'exists': False} if booked.over else \
+        _expected_flavor(booked)
+    return _nova_object_layer(booked, nova, 'flavor', expected, _read_flavor,
+                              'openstack flavor delete %s' % rsv_id,
+                              _flavor_problems)
 
 
 def _read_aggregate(nova, name):
@@ -131,19 +144,7 @@ def aggregate_layer(booked, nova):
                     else [],
                     'metadata': instance_objects.aggregate_metadata(
                         booked.lease, booked.rsv_id)}
-    try:
-        found = _read_aggregate(nova, rsv_id)
-    except findings.Unreadable as exc:
-        return findings.unreadable_layer('aggregate', expected, exc)
-    if booked.over:
-        problems = [booked.leftover(
-            'the aggregate %s of an ended reservation is still in nova' %
-            rsv_id, 'openstack aggregate delete %s (after removing its '
-            'hosts)' % rsv_id)] if found else []
-        return findings.layer('aggregate', expected,
-                              found or {'exists': False}, problems)
-    if found is None:
-        return findings.layer('aggregate', expected, {'exists': False}, [
-            booked.drift('the aggregate %s is not in nova' % rsv_id)])
-    return findings.layer('aggregate', expected, found,
-                          _aggregate_problems(booked, expected, found))
+    return _nova_object_layer(
+        booked, nova, 'aggregate', expected, _read_aggregate,
+        'openstack aggregate delete %s (after removing its hosts)' % rsv_id,
+        _aggregate_problems)

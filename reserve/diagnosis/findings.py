@@ -52,6 +52,15 @@ def problem(text, symptom, repair, action):
             'action': action}
 
 
+def advise(text, symptom, reserve_repairs, reserve_action, operator_action):
+    """A problem reserve puts right when ``reserve_repairs`` holds (the
+    task that repairs it is on, say), with ``reserve_action``; the
+    operator's otherwise, with ``operator_action``."""
+    if reserve_repairs:
+        return problem(text, symptom, BY_RESERVE, reserve_action)
+    return problem(text, symptom, BY_OPERATOR, operator_action)
+
+
 def layer(name, expected, found, problems=()):
     if name not in LAYERS:
         raise ValueError(name)

@@ -76,19 +76,17 @@ def _event_problem(event, now):
             '(%s) stops its heartbeat; check that manager' % (
                 event.taken_by or 'unknown'))
     if event.status == Event.ERROR:
-        gave_up = event.attempts >= CONF.manager.event_max_attempts
-        return findings.problem(
+        return findings.advise(
             '%s failed (attempt %d of %d): %s' % (
                 event.event_type, event.attempts,
                 CONF.manager.event_max_attempts,
                 event.last_error or 'no error recorded'),
             findings.EVENTS_OVERDUE,
-            findings.BY_OPERATOR if gave_up else findings.BY_RESERVE,
-            'fix what the error names (reserve-manager\'s log has it), '
-            'then delete the reservation to run its teardown again'
-            if gave_up else
+            event.attempts < CONF.manager.event_max_attempts,
             'the lease manager tries it again every [manager] '
-            'event_retry_interval seconds; fix what the error names')
+            'event_retry_interval seconds; fix what the error names',
+            'fix what the error names (reserve-manager\'s log has it), '
+            'then delete the reservation to run its teardown again')
     return None
 
 

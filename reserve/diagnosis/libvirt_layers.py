@@ -91,13 +91,10 @@ def _missing(key, lease_started, repairable):
     kind, target, domain = key
     text = '%s %s is missing from the XML of domain %s' % (kind, target,
                                                            domain)
-    if repairable and lease_started:
-        return findings.problem(
-            text, findings.DRIFT, findings.BY_RESERVE,
-            'the next rediscovery of the host ([devices]refresh_interval, '
-            'or openstack reserve host refresh) attaches it again')
-    return findings.problem(
-        text, findings.DRIFT, findings.BY_OPERATOR,
+    return findings.advise(
+        text, findings.DRIFT, repairable and lease_started,
+        'the next rediscovery of the host ([devices]refresh_interval, '
+        'or openstack reserve host refresh) attaches it again',
         'the domain must be defined for the device to go back: define it '
         'again, or detach it from the reservation')
 
@@ -105,12 +102,9 @@ def _missing(key, lease_started, repairable):
 def _extra(key, teardown_pending):
     kind, target, domain = key
     text = '%s %s is still in the XML of domain %s' % (kind, target, domain)
-    if teardown_pending:
-        return findings.problem(
-            text, findings.LEFTOVERS, findings.BY_RESERVE,
-            'the lease\'s end_lease is retried and takes it back')
-    return findings.problem(
-        text, findings.LEFTOVERS, findings.BY_OPERATOR,
+    return findings.advise(
+        text, findings.LEFTOVERS, teardown_pending,
+        'the lease\'s end_lease is retried and takes it back',
         'detach it by hand (virsh detach-device %s with its hostdev XML)'
         % domain)
 

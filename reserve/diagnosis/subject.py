@@ -53,14 +53,12 @@ class Booked:
             return findings.problem(
                 text, findings.DRIFT, findings.BY_RESERVE,
                 'start_lease builds what is missing when the lease starts')
-        if repairable and CONF.manager.repair_interval:
-            return findings.problem(
-                text, findings.DRIFT, findings.BY_RESERVE,
-                'the lease manager\'s repair task puts it back within '
-                '[manager]repair_interval seconds (%d)' %
-                CONF.manager.repair_interval)
-        return findings.problem(
-            text, findings.DRIFT, findings.BY_OPERATOR,
+        return findings.advise(
+            text, findings.DRIFT,
+            repairable and CONF.manager.repair_interval,
+            'the lease manager\'s repair task puts it back within '
+            '[manager]repair_interval seconds (%d)' %
+            CONF.manager.repair_interval,
             'put it back as expected by hand (the repair task is off: '
             '[manager]repair_interval = 0)' if repairable else
             'put it back as expected by hand')
@@ -71,13 +69,10 @@ class Booked:
                 text, findings.LEFTOVERS, findings.BY_RESERVE,
                 'the lease\'s end_lease is retried and removes it; if it '
                 'keeps failing, read its error in the events layer')
-        if CONF.manager.repair_interval:
-            return findings.problem(
-                text, findings.LEFTOVERS, findings.BY_RESERVE,
-                'the repair task\'s sweep asks nova again to delete the '
-                'servers an end left and removes the rest once they are '
-                'gone (every [manager]repair_interval seconds); if it stays,'
-                ' %s' % command)
-        return findings.problem(
-            text, findings.LEFTOVERS, findings.BY_OPERATOR,
+        return findings.advise(
+            text, findings.LEFTOVERS, CONF.manager.repair_interval,
+            'the repair task\'s sweep asks nova again to delete the '
+            'servers an end left and removes the rest once they are '
+            'gone (every [manager]repair_interval seconds); if it stays,'
+            ' %s' % command,
             'remove it by hand: %s' % command)

@@ -3,7 +3,7 @@ periodic capacity task (reserve.manager.periodic), every
 [manager]health_check_interval seconds.
 
 Each host the operator left reservable, and each failed one, is checked
-(reserve.manager.host_checks); those a reservation starts on within
+(reserve.diagnosis.host_checks); those a reservation starts on within
 [manager]prestart_check_minutes, and the failed ones, more closely, so
 that a booking whose host would not serve it moves before it starts and
 a host comes back only when it passes the whole check.
@@ -25,8 +25,8 @@ from reserve.common import timeutils
 from reserve.db import device_reservations as device_reservations_db
 from reserve.db import hosts as hosts_db
 from reserve.devices import states as device_states
+from reserve.diagnosis import host_checks
 from reserve.manager import healing
-from reserve.manager import host_checks
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)

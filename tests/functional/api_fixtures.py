@@ -188,6 +188,15 @@ def fake_manager(api):
     server.wait()
 
 
+@pytest.fixture
+def short_rpc_timeout():
+    """The API waits a second for the manager's answer to a call (the
+    diagnosis, the doctor), for tests where no manager answers."""
+    CONF.set_override('rpc_timeout', 1, group='api')
+    yield
+    CONF.clear_override('rpc_timeout', group='api')
+
+
 def roomy_host():
     """A nova host roomy enough that only the flavors' slots bind, made
     unless some nova host is enrolled."""

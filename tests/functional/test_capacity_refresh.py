@@ -8,29 +8,13 @@ booking's allocation counts it already.
 """
 import uuid
 
-from keystoneauth1 import adapter as ks_adapter
-from keystoneauth1 import session as ks_session
-from keystoneauth1 import token_endpoint
-import pytest
 import requests
 
 from reserve.capacity import refresh
 from reserve import conf as reserve_conf  # noqa: F401 (registers options)
 from reserve.common import placement
 from tests.fixtures import placement as placement_fixture
-
-
-@pytest.fixture(scope='module')
-def placement_server():
-    server = placement_fixture.PlacementServer().start()
-    yield server
-    server.stop()
-
-
-def _client(url):
-    session = ks_session.Session(auth=token_endpoint.Token(url, 'admin'))
-    return placement.PlacementClient(
-        ks_adapter.Adapter(session, service_type='placement'))
+from tests.fixtures.placement import placement_server  # noqa: F401
 
 
 def _allocate(server, consumer, allocations):
@@ -65,7 +49,8 @@ def test_the_record_counts_other_consumers_not_reserved_servers(
         root: {'VCPU': 2, 'MEMORY_MB': 4096, 'DISK_GB': 10},
         gpus: {'CUSTOM_PCI_10DE_20B5': 1}, child: {rc: 1}})
 
-    record = refresh.read(_client(placement_server.url), root)
+    record = refresh.read(placement.PlacementClient(placement_server.adapter()),
+                          root)
 
     assert (record['vcpus'], record['memory_mb'], record['local_gb']) == (
         64, 65536, 500)

@@ -3,7 +3,6 @@ through the WSGI stack and the real lease manager on the fake
 transport: who may ask, what older microversions see, and a manager
 that does not answer. What each layer finds is
 tests/unit/diagnosis's."""
-from oslo_config import cfg
 import pytest
 
 from reserve.common import rpc
@@ -17,8 +16,8 @@ from tests.functional.api_fixtures import MEMBER_A
 from tests.functional.api_fixtures import MEMBER_B
 from tests.functional.api_fixtures import READER_A
 from tests.functional.api_fixtures import roomy  # noqa: F401
+from tests.functional.api_fixtures import short_rpc_timeout  # noqa: F401
 
-CONF = cfg.CONF
 V13 = {'OpenStack-API-Version': 'reserve 1.3'}
 
 pytestmark = pytest.mark.usefixtures('roomy', 'casts')
@@ -102,13 +101,6 @@ def test_the_doctor_is_for_administrators(api, booking):  # noqa: F811
                       expect_errors=True), 400, detail_has='kind')
     assert_error(_get(api, '/v1/diagnoses?all=1', ADMIN,
                       expect_errors=True), 400)
-
-
-@pytest.fixture
-def short_rpc_timeout():
-    CONF.set_override('rpc_timeout', 1, group='api')
-    yield
-    CONF.clear_override('rpc_timeout', group='api')
 
 
 @pytest.mark.usefixtures('short_rpc_timeout')

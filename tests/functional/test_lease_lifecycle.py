@@ -33,7 +33,7 @@ from reserve.plugins import flavor_instance
 from reserve.worker import worker
 from tests.fakes import nova as fake_nova
 from tests.fixtures import database
-from tests.fixtures import placement as placement_fixture
+from tests.fixtures.placement import placement_server  # noqa: F401
 from reserve.booking import admission
 from reserve.booking import sizing
 from reserve.capacity import store as capacity_store
@@ -42,13 +42,6 @@ CONF = cfg.CONF
 PROJECT = 'project-a'
 A100_ALIAS = '{"name": "a100", "vendor_id": "10de", "product_id": "20b0"}'
 A100_CLASS = 'CUSTOM_PCI_10DE_20B0'
-
-
-@pytest.fixture(scope='module')
-def placement_server():
-    server = placement_fixture.PlacementServer().start()
-    yield server
-    server.stop()
 
 
 class LocalManagerAPI:

@@ -13,7 +13,6 @@ import datetime
 import re
 
 from openapi_spec_validator import validate as validate_spec
-from oslo_config import cfg
 from pecan import rest
 import pytest
 
@@ -38,11 +37,11 @@ from tests.functional.api_fixtures import future
 from tests.functional.api_fixtures import make_host
 from tests.functional.api_fixtures import make_lease
 from tests.functional.api_fixtures import MEMBER_A
+from tests.functional.api_fixtures import short_rpc_timeout  # noqa: F401
 from tests.functional.devices import api as device_api
 from tests.functional import openapi_check
 from tests.functional.test_api_basics import keystone_api  # noqa: F401
 
-CONF = cfg.CONF
 DOC = openapi_check.DOC
 PROBE_ID = 'probe-missing'
 
@@ -174,14 +173,7 @@ def _probe(app, method, path):
     return send(path, {}, headers=LATEST, expect_errors=True)
 
 
-@pytest.fixture
-def short_rpc_timeout():
-    # No manager answers the probes: the doctor's call waits this long.
-    CONF.set_override('rpc_timeout', 1, group='api')
-    yield
-    CONF.clear_override('rpc_timeout', group='api')
-
-
+# No manager answers the probes: the doctor's call waits a second.
 @pytest.mark.usefixtures('short_rpc_timeout')
 def test_every_route_is_described_and_every_description_served(api):
     described = {_normal(t): t for t in DOC['paths']}

@@ -112,11 +112,18 @@ def frozen_compute(host):
         os.killpg(pid, signal.SIGCONT)
 
 
-def compute_service(host):
-    resp = cloud_mod.nova_request(
-        'GET', '/os-services?binary=nova-compute&host=%s' % host)
+def _first(request, path, key):
+    """The first item of list ``key`` of a GET of ``path`` with
+    ``request`` (cloud_mod.nova_request or placement_request)."""
+    resp = request('GET', path)
     assert resp.status_code == 200, resp.text
-    return resp.json()['services'][0]
+    return resp.json()[key][0]
+
+
+def compute_service(host):
+    return _first(cloud_mod.nova_request,
+                  '/os-services?binary=nova-compute&host=%s' % host,
+                  'services')
 
 
 def set_compute_enabled(host, enabled):
@@ -128,10 +135,9 @@ def set_compute_enabled(host, enabled):
 
 
 def child_provider(host):
-    resp = cloud_mod.placement_request(
-        'GET', '/resource_providers?name=reserve_%s' % host)
-    assert resp.status_code == 200, resp.text
-    return resp.json()['resource_providers'][0]
+    return _first(cloud_mod.placement_request,
+                  '/resource_providers?name=reserve_%s' % host,
+                  'resource_providers')
 
 
 def transcript(label, found):

@@ -141,6 +141,19 @@ class ReserveDaemons:
             shutil.copy(host_definitions.host_definition(definition), path)
         return host_definitions.host_uri(path)
 
+    def enroll_gpu_host(self, definition, name, owners):
+        """Enroll GPU host ``name`` (gpu_host_uri) and give its domains
+        their owners (``owners``: (domain, project id) pairs); returns its
+        URI."""
+        uri = self.gpu_host_uri(definition, name)
+        made = self.admin('POST', '/v1/hosts', json={'name': name, 'uri': uri})
+        assert made.status_code == 201, made.text
+        for domain, project in owners:
+            owned = self.admin('POST', '/v1/hosts/%s/domain-owners' % name,
+                               json={'domain': domain, 'project_id': project})
+            assert owned.status_code == 201, owned.text
+        return uri
+
     def _start_gpu_hosts(self):
         with open(os.path.join(self.workdir, 'gpu-hosts.out'), 'a') as log:
             self.gpu_hosts = subprocess.Popen(

@@ -27,16 +27,9 @@ def daemons(tmp_path):
             extra_conf='[manager]\nevent_interval = 2\n')
         try:
             service.start(daemons=('manager', 'worker', 'api'))
-            uri = service.gpu_host_uri('a100-host.xml', HOST)
-            made = service.admin('POST', '/v1/hosts',
-                                 json={'name': HOST, 'uri': uri})
-            assert made.status_code == 201, made.text
-            for domain, project in (('gpu-vm-2', 'project-a'),
-                                    ('gpu-vm-3', 'project-b')):
-                owned = service.admin(
-                    'POST', '/v1/hosts/%s/domain-owners' % HOST,
-                    json={'domain': domain, 'project_id': project})
-                assert owned.status_code == 201, owned.text
+            service.enroll_gpu_host('a100-host.xml', HOST,
+                                    [('gpu-vm-2', 'project-a'),
+                                     ('gpu-vm-3', 'project-b')])
             yield service
         finally:
             service.stop()

@@ -37,14 +37,8 @@ def daemons(tmp_path):
             '\n[manager]\nevent_interval = 2\n')
         try:
             service.start(daemons=('manager', 'worker', 'api'))
-            service.uri = service.gpu_host_uri('a100-host.xml', HOST)
-            made = service.admin('POST', '/v1/hosts',
-                                 json={'name': HOST, 'uri': service.uri})
-            assert made.status_code == 201, made.text
-            owned = service.admin(
-                'POST', '/v1/hosts/%s/domain-owners' % HOST,
-                json={'domain': DOMAIN, 'project_id': PROJECT})
-            assert owned.status_code == 201, owned.text
+            service.uri = service.enroll_gpu_host('a100-host.xml', HOST,
+                                                  [(DOMAIN, PROJECT)])
             yield service
         finally:
             service.stop()

@@ -84,6 +84,33 @@ def booking_lease(booking_id):
             'owner_type': states.Owner.BOOKING, 'owner_id': booking_id}
 
 
+def booking_with_lease(booking_status, lease_status=states.Lease.ACTIVE,
+                       lease_created=None, **booking_values):
+    """A booking and its lease, named the way the worker names it
+    (booking_lease): (booking, lease)."""
+    row = make_booking(status=booking_status, **booking_values)
+    lease_values = {}
+    if lease_created is not None:
+        lease_values['created_at'] = lease_created
+    lease = make_lease(**booking_lease(row.id), status=lease_status,
+                       **lease_values)
+    bookings_db.booking_update(reserve_context.get_admin_context(), row.id,
+                               {'lease_id': lease.id})
+    return row, lease
+
+
+# How a booking follows its lease (reserve.manager.owners.follow): its
+# status, the lease's, the booking's after, and the event it is told by.
+BOOKING_FOLLOWS_LEASE = [
+    (states.Booking.ALLOCATED, states.Lease.ACTIVE, states.Booking.ACTIVE,
+     'reserve.reservation.start'),
+    (states.Booking.ALLOCATED, states.Lease.TERMINATED,
+     states.Booking.COMPLETE, 'reserve.reservation.end'),
+    (states.Booking.ACTIVE, states.Lease.TERMINATED, states.Booking.COMPLETE,
+     'reserve.reservation.end'),
+]
+
+
 def booking_status(booking_id):
     return bookings_db.booking_get(reserve_context.get_admin_context(),
                                    booking_id).status

@@ -12,6 +12,7 @@ from reserve.db import bookings as bookings_db
 from reserve.manager import owners
 from reserve.notification import listener
 from tests.unit import factories
+from tests.unit.factories import booking_with_lease
 
 pytestmark = pytest.mark.usefixtures('db')
 
@@ -23,27 +24,15 @@ def ctx():
     return reserve_context.get_admin_context()
 
 
-def booking_with_lease(status):
-    row = factories.make_booking(status=status)
-    lease = factories.make_lease(status=L.ACTIVE,
-                                 owner_type=states.Owner.BOOKING,
-                                 owner_id=row.id)
-    bookings_db.booking_update(ctx(), row.id, {'lease_id': lease.id})
-    return row, lease
-
-
 def follow(lease, lease_status):
     moved = owners.follow(ctx(), lease, lease_status)
     owners.announce(ctx(), moved)
     return moved
 
 
-@pytest.mark.parametrize('lease_status,before,after,event', [
-    (L.ACTIVE, B.ALLOCATED, B.ACTIVE, 'start'),
-    (L.TERMINATED, B.ALLOCATED, B.COMPLETE, 'end'),
-    (L.TERMINATED, B.ACTIVE, B.COMPLETE, 'end'),
-])
-def test_booking_moves_with_its_lease(notifications, lease_status, before,
+@pytest.mark.parametrize('before,lease_status,after,event',
+                         factories.BOOKING_FOLLOWS_LEASE)
+def test_booking_moves_with_its_lease(notifications, before, lease_status,
                                       after, event):
     row, lease = booking_with_lease(before)
 
@@ -51,7 +40,7 @@ def test_booking_moves_with_its_lease(notifications, lease_status, before,
 
     assert factories.booking_status(row.id) == after
     [(event_type, payload)] = notifications.sent
-    assert event_type == 'reserve.reservation.%s' % event
+    assert event_type == event
     assert payload['reservation_id'] == row.id
     assert payload['status'] == after
     assert payload['lease_id'] == lease.id

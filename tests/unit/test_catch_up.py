@@ -1,7 +1,5 @@
 """reserve.manager.catch_up: a booking left behind its lease by hand is
 moved on, and told as its lease's start or end would have."""
-import uuid
-
 import pytest
 
 from reserve.common import states
@@ -12,26 +10,14 @@ B = states.Booking
 L = states.Lease
 
 
-def _booking_with_lease(booking_status, lease_status):
-    booking_id = str(uuid.uuid4())
-    lease = factories.make_lease(status=lease_status,
-                                 **factories.booking_lease(booking_id))
-    factories.make_booking(id=booking_id, status=booking_status,
-                           lease_id=lease.id)
-    return booking_id
-
-
-@pytest.mark.parametrize('booking_status,lease_status,moved_to,event', [
-    (B.ALLOCATED, L.ACTIVE, B.ACTIVE, 'reserve.reservation.start'),
-    (B.ALLOCATED, L.TERMINATED, B.COMPLETE, 'reserve.reservation.end'),
-    (B.ACTIVE, L.TERMINATED, B.COMPLETE, 'reserve.reservation.end'),
-])
+@pytest.mark.parametrize('booking_status,lease_status,moved_to,event',
+                         factories.BOOKING_FOLLOWS_LEASE)
 def test_a_lagging_booking_follows_its_lease(db, ctx, notifications,
                                              booking_status, lease_status,
                                              moved_to, event):
-    booking_id = _booking_with_lease(booking_status, lease_status)
+    booking, _ = factories.booking_with_lease(booking_status, lease_status)
     assert catch_up.follow_lagging_owners(ctx) == 1
-    assert factories.booking_status(booking_id) == moved_to
+    assert factories.booking_status(booking.id) == moved_to
     assert notifications.event_types == [event]
     # Moved once: nothing more to do, nothing told again.
     assert catch_up.follow_lagging_owners(ctx) == 0
@@ -45,7 +31,7 @@ def test_a_lagging_booking_follows_its_lease(db, ctx, notifications,
 ])
 def test_bookings_in_step_are_left_alone(db, ctx, notifications,
                                          booking_status, lease_status):
-    booking_id = _booking_with_lease(booking_status, lease_status)
+    booking, _ = factories.booking_with_lease(booking_status, lease_status)
     assert catch_up.follow_lagging_owners(ctx) == 0
-    assert factories.booking_status(booking_id) == booking_status
+    assert factories.booking_status(booking.id) == booking_status
     assert notifications.event_types == []

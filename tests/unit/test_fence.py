@@ -7,9 +7,6 @@ depend on its generations and on what it keeps of a provider's traits.
 import logging
 import uuid
 
-from keystoneauth1 import adapter as ks_adapter
-from keystoneauth1 import session as ks_session
-from keystoneauth1 import token_endpoint
 import pytest
 
 from reserve.common import exception
@@ -19,24 +16,12 @@ from reserve.db import hosts as hosts_db
 from reserve.fence import fence
 from reserve.manager import manager
 from tests.fakes import nova as fake_nova
-from tests.fixtures import placement as placement_fixture
+from tests.fixtures.placement import placement_server  # noqa: F401
 
 AGGREGATE = 'reserve-fenced-hosts'
 TRAIT = 'CUSTOM_RESERVE_FENCED'
 # What nova's resource tracker puts on a compute node provider.
 NOVA_TRAITS = ['COMPUTE_NODE', 'OWNER_NOVA']
-
-
-@pytest.fixture(scope='module')
-def placement_server():
-    server = placement_fixture.PlacementServer().start()
-    yield server
-    server.stop()
-
-
-def _adapter(url):
-    session = ks_session.Session(auth=token_endpoint.Token(url, 'admin'))
-    return ks_adapter.Adapter(session, service_type='placement')
 
 
 class Cloud:
@@ -48,7 +33,7 @@ class Cloud:
         self.server = server
         self.fake = fake_nova.FakeCloud()
         self.nova = nova.NovaClient(client=self.fake.nova)
-        self.placement = placement.PlacementClient(_adapter(server.url))
+        self.placement = placement.PlacementClient(server.adapter())
         self.tag = uuid.uuid4().hex[:6]
 
     def compute(self, name, service=None):

@@ -1,4 +1,4 @@
-"""reserve.manager.host_checks: what nova and placement say of a host.
+"""reserve.diagnosis.host_checks: what nova and placement say of a host.
 
 nova is the double of tests.fakes.nova (os-services, hypervisors that
 disappear, a nova that does not answer); placement is the real one.
@@ -6,23 +6,13 @@ disappear, a nova that does not answer); placement is the real one.
 import types
 import uuid
 
-from keystoneauth1 import adapter as ks_adapter
-from keystoneauth1 import session as ks_session
-from keystoneauth1 import token_endpoint
 import pytest
 
 from reserve.common import nova
 from reserve.common import placement
-from reserve.manager import host_checks
+from reserve.diagnosis import host_checks
 from tests.fakes import nova as fake_nova
-from tests.fixtures import placement as placement_fixture
-
-
-@pytest.fixture(scope='module')
-def placement_server():
-    server = placement_fixture.PlacementServer().start()
-    yield server
-    server.stop()
+from tests.fixtures.placement import placement_server  # noqa: F401
 
 
 class Cloud:
@@ -30,10 +20,7 @@ class Cloud:
         self.server = server
         self.fake = fake_nova.FakeCloud()
         self.nova = nova.NovaClient(client=self.fake.nova)
-        session = ks_session.Session(
-            auth=token_endpoint.Token(server.url, 'admin'))
-        self.placement = placement.PlacementClient(
-            ks_adapter.Adapter(session, service_type='placement'))
+        self.placement = placement.PlacementClient(server.adapter())
 
     def compute(self):
         """A compute node in nova and placement, as reserve enrolls it."""
@@ -85,6 +72,30 @@ def test_a_hypervisor_gone_fails_it(cloud):
     cloud.fake.hypervisors[-1].hypervisor_hostname += '-renamed'
     assert cloud.check(other) == ('nova has no hypervisor %s any more'
                                   % other.name)
+
+
+def test_every_failure_in_order_the_hypervisor_asked_last():
+    host = types.SimpleNamespace(name='cn-1', service_name='svc-cn-1')
+    asked = []
+
+    def find_hypervisor():
+        asked.append(host.name)
+
+    failures = host_checks.compute_failures(host, [
+        {'state': 'down', 'forced_down': False, 'status': 'disabled',
+         'disabled_reason': None}], find_hypervisor)
+    # The health check takes the first: nova is asked no more.
+    assert next(failures) == 'the compute service of host svc-cn-1 is down'
+    assert asked == []
+    # The diagnosis takes them all.
+    assert list(failures) == [
+        'the compute service of host svc-cn-1 is disabled',
+        'nova has no hypervisor cn-1 any more']
+    assert asked == ['cn-1']
+    # No service: nothing more is asked.
+    assert list(host_checks.compute_failures(host, [], find_hypervisor)) == [
+        'nova has no compute service on host svc-cn-1']
+    assert asked == ['cn-1']
 
 
 def test_silence_concludes_nothing(cloud):

@@ -15,6 +15,7 @@ from reserve.devices import states as device_states
 from reserve.worker import reconciler
 from tests.unit import factories
 from tests.unit.factories import ago
+from tests.unit.factories import booking_with_lease
 
 B = states.Booking
 L = states.Lease
@@ -64,20 +65,6 @@ def stale():
 
 def fresh():
     return ago(seconds=TIMEOUT - 60)
-
-
-def booking_with_lease(booking_status, lease_status, lease_created=None,
-                       **booking_values):
-    """A booking and its lease, named the way the worker names it."""
-    row = factories.make_booking(status=booking_status, **booking_values)
-    lease_values = {}
-    if lease_created is not None:
-        lease_values['created_at'] = lease_created
-    lease = factories.make_lease(**factories.booking_lease(row.id),
-                                 status=lease_status, **lease_values)
-    bookings_db.booking_update(reserve_context.get_admin_context(), row.id,
-                               {'lease_id': lease.id})
-    return row, lease
 
 
 # PENDING_CREATE for too long -------------------------------------------------

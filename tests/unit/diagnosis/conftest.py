@@ -6,9 +6,6 @@ hand and read the diagnosis."""
 import datetime
 import uuid
 
-from keystoneauth1 import adapter as ks_adapter
-from keystoneauth1 import session as ks_session
-from keystoneauth1 import token_endpoint
 import pytest
 
 from reserve.booking import admission
@@ -30,16 +27,9 @@ from reserve import plugins
 from reserve.plugins import flavor_instance
 from reserve.worker import worker
 from tests.fakes import nova as fake_nova
-from tests.fixtures import placement as placement_fixture
+from tests.fixtures.placement import placement_server  # noqa: F401
 
 PROJECT = 'project-a'
-
-
-@pytest.fixture(scope='module')
-def placement_server():
-    server = placement_fixture.PlacementServer().start()
-    yield server
-    server.stop()
 
 
 class LocalManagerAPI:
@@ -60,10 +50,7 @@ class Cloud:
         self.placement_server = server
         self.fake = fake_nova.FakeCloud()
         self.nova = nova.NovaClient(client=self.fake.nova)
-        session = ks_session.Session(
-            auth=token_endpoint.Token(server.url, 'admin'))
-        self.placement = placement.PlacementClient(
-            ks_adapter.Adapter(session, service_type='placement'))
+        self.placement = placement.PlacementClient(server.adapter())
         plugins._PLUGINS[states.FLAVOR_INSTANCE] = \
             flavor_instance.FlavorInstancePlugin(
                 nova_client=self.nova, placement_client=self.placement)

@@ -7,9 +7,10 @@ it raises NoAnswer and nothing is concluded; a libvirt host that cannot
 be reached is failed, as that is what its failure looks like.
 
 * nova hosts: the nova-compute service of the host is up and enabled
-  (os-services) and its hypervisor is there; ``closely`` (a booking
-  starts on it soon, or it has failed) its compute node's resource
-  provider in placement too, with VCPU and MEMORY_MB inventory, and the
+  (os-services) and its hypervisor is there (``compute_failures``, which
+  the diagnosis host layer reads too); ``closely`` (a booking starts on
+  it soon, or it has failed) its compute node's resource provider in
+  placement too, with VCPU and MEMORY_MB inventory, and the
   ``reserve_<host>`` child provider, once made, under it.
 * libvirt hosts: the connection opens; the devices of the reservations
   given are still there.
@@ -27,25 +28,41 @@ class NoAnswer(Exception):
     """The cloud said nothing about the host: nothing is concluded."""
 
 
-def nova_host(nova, placement, host, closely):
+def compute_failures(host, services, find_hypervisor):
+    """What nova's answers show failed of nova host ``host``, a sentence
+    each, in order: its nova-compute service missing, down or disabled
+    (``services``: nova.compute_services of its service host), then its
+    hypervisor gone (``find_hypervisor()``: nova's hypervisor of the
+    host, None when it has none).
+
+    A generator, so that the health check can take the first failure
+    and ask nova no more (the hypervisor is asked for last, and only
+    when the host has a service); the diagnosis takes them all.
+    """
     service_host = host.service_name or host.name
-    try:
-        services = nova.compute_services(service_host)
-        if not services:
-            return 'nova has no compute service on host %s' % service_host
-        service = services[0]
+    if not services:
+        yield 'nova has no compute service on host %s' % service_host
+        return
+    for service in services:
         if service['state'] == 'down' or service['forced_down']:
-            return 'the compute service of host %s is down' % service_host
+            yield 'the compute service of host %s is down' % service_host
         if service['status'] == 'disabled':
             reason = service['disabled_reason']
-            return 'the compute service of host %s is disabled%s' % (
+            yield 'the compute service of host %s is disabled%s' % (
                 service_host, ' (%s)' % reason if reason else '')
-        if nova.find_hypervisor(host.name) is None:
-            return 'nova has no hypervisor %s any more' % host.name
+    if find_hypervisor() is None:
+        yield 'nova has no hypervisor %s any more' % host.name
+
+
+def nova_host(nova, placement, host, closely):
+    try:
+        failure = next(compute_failures(
+            host, nova.compute_services(host.service_name or host.name),
+            lambda: nova.find_hypervisor(host.name)), None)
     except exception.CloudError as exc:
         raise NoAnswer(exc.message)
-    if not closely:
-        return None
+    if failure is not None or not closely:
+        return failure
     try:
         return _providers(placement, host)
     except exception.CloudError as exc:
