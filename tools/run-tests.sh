@@ -33,9 +33,11 @@ status=0
 tools/check-code.sh || status=$?
 # Unit and functional tests on both cores (each has its own databases);
 # the integration tests one after the other (they share the cloud).
-.venv/bin/python -m pytest -p no:cacheprovider -q -n 2 tests/unit \
-    tests/functional || { rc=$?; [ $status != 0 ] || status=$rc; }
-.venv/bin/python -m pytest -p no:cacheprovider -q tests/integration || {
+# Each tier ends with its slowest tests, to see where the time goes.
+.venv/bin/python -m pytest -p no:cacheprovider -q -n 2 --durations=15 \
+    tests/unit tests/functional || { rc=$?; [ $status != 0 ] || status=$rc; }
+.venv/bin/python -m pytest -p no:cacheprovider -q --durations=40 \
+    tests/integration || {
     rc=$?; [ $status != 0 ] || status=$rc; }
 (cd client && exec ../.venv/bin/python -m pytest -p no:cacheprovider -q \
     -n 2 reserveclient/tests) || { rc=$?; [ $status != 0 ] || status=$rc; }
