@@ -44,7 +44,13 @@ ENV_KEY = 'reserve.api_version'
 #         delivery report of a period (/v1/reports/delivery); a host's
 #         failure and failed_at; a reservation's and a device
 #         reservation's missing capacity (missing_capacity)
-VERSIONS = ('1.0', '1.1', '1.2', '1.3')
+#   1.4 - spot devices: POST /v1/device-reservations/{id}/release and
+#         /reclaim (with its dry run), a device reservation's
+#         released_device_ids, the state spot of a device on the spot
+#         market (and ?spot=true of GET /v1/devices), POST
+#         /v1/devices/{id}/attach of a device on the market to a spot
+#         domain
+VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4')
 
 
 class Version(collections.namedtuple('Version', 'major minor')):
@@ -71,6 +77,7 @@ MAX_VERSION = Version.parse(VERSIONS[-1])
 GLOSSARY_NAMES = Version(1, 1)
 ONE_NAME = Version(1, 2)
 PLAYBOOK = Version(1, 3)
+SPOT = Version(1, 4)
 
 
 def _requested(header_value):

@@ -21,6 +21,16 @@ devices_opts = [
                                     'definition')],
                help='What happens to the domains holding a device '
                     'reservation\'s devices when it ends or is cancelled.'),
+    cfg.StrOpt('spot_reclaim_action', default='detach',
+               choices=[('detach', 'Detach the devices; the spot domain '
+                                   'keeps running without them'),
+                        ('destroy', 'Power the spot domain off (virsh '
+                                    'destroy), then detach the devices '
+                                    'from its definition')],
+               help='What a reclaim (POST /v1/device-reservations/{id}/'
+                    'reclaim, or the end of the reservation that lent '
+                    'them) does to the spot domains holding the devices '
+                    'it takes back.'),
     cfg.ListOpt('libvirt_uri_schemes', default=['qemu+tls', 'qemu+ssh'],
                 help='The libvirt URI schemes a host may be enrolled with '
                      '(POST /v1/hosts) and the manager connects to: '

@@ -106,7 +106,7 @@ _DEVICE_COLUMNS = tuple(models.Device.__table__.c[name] for name in (
 # the schemas' patterns use, matches \x1f too).
 _SEPARATOR = '\x1f'
 _LISTED_FIELDS = [c.key for c in _DR_COLUMNS] + [
-    'host_name', 'lease_id', 'projects', 'devices', 'attachments']
+    'host_name', 'lease_id', 'projects', 'lent', 'devices', 'attachments']
 
 
 class Listed(collections.namedtuple('Listed', _LISTED_FIELDS)):
@@ -120,6 +120,9 @@ class Listed(collections.namedtuple('Listed', _LISTED_FIELDS)):
     def project_ids(self, role):
         return self.projects.get(role, [])
 
+    def lent_device_ids(self):
+        return self.lent
+
 
 # Plain tuples: a SQLAlchemy row's attributes are several times slower to
 # read, and the view reads each many times.
@@ -130,12 +133,12 @@ _Attachment = collections.namedtuple(
     '_Attachment', [c.key for c in _ATTACHMENT_COLUMNS] + ['device'])
 
 
-def _joined(table, column):
+def _joined(table, column, *where):
     """The values of ``column`` of ``table`` (keyed by
     device_reservation_id) for each reservation, joined by _SEPARATOR,
-    in a query of them."""
+    in a query of them (of the rows matching ``where``)."""
     return (sa.select(sa.func.aggregate_strings(column, _SEPARATOR))
-            .where(table.c.device_reservation_id == _DR_TABLE.c.id)
+            .where(table.c.device_reservation_id == _DR_TABLE.c.id, *where)
             .scalar_subquery())
 
 
@@ -173,11 +176,14 @@ def device_reservation_list(context, project_id=None, status=None,
                 sa.select(*_DR_COLUMNS, _host_name(), _lease_id(),
                           _joined(projects, projects.c.role + ':' +
                                   projects.c.project_id),
+                          _joined(devices_table, devices_table.c.device_id,
+                                  devices_table.c.spot_since.isnot(None)),
                           _joined(devices_table, devices_table.c.device_id))
                 .join_from(_DR_TABLE, page, page.c.id == _DR_TABLE.c.id)
                 .order_by(_DR_TABLE.c.created_at, _DR_TABLE.c.id)):
-            *columns, projects_joined, device_ids = row
-            listed = Listed(*columns, _by_role(projects_joined), [], [])
+            *columns, projects_joined, lent, device_ids = row
+            listed = Listed(*columns, _by_role(projects_joined),
+                            sorted(_split(lent)), [], [])
             # The status shown: the desk's close, else the recorded one.
             found[row[0]] = listed._replace(
                 status=listed.closed_as or listed.status)

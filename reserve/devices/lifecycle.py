@@ -104,7 +104,7 @@ def _check_live(reservation):
                    'active')
 
 
-def _lock_live(context, reservation_id, statuses, what):
+def lock_live(context, reservation_id, statuses, what):
     """The compare-and-swap that comes first in a transaction giving
     devices (see the module's docstring): InvalidState (409) once the
     reservation has none of ``statuses`` (cancelled, ended)."""
@@ -131,21 +131,28 @@ def attach(context, reservation_id, domain, device_ids, project_id):
         found = owners.check(context, host, conn, [domain],
                              owners.projects_of(reservation),
                              owners.unowned_ok(context))
+        lent = set(reservation.lent_device_ids())
+        if lent & set(device_ids or ()):
+            raise exception.Conflict(
+                reason='devices %s are lent out (on the spot market); '
+                       'reclaim them first' % ', '.join(
+                           sorted(lent & set(device_ids))))
         rows = owners.record_owners(plan.for_one_domain(
-            reservation, _device_views(context, reservation), domain,
+            reservation, [u for u in _device_views(context, reservation)
+                          if u.id not in lent], domain,
             device_ids, project_id), found)
-        _add_attachments(context, conn, reservation, rows)
+        add_attachments(context, conn, reservation, rows)
         runs.resync(context, host, conn)
 
 
-def _add_attachments(context, conn, reservation, rows):
+def add_attachments(context, conn, reservation, rows):
     """Write attachment rows, and realize them if the reservation is
     active; all or nothing. The rows of an active one are committed as
     ATTACHING first (a crash before libvirt's answer is recorded
     leaves them for release to take back), while it is still live."""
     live = (Status.PENDING, Status.ACTIVE)
     with db_api.writer.using(context):
-        _lock_live(context, reservation.id, live, 'no device can be attached')
+        lock_live(context, reservation.id, live, 'no device can be attached')
         active = device_reservations_db.device_reservation_get(
             context, reservation.id).status == Status.ACTIVE
         if active:
@@ -157,7 +164,7 @@ def _add_attachments(context, conn, reservation, rows):
         return
     try:
         with attachments.saga() as undo, db_api.writer.using(context):
-            _lock_live(context, reservation.id, (Status.ACTIVE,),
+            lock_live(context, reservation.id, (Status.ACTIVE,),
                        'no device can be attached')
             current = device_reservations_db.device_reservation_get(
                 context, reservation.id)
@@ -228,7 +235,7 @@ def set_domains(context, reservation_id, domains, project_id):
 
 def _give_back(context, host, reservation_id, rows):
     conn = hosts.connect(host.uri)
-    _add_attachments(context, conn,
+    add_attachments(context, conn,
                      device_reservations_db.device_reservation_get(
                          context, reservation_id),
                      rows)

@@ -15,6 +15,7 @@ from reserve.devices import hosts
 from reserve.devices import lifecycle
 from reserve.devices import owners
 from reserve.devices import runs
+from reserve.devices import spot
 from reserve.devices import states
 from reserve.virt import uris
 
@@ -102,8 +103,16 @@ def refresh_all(context):
         except Exception as exc:  # noqa: BLE001 - one host must not stop all
             LOG.warning('Refresh of host %s failed: %s', host.name, exc)
             results[host.name] = {'error': str(exc)}
-    lifecycle.settle(context)
+    settle(context)
     return results
+
+
+def settle(context):
+    """What a lost step or a crash left half done: reclaims interrupted
+    (finished), then reservations attached without a lease (released).
+    Returns the ids of the latter."""
+    spot.finish_reclaims(context)
+    return lifecycle.settle(context)
 
 
 class RefreshLoop:
@@ -123,7 +132,7 @@ class RefreshLoop:
         # At once: a reservation a killed manager left attached without
         # its lease is released now, not one refresh interval later.
         try:
-            moved = lifecycle.settle(reserve_context.get_admin_context())
+            moved = settle(reserve_context.get_admin_context())
             if moved:
                 LOG.warning('Settled %d device reservation(s) a previous '
                             'run left half done', len(moved))

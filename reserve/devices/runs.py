@@ -30,6 +30,7 @@ from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import device_reservations as device_reservations_db
 from reserve.db import hosts as hosts_db
+from reserve.db import spot_devices as spot_devices_db
 from reserve.devices import attachments
 from reserve.devices import holds
 from reserve.devices import hosts
@@ -248,7 +249,11 @@ def end(context, reservation_id):
             context, reservation_id)
         theirs = _theirs(context, host, conn, reservation.attachments,
                          states.Attachment.DETACHED)
-        attachments.release(context, conn, theirs,
+        # What it lent out comes back first: the spot domains lose it.
+        attachments.release(context, conn, [a for a in theirs if a.spot],
+                            end_action=CONF.devices.spot_reclaim_action)
+        attachments.release(context, conn,
+                            [a for a in theirs if not a.spot],
                             end_action=CONF.devices.end_action)
         _released(context, reservation_id)
         resync(context, host, conn)
@@ -270,6 +275,7 @@ def _theirs(context, host, conn, rows, final_state):
 
 def _released(context, reservation_id):
     status.move(context, reservation_id, 'ended')
+    spot_devices_db.take_back(context, reservation_id)
     device_reservations_db.device_reservation_update(
         context, reservation_id, {'released_at': timeutils.utcnow()})
 

@@ -26,7 +26,10 @@ class DeviceShown:
     RESERVED = 'RESERVED'      # held by a reservation now
     IN_USE = 'IN_USE'          # held by something reserve did not attach
     MISSING = 'MISSING'
-    ALL = (AVAILABLE, RESERVED, IN_USE, MISSING)
+    # Lent out by an active reservation, no spot domain holding it (from
+    # microversion 1.4; in use while one does): reserve.devices.spot.
+    SPOT = 'SPOT'
+    ALL = (AVAILABLE, RESERVED, IN_USE, MISSING, SPOT)
 
 
 class DeviceReservation:

@@ -24,8 +24,9 @@ from reserve.db import hosts as hosts_db
 from reserve.db import leases as leases_db
 from reserve.devices import lifecycle as device_lifecycle
 from reserve.devices import portable
-from reserve.devices import runs as device_runs
 from reserve.devices import refresh as device_refresh
+from reserve.devices import runs as device_runs
+from reserve.devices import spot as device_spot
 from reserve.devices import states as device_states
 from reserve.diagnosis import booking as booking_diagnosis
 from reserve.diagnosis import device as device_diagnosis
@@ -58,7 +59,7 @@ def _awaits_lease(reservation):
 
 
 class LeaseManager:
-    target = messaging.Target(version='1.1')
+    target = messaging.Target(version='1.2')
 
     def __init__(self, wake=None, nova_client=None, placement_client=None):
         self._wake = wake or (lambda: None)
@@ -366,6 +367,20 @@ class LeaseManager:
                            project_id):
         device_lifecycle.set_domains(context, device_reservation_id, domains,
                                      project_id)
+
+    @portable.portable_errors
+    def release_devices(self, context, device_reservation_id, device_ids):
+        device_spot.release(context, device_reservation_id, device_ids)
+
+    @portable.portable_errors
+    def reclaim_devices(self, context, device_reservation_id, device_ids,
+                        dry_run):
+        return device_spot.reclaim(context, device_reservation_id,
+                                   device_ids, dry_run)
+
+    @portable.portable_errors
+    def attach_spot_device(self, context, device_id, domain, project_id):
+        return device_spot.attach(context, device_id, domain, project_id)
 
     @portable.portable_errors
     def move_device_reservation_end(self, context, device_reservation_id, end):

@@ -7,6 +7,8 @@
       end
 1.1 - diagnose (one reservation's layers, read live) and doctor (every
       live reservation with a mismatch)
+1.2 - spot devices: release devices of a device reservation, reclaim
+      them (or its dry run), hand one on the market to a spot domain
 
 Dates cross as datetimes (reserve.common.rpc's serializer). A method
 added later names its version in its call; [upgrade_levels] manager caps
@@ -20,7 +22,7 @@ CONF = cfg.CONF
 
 
 class ManagerAPI:
-    RPC_API_VERSION = '1.1'
+    RPC_API_VERSION = '1.2'
 
     def __init__(self, timeout=120):
         self._client = rpc.get_client(
@@ -123,6 +125,23 @@ class ManagerAPI:
         return self._call(context, 'set_device_domains',
                           device_reservation_id=device_reservation_id,
                           domains=domains, project_id=project_id)
+
+    def release_devices(self, context, device_reservation_id, device_ids):
+        return self._call(context, 'release_devices', version='1.2',
+                          device_reservation_id=device_reservation_id,
+                          device_ids=device_ids)
+
+    def reclaim_devices(self, context, device_reservation_id, device_ids,
+                        dry_run):
+        """device_ids: None for every device lent out."""
+        return self._call(context, 'reclaim_devices', version='1.2',
+                          device_reservation_id=device_reservation_id,
+                          device_ids=device_ids, dry_run=dry_run)
+
+    def attach_spot_device(self, context, device_id, domain, project_id):
+        return self._call(context, 'attach_spot_device', version='1.2',
+                          device_id=device_id, domain=domain,
+                          project_id=project_id)
 
     def move_device_reservation_end(self, context, device_reservation_id, end):
         """end: a naive UTC datetime, or None for open-ended."""

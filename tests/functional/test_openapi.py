@@ -37,6 +37,7 @@ from tests.functional.api_fixtures import future
 from tests.functional.api_fixtures import make_host
 from tests.functional.api_fixtures import make_lease
 from tests.functional.api_fixtures import MEMBER_A
+from tests.functional.api_fixtures import MEMBER_B
 from tests.functional.api_fixtures import short_rpc_timeout  # noqa: F401
 from tests.functional.devices import api as device_api
 from tests.functional import openapi_check
@@ -316,6 +317,23 @@ def test_real_answers_match_the_description(gpu_api, casts):  # noqa: F811
                   headers=MEMBER_A)
     app.post_json(item + '/attach', {'domain': 'gpu-vm-3'},
                   headers=MEMBER_A)
+    app.patch_json(item, {'domains': ['gpu-vm-2']}, headers=MEMBER_A)
+    # Spot devices (1.4): lent, attached to a spot domain, reclaimed.
+    spot = {'OpenStack-API-Version': 'reserve 1.4'}
+    app.post_json(item + '/detach', {'domain': 'gpu-vm-2'},
+                  headers=MEMBER_A)
+    app.post_json(item + '/release', {'device_ids': rsv['unit_ids']},
+                  headers=dict(MEMBER_A, **spot))
+    gpu_api.own(a100, 'transient-vm', 'project-b')
+    app.get('/v1/devices', {'spot': 'true'}, headers=dict(MEMBER_B, **spot))
+    app.post_json('/v1/devices/%s/attach' % rsv['unit_ids'][0],
+                  {'domain': 'transient-vm', 'tier': 'spot'},
+                  headers=dict(MEMBER_B, **spot))
+    app.post_json(item + '/reclaim', {'dry_run': True},
+                  headers=dict(MEMBER_A, **spot))
+    app.post_json(item + '/reclaim', {}, headers=dict(MEMBER_A, **spot))
+    app.get(item, headers=dict(MEMBER_A, **spot))
+    app.get(url, headers=dict(MEMBER_A, **spot))
     app.patch_json(item, {'domains': ['gpu-vm-2']}, headers=MEMBER_A)
     since_diagnosis = {'OpenStack-API-Version': 'reserve 1.3'}
     app.get(item + '/diagnosis', headers=dict(MEMBER_A, **since_diagnosis))

@@ -1,11 +1,11 @@
 """Rolling upgrades: N and N-1 daemons side by side over the RPC APIs.
 
 The first release is the baseline: every method is 1.0, but the
-manager's diagnose and doctor (1.1). A server of version N answers every
-1.x message up to N, so an N-1 client keeps working against it; an N
+manager's diagnose and doctor (1.1) and its methods of spot devices
+(1.2). A server of version N answers every 1.x message up to N, so an N-1 client keeps working against it; an N
 client capped by [upgrade_levels] refuses, clearly, a method newer than
 its cap instead of sending it. Releases to come are stood for here by a
-method of a made-up 1.2."""
+method of a made-up 1.3."""
 import datetime
 import threading
 import time
@@ -25,7 +25,7 @@ from reserve.worker import worker
 from tests.fixtures import rpc_servers
 
 # The version of a method the next release might add.
-NEXT = '1.2'
+NEXT = '1.3'
 
 
 class BaselineManager:
@@ -50,7 +50,7 @@ class BaselineManager:
 
 
 class NextManager(BaselineManager):
-    """A reserve-manager of the next release: 1.2 adds forecast."""
+    """A reserve-manager of the next release: 1.3 adds forecast."""
     target = messaging.Target(version=NEXT)
 
     def forecast(self, context, host_id):
@@ -60,7 +60,7 @@ class NextManager(BaselineManager):
 
 
 class NextManagerAPI(manager_rpcapi.ManagerAPI):
-    """The next release's client: its new method needs 1.2."""
+    """The next release's client: its new method needs 1.3."""
     RPC_API_VERSION = NEXT
 
     def forecast(self, context, host_id):
@@ -92,7 +92,7 @@ def _public(cls):
 
 def test_both_sides_speak_the_same_version():
     for client, server, version in (
-            (manager_rpcapi.ManagerAPI, manager.LeaseManager, '1.1'),
+            (manager_rpcapi.ManagerAPI, manager.LeaseManager, '1.2'),
             (worker_rpcapi.WorkerAPI, worker.BookingWorker, '1.0')):
         assert client.RPC_API_VERSION == server.target.version == version
 
@@ -137,7 +137,7 @@ def test_a_client_capped_at_the_baseline_refuses_a_newer_call(serve,
     with pytest.raises(exception.RPCVersionCapped) as raised:
         api.forecast(ctx(), 'h')
     assert raised.value.code == 503
-    assert ('forecast needs RPC 1.2 and [upgrade_levels] manager caps '
+    assert ('forecast needs RPC 1.3 and [upgrade_levels] manager caps '
             'messages at 1.0' in str(raised.value))
     # What the baseline has keeps working, casts included.
     assert api.host_domains(ctx(), 'h') == []

@@ -3,6 +3,11 @@ from reserveclient.v1 import base
 from reserveclient.v1 import diagnoses
 from reserveclient.v1 import httpclient
 
+# Spot devices (release, reclaim) exist from this microversion of the
+# API; these calls ask for it whatever version the client speaks
+# otherwise (and so name devices device_ids).
+SPOT_VERSION = '1.4'
+
 
 class DeviceReservationManager(base.Manager):
     """/v1/device-reservations: GPU devices reserved for projects."""
@@ -47,6 +52,24 @@ class DeviceReservationManager(base.Manager):
 
     def detach(self, reservation_id, domain):
         return self._action(reservation_id, 'detach', {'domain': domain})
+
+    def release(self, reservation_id, device_ids):
+        """Put devices none of its domains uses on the spot market; the
+        reservation as API 1.4 shows it (with released_device_ids)."""
+        return self.http.post(
+            '%s/release' % self._item_path(reservation_id),
+            {'device_ids': list(device_ids)}, version=SPOT_VERSION)[self.key]
+
+    def reclaim(self, reservation_id, device_ids=None, dry_run=False):
+        """Take lent devices back (default: all it lent): {device_ids,
+        terminated, skipped}, or with dry_run {device_ids,
+        would_terminate, would_skip} and nothing changed."""
+        body = {'dry_run': bool(dry_run)}
+        if device_ids:
+            body['device_ids'] = list(device_ids)
+        return self.http.post(
+            '%s/reclaim' % self._item_path(reservation_id), body,
+            version=SPOT_VERSION)
 
     def cancel(self, reservation_id):
         """Cancel a live reservation (or remove one that is over)."""

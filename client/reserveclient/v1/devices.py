@@ -2,6 +2,8 @@
 from reserveclient import exceptions
 from reserveclient.v1 import base
 
+SPOT_VERSION = '1.4'
+
 
 class DeviceManager(base.Manager):
     """/v1/devices: the GPU devices of the libvirt hosts."""
@@ -11,9 +13,21 @@ class DeviceManager(base.Manager):
     collection_key = 'devices'
     what = 'device'
 
-    def list(self, limit=None, marker=None, **filters):
-        """Filters: host (name or ID), model, state, numa_node."""
+    def list(self, limit=None, marker=None, spot=False, **filters):
+        """Filters: host (name or ID), model, state, numa_node; spot:
+        only the devices on the spot market (API 1.4)."""
+        if spot:
+            return self.http.list(self.path, self.collection_key,
+                                  dict(filters, spot='true'), limit=limit,
+                                  marker=marker, version=SPOT_VERSION)
         return self._list(filters, limit=limit, marker=marker)
+
+    def attach_spot(self, device_id, domain):
+        """Attach a device on the spot market to a domain of the
+        project's (API 1.4): the device."""
+        return self.http.post('%s/attach' % self._item_path(device_id),
+                              {'domain': domain, 'tier': 'spot'},
+                              version=SPOT_VERSION)[self.key]
 
     def find(self, ref, host=None):
         """A device by its ID, PCI address (0000:3b:00.0) or node device

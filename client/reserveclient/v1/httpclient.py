@@ -192,8 +192,9 @@ class HTTPClient:
         return self._send('GET', path, compact(params), None, None,
                           version=version)
 
-    def post(self, path, body, params=None):
-        return self._send('POST', path, compact(params), body, None)
+    def post(self, path, body, params=None, version=None):
+        return self._send('POST', path, compact(params), body, None,
+                          version=version)
 
     def patch(self, path, body):
         return self._send('PATCH', path, None, body, None)
@@ -204,7 +205,8 @@ class HTTPClient:
     def delete(self, path):
         return self._send('DELETE', path, None, None, None)
 
-    def list(self, path, key, params=None, limit=None, marker=None):
+    def list(self, path, key, params=None, limit=None, marker=None,
+             version=None):
         """Items of a collection, following ``next`` links.
 
         Without ``limit`` every page is read; with it, at most ``limit``
@@ -221,7 +223,7 @@ class HTTPClient:
             page_params = dict(params)
             if limit is not None:
                 page_params['limit'] = limit - len(items)
-            doc = self.get(path, page_params) or {}
+            doc = self.get(path, page_params, version=version) or {}
             page = doc.get(key) or []
             items.extend(page)
             if limit is not None and len(items) >= limit:

@@ -209,9 +209,12 @@ def response_schemas():
             'attachments': parts.array_of(parts.ref('DeviceAttachment')),
             'lease_id': parts.STR_OR_NULL,
             'released_at': parts.DATE_OR_NULL,
+            'released_device_ids': dict(parts.STR_LIST, description=(
+                'Since 1.4: the devices it lends out (on the spot '
+                'market)')),
             'created_at': parts.DATE, 'updated_at': parts.DATE,
             'missing_capacity': missing_capacity.schema('devices'),
-        }, optional=('missing_capacity',)),
+        }, optional=('missing_capacity', 'released_device_ids')),
             description='GPU devices reserved for a set of projects.'),
         'DeviceReservationDryRun': dict(_each_name({
             'fits': parts.BOOL, 'start': parts.DATE,

@@ -70,6 +70,10 @@ def paths():
                              description='List SR-IOV virtual functions as '
                                          'devices too (default: only under '
                                          'their physical function)'),
+                 parts.param('spot', schema=parts.BOOL,
+                             description='Since 1.4: only the devices on '
+                                         'the spot market (state spot, or '
+                                         'in-use by a spot domain)'),
                  parts.LIMIT, parts.MARKER]),
         },
         '/v1/devices/availability': {

@@ -3,6 +3,7 @@
 Before microversion 1.2 its fields keep their earlier names, its
 request record's too (``schemas.device_reservations.as_served``).
 """
+from reserve.api import microversion
 from reserve.api.schemas import device_reservations as schema
 from reserve.api.views import devices as device_views
 from reserve.api.views import missing_capacity
@@ -79,6 +80,13 @@ def _view(reservation, device_view, old):
                      key=_by_address)
     live = [a for a in reservation.attachments
             if a.state != states.Attachment.DETACHED]
+    view = _fields(reservation, device_view, old, devices, live)
+    if microversion.serves(microversion.SPOT):
+        view['released_device_ids'] = reservation.lent_device_ids()
+    return view
+
+
+def _fields(reservation, device_view, old, devices, live):
     return schema.as_served({
         'id': reservation.id,
         'host_id': reservation.host_id,

@@ -14,6 +14,9 @@ DELETE = PREFIX % 'delete'
 DELETE_ALL_PROJECTS = PREFIX % 'delete:all_projects'
 AFFIRM = PREFIX % 'affirm'
 DIAGNOSE = PREFIX % 'diagnose'
+RELEASE = PREFIX % 'release'
+RECLAIM = PREFIX % 'reclaim'
+SPOT_ALL_PROJECTS = PREFIX % 'spot:all_projects'
 PATH = '/v1/device-reservations'
 
 
@@ -77,6 +80,23 @@ rules = [
               'Re-affirm a device reservation in needs-review against its '
               "host's GPU topology now.",
               [('POST', PATH + '/{id}/affirm')]),
+    base.rule(RELEASE, base.PROJECT_MEMBER_OR_ADMIN,
+              "Put devices of an active device reservation that none of its "
+              'domains uses on the spot market, inside its window (the '
+              'project that made it, or one that manages it; since '
+              'microversion 1.4).',
+              [('POST', PATH + '/{id}/release')]),
+    base.rule(RECLAIM, base.PROJECT_MEMBER_OR_ADMIN,
+              'Take the devices a device reservation lent out back from the '
+              'spot domains, or (dry_run) say which it would terminate (the '
+              'project that made it, or one that manages it; since 1.4).',
+              [('POST', PATH + '/{id}/reclaim')]),
+    base.rule(SPOT_ALL_PROJECTS, base.ADMIN,
+              "Release and reclaim the devices of any project's device "
+              'reservation, as its maker would. Reading every project '
+              '(list:all_projects) never grants this.',
+              [('POST', PATH + '/{id}/release'),
+               ('POST', PATH + '/{id}/reclaim')]),
 ]
 
 

@@ -5,6 +5,7 @@ LIST = PREFIX % 'list'
 GET = PREFIX % 'get'
 AVAILABILITY = PREFIX % 'availability'
 LIST_ALL = PREFIX % 'list:all'
+SPOT_ATTACH = PREFIX % 'spot_attach'
 
 
 rules = [
@@ -26,6 +27,11 @@ rules = [
               'reservation, the domains and mdevs reserve did not make).',
               [('GET', '/v1/devices'), ('GET', '/v1/devices/{id}'),
                ('GET', '/v1/devices/availability')]),
+    base.rule(SPOT_ATTACH, base.PROJECT_MEMBER_OR_ADMIN,
+              "Attach a device on the spot market to one of the project's "
+              'own domains (a spot domain), until the reservation that lent '
+              'it reclaims it (since microversion 1.4).',
+              [('POST', '/v1/devices/{id}/attach')]),
 ]
 
 

@@ -106,6 +106,11 @@ class DeviceReservation(closing.Closable, Base):
     def project_ids(self, role):
         return [p.project_id for p in self.projects if p.role == role]
 
+    def lent_device_ids(self):
+        """The ids of the devices it lends out (on the spot market)."""
+        return sorted(u.device_id for u in self.devices
+                      if u.spot_since is not None)
+
 
 class DeviceReservationProject(Base):
     """A project of a device reservation's audience ('allowed') or one
@@ -137,6 +142,12 @@ class DeviceReservationDevice(Base):
     device_id = orm.mapped_column(
         sa.String(36), sa.ForeignKey('devices.id', ondelete='CASCADE'),
         primary_key=True)
+    # Lent out: its owner put it on the spot market then (while the
+    # reservation is active, reserve.devices.spot); None when not.
+    spot_since = orm.mapped_column(sa.DateTime)
+    # A reclaim began taking it back then (committed before any spot
+    # domain is touched: a restart finishes what a crash left).
+    reclaiming_since = orm.mapped_column(sa.DateTime)
 
     device = orm.relationship('Device', lazy='joined')
 
@@ -172,6 +183,10 @@ class DeviceAttachment(Base):
     # while its owner is still this one (reserve.devices.owners).
     domain_owner = orm.mapped_column(sa.String(64))
     state = orm.mapped_column(sa.String(16), nullable=False)
+    # A spot domain's: a project outside the reservation uses a device
+    # its owner lent out, until a reclaim takes it away.
+    spot = orm.mapped_column(sa.Boolean, nullable=False, default=False,
+                             server_default=sa.false())
     live = orm.mapped_column(sa.Boolean)
     config = orm.mapped_column(sa.Boolean)
 

@@ -106,7 +106,7 @@ def test_an_attach_after_the_cancel_is_409(cloud):
     # compare-and-swap refuses it.
     found = cloud.reservation(rsv_id)
     with pytest.raises(exception.InvalidState):
-        lifecycle._add_attachments(cloud.ctx, cloud.conn(host), found, [{
+        lifecycle.add_attachments(cloud.ctx, cloud.conn(host), found, [{
             'device_id': found.devices[0].device_id, 'domain': 'gpu-vm-3',
             'kind': 'pci', 'mdev_uuid': None, 'project_id': 'project-a',
             'state': states.Attachment.PLANNED}])

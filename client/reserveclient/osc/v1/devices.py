@@ -4,7 +4,7 @@ from osc_lib.command import command
 from reserveclient.osc import utils
 from reserveclient.osc.v1 import base
 
-STATES = ('available', 'reserved', 'in-use', 'missing')
+STATES = ('available', 'reserved', 'in-use', 'missing', 'spot')
 
 SHOW_FIELDS = ('id', 'host', 'host_id', 'pci_address', 'node_device',
                'model', 'vendor_id', 'vendor_name', 'product_id',
@@ -35,6 +35,10 @@ class ListDevice(base.ReserveCommand, command.Lister):
             '--numa-node', metavar='<node>', type=utils.non_negative_int,
             help='Only devices on this NUMA node')
         parser.add_argument(
+            '--spot', action='store_true', default=False,
+            help='Only the devices on the spot market: lent out by a '
+                 'device reservation (API 1.4)')
+        parser.add_argument(
             '--long', action='store_true', default=False,
             help='Show more columns')
         utils.add_paging_arguments(parser, 'devices')
@@ -45,7 +49,8 @@ class ListDevice(base.ReserveCommand, command.Lister):
         items = client.devices.list(
             host=parsed_args.host, model=parsed_args.model,
             state=parsed_args.state, numa_node=parsed_args.numa_node,
-            limit=parsed_args.limit, marker=parsed_args.marker)
+            spot=parsed_args.spot, limit=parsed_args.limit,
+            marker=parsed_args.marker)
         fields = [('ID', 'id'), ('Host', 'host'),
                   ('PCI Address', 'pci_address'), ('Model', 'model'),
                   ('NUMA Node', 'numa_node'), ('State', 'state')]

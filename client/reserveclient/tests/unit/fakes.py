@@ -13,6 +13,7 @@ import uuid
 from keystoneauth1 import exceptions as ks_exceptions
 
 from reserveclient.tests.unit import fake_diagnoses
+from reserveclient.tests.unit import fake_spot
 from reserveclient.tests.unit import fake_rest
 
 # How the double answers, whatever the resource (see fake_rest), by the
@@ -92,6 +93,8 @@ class FakeReserveAPI:
         parts = path.strip('/').split('/')
         if fake_diagnoses.is_diagnosis(parts):
             return fake_diagnoses.answer(self, method, path, parts)
+        if fake_spot.is_spot(parts, method):
+            return fake_spot.answer(self, path, parts, body)
         if len(parts) < 2 or parts[0] != 'v1' or \
                 parts[1] not in self.enabled:
             raise ApiError(404, 'The resource %s could not be found.' % path)
@@ -295,6 +298,9 @@ class FakeReserveAPI:
             raise ApiError(405, 'read only', 'reserve.method_not_allowed')
         params = dict(params)
         with_vfs = params.pop('include_vfs', 'false') == 'true'
+        if params.pop('spot', 'false') == 'true':
+            fake_spot.check_version(self, '/v1/devices')
+            params['state'] = 'spot'
         answer = self._crud(self.devices, method, rest, params, body)
         if not rest and not with_vfs:
             # As the API does: virtual functions only when asked for.

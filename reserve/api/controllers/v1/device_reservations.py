@@ -26,9 +26,11 @@ from oslo_utils import uuidutils
 import pecan
 from pecan import rest
 
+from reserve.api.controllers.v1 import device_access
 from reserve.api.controllers.v1 import devices as devices_api
 from reserve.api.controllers.v1 import diagnoses
 from reserve.api.controllers.v1 import method
+from reserve.api.controllers.v1 import spot
 from reserve.api.controllers.v1 import utils
 from reserve.api.schemas import device_reservations as schema
 from reserve.api.views import device_reservations as views
@@ -58,33 +60,10 @@ LIST_PARAMS = ('all_projects', 'project_id', 'status', 'host', 'limit',
 Status = states.DeviceReservation
 
 
-def _get(ctx, reservation_id):
-    """The reservation, 404 when the caller is not one of its projects."""
-    return device_reservations_db.device_reservation_get(
-        ctx, reservation_id,
-        project_id=utils.show_scope(ctx, policies.LIST_ALL_PROJECTS))
-
-
-def _acts_for_owner(ctx, reservation, all_projects_action):
-    """The project that made it, its managing projects while it lives
-    (they act on the owner's behalf inside its term), or a caller with
-    the explicit write rule ``all_projects_action``. Reading every
-    project (``ctx.all_projects``) grants no write."""
-    if ctx.project_id == reservation.project_id or (
-            reservation.status in Status.LIVE and ctx.project_id in
-            reservation.project_ids(states.Role.MANAGING)):
-        return True
-    return utils.can(ctx, all_projects_action)
-
-
-def _show(ctx, reservation_id):
-    found = device_reservations_db.device_reservation_get(ctx,
-                                                          reservation_id)
-    return {'device_reservation': views.reservation_view(ctx, found)}
-
-
-def _manager():
-    return pecan.request.manager_api
+_get = device_access.get
+_acts_for_owner = device_access.acts_for_owner
+_show = device_access.show
+_manager = device_access.manager
 
 
 # creation ------------------------------------------------------------------
@@ -256,7 +235,7 @@ class _DetachController(_ActionController):
 
 
 ACTIONS = {'affirm': _AffirmController, 'attach': _AttachController,
-           'detach': _DetachController}
+           'detach': _DetachController, **spot.ACTIONS}
 
 
 class _DiagnosisController(diagnoses.Diagnosis):
@@ -279,6 +258,8 @@ class DeviceReservationsController(rest.RestController):
         if not remainder:
             utils.method_not_allowed(utils.ITEM_METHODS)
         if remainder[0] in ACTIONS and len(remainder) == 1:
+            if remainder[0] in spot.ACTIONS:
+                spot.check_version()
             if pecan.request.method != 'POST':
                 utils.method_not_allowed('POST')
             return ACTIONS[remainder[0]](reservation_id), ()

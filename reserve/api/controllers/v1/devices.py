@@ -8,13 +8,21 @@ group) is shown reserved. SR-IOV virtual functions are listed under
 their physical function (``sriov.virtual_functions``), as rows only with
 ``?include_vfs=true``. ``/v1/devices/availability`` counts the devices
 free now or over a window: a dry run that holds nothing.
+
+From microversion 1.4 a device an active reservation lent out (the spot
+market, reserve.devices.spot) is shown to everyone, ``spot`` while no
+spot domain holds it (``in-use`` while one does), ``?spot=true`` lists
+only those, and ``POST /v1/devices/{id}/attach {domain, tier: spot}``
+hands one to a domain of the caller's project.
 """
 import pecan
 from pecan import rest
 
 from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
+from reserve.api import microversion
 from reserve.api.schemas import device_reservations as device_schema
+from reserve.api.schemas import spot as spot_schema
 from reserve.api.views import devices as views
 from reserve.api.views import statuses
 from reserve.common import exception
@@ -22,14 +30,24 @@ from reserve.common.policies import devices as policies
 from reserve.common import timeutils
 from reserve.db import devices as devices_db
 from reserve.db import hosts as hosts_db
+from reserve.db import spot_devices as spot_devices_db
 from reserve.devices import holds
 from reserve.devices import selection
+from reserve.devices import states
 
 PATH = '/v1/devices'
 AVAILABILITY = 'availability'
 
-LIST_PARAMS = ('host', 'model', 'state', 'numa_node', 'include_vfs',
-               'limit', 'marker')
+_LIST_PARAMS = ('host', 'model', 'state', 'numa_node', 'include_vfs',
+                'limit', 'marker')
+
+
+def list_params():
+    """The query parameters of GET /v1/devices at the request's
+    microversion."""
+    if microversion.serves(microversion.SPOT):
+        return _LIST_PARAMS + ('spot',)
+    return _LIST_PARAMS
 AVAILABILITY_PARAMS = ('host', 'model', 'mdev_type', 'numa_local', 'start',
                        'end')
 
@@ -75,13 +93,31 @@ def _state(device, holders, by_address, viewer):
     return holds.device_state(device, holders, by_address), holder
 
 
-def visible_devices(ctx, viewer, host_ids=None):
-    """[(device, state, holder or None)] of the devices ``viewer`` sees."""
+def on_market(ctx, host_ids=None):
+    """{device id: whether a spot domain holds it} of the devices on the
+    spot market, from 1.4 (none before)."""
+    if not microversion.serves(microversion.SPOT):
+        return {}
+    return spot_devices_db.on_market(ctx, states.DeviceReservation.ACTIVE,
+                                     states.Attachment.DETACHED,
+                                     host_ids=host_ids)
+
+
+def visible_devices(ctx, viewer, host_ids=None, market=None):
+    """[(device, state, holder or None)] of the devices ``viewer`` sees
+    (``market``: on_market's answer, when already read)."""
     holders = holds.held_now(ctx, host_ids=host_ids)
     devices = devices_db.device_list(ctx, host_ids=host_ids)
+    market = on_market(ctx, host_ids) if market is None else market
     by_address = {(d.host_id, d.pci_address): d for d in devices}
     found = []
     for device in devices:
+        if device.id in market:
+            state, holder = _state(device, holders, by_address, viewer)
+            found.append((device, states.DeviceShown.IN_USE if
+                          market[device.id] else states.DeviceShown.SPOT,
+                          holder))
+            continue
         if holds.hidden(device.id, holders, viewer):
             continue
         found.append((device,) + _state(device, holders, by_address,
@@ -147,20 +183,34 @@ def availability(*, ctx, params):
 
 class DevicesController(rest.RestController):
 
-    @method.expose(policy=policies.LIST, params=LIST_PARAMS)
+    @pecan.expose('json')
+    def _lookup(self, device_id, *remainder):
+        if len(remainder) != 1 or remainder[0] not in ACTIONS or \
+                not microversion.serves(microversion.SPOT):
+            pecan.abort(404)
+        if pecan.request.method != 'POST':
+            utils.method_not_allowed('POST')
+        return ACTIONS[remainder[0]](device_id), ()
+
+    @method.expose(policy=policies.LIST, params=list_params)
     def get_all(self, *, ctx, params):
         state = statuses.DEVICE.code(utils.choice(params, 'state',
                                                   statuses.DEVICE.shown))
         numa_node = _int_param(params, 'numa_node')
         include_vfs = utils.parse_bool('include_vfs',
                                        params.get('include_vfs', 'false'))
+        spot = utils.parse_bool('spot', params.get('spot', 'false'))
         limit = utils.parse_limit(params)
         viewer = _viewer(ctx)
         request = selection.Request(model=params.get('model'))
+        host_ids = host_filter(ctx, params.get('host'))
+        market = on_market(ctx, host_ids)
         items = []
         for device, device_state, holder in visible_devices(
-                ctx, viewer, host_filter(ctx, params.get('host'))):
+                ctx, viewer, host_ids, market):
             if device.physical_function and not include_vfs:
+                continue
+            if spot and device.id not in market:
                 continue
             if state is not None and device_state != state:
                 continue
@@ -185,15 +235,36 @@ class DevicesController(rest.RestController):
     def _show(self, device_id, *, ctx):
         viewer = _viewer(ctx)
         device = devices_db.device_get(ctx, device_id)
-        holders = holds.held_now(ctx, host_ids=[device.host_id])
-        if holds.hidden(device.id, holders, viewer):
+        found = [(state, holder) for shown, state, holder in
+                 visible_devices(ctx, viewer, [device.host_id])
+                 if shown.id == device.id]
+        if not found:
             raise exception.DeviceNotFound(id=device_id)
-        by_address = {(d.host_id, d.pci_address): d for d in
-                      devices_db.device_list(ctx,
-                                             host_ids=[device.host_id])}
-        state, holder = _state(device, holders, by_address, viewer)
+        state, holder = found[0]
         return {'device': views.device_view(device, state, holder,
                                             viewer is None)}
+
+
+class _SpotAttachController(rest.RestController):
+    """POST /v1/devices/{id}/attach {domain, tier: spot} (1.4): a device
+    on the spot market to a domain of the caller's project."""
+
+    def __init__(self, device_id):
+        self.device_id = device_id
+
+    @method.expose(policy=policies.SPOT_ATTACH, params=(),
+                   params_first=True, body=spot_schema.spot_attach,
+                   item_methods=())
+    def post(self, *args, ctx, body):
+        utils.rpc_call('attach device %s to %s' % (self.device_id,
+                                                   body['domain']),
+                       pecan.request.manager_api.attach_spot_device, ctx,
+                       self.device_id, body['domain'], ctx.project_id)
+        return DevicesController()._show(self.device_id)
+
+
+# Since 1.4: the actions below a device.
+ACTIONS = {'attach': _SpotAttachController}
 
 
 def _as_device(device):

@@ -1,0 +1,49 @@
+"""The spot routes of the API double (since microversion 1.4):
+``POST /v1/device-reservations/{id}/release`` and ``.../reclaim``.
+Below 1.4 they are 404, as the API answers unknown routes."""
+import copy
+
+from reserveclient.tests.unit import fake_diagnoses
+from reserveclient.tests.unit import fake_rest
+
+ACTIONS = ('release', 'reclaim')
+
+
+def is_spot(parts, method):
+    return (method == 'POST' and len(parts) == 4 and
+            parts[1] == 'device-reservations' and parts[3] in ACTIONS)
+
+
+def check_version(api, path):
+    if fake_diagnoses._version(api.requests[-1].headers) < (1, 4):
+        raise fake_rest.ApiError(404, 'The resource %s could not be found.'
+                                 % path)
+
+
+def answer(api, path, parts, body):
+    check_version(api, path)
+    item = api.device_reservations.lookup(parts[2])
+    lent = item.setdefault('released_device_ids', [])
+    if parts[3] == 'release':
+        unknown = [d for d in body['device_ids']
+                   if d not in item['device_ids']]
+        if unknown:
+            raise fake_rest.ApiError(400, 'not devices of device '
+                                          'reservation %s: %s' % (
+                                              item['id'], ', '.join(unknown)))
+        lent.extend(d for d in body['device_ids'] if d not in lent)
+        return fake_rest.FakeResponse(200, {'device_reservation':
+                                            copy.deepcopy(item)})
+    wanted = body.get('device_ids') or list(lent)
+    terminated = [{'device_id': d, 'domain': 'spot-vm', 'project_id':
+                   'project-b'} for d in wanted]
+    if body.get('dry_run'):
+        return fake_rest.FakeResponse(200, {
+            'device_ids': wanted, 'dry_run': True,
+            'would_terminate': terminated,
+            'would_skip': [{'device_id': 'd9', 'domain': 'vm-9',
+                            'reason': 'changed owner'}]})
+    item['released_device_ids'] = [d for d in lent if d not in wanted]
+    return fake_rest.FakeResponse(200, {
+        'device_ids': wanted, 'dry_run': False, 'terminated': terminated,
+        'skipped': []})

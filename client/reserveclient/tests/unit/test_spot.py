@@ -1,0 +1,79 @@
+"""openstack reserve device reservation release/reclaim and device list
+--spot: API microversion 1.4, asked for these alone."""
+import pytest
+
+from reserveclient.osc.v1 import devices as device_cmds
+from reserveclient.osc.v1 import spot as spot_cmds
+
+SPOT = 'reserve 1.4'
+
+
+def _reservation(api):
+    return api.device_reservations.add(
+        status='active', device_ids=['d1', 'd2'],
+        units=[{'id': 'd1', 'pci_address': '0000:17:00.0'},
+               {'id': 'd2', 'pci_address': '0000:31:00.0'}])
+
+
+def test_release_by_id_or_pci_address(runner, api):
+    rsv = _reservation(api)
+    shown = runner.json(spot_cmds.ReleaseDevices,
+                        [rsv['id'], 'd1', '0000:31:00.0'])
+    assert shown['released_device_ids'] == ['d1', 'd2']
+    request = api.requests[-1]
+    assert request.method == 'POST'
+    assert request.url.endswith('/v1/device-reservations/%s/release' %
+                                rsv['id'])
+    assert request.body == {'device_ids': ['d1', 'd2']}
+    assert request.headers['OpenStack-API-Version'] == SPOT
+
+
+def test_release_refuses_a_device_not_of_the_reservation(runner, api):
+    rsv = _reservation(api)
+    with pytest.raises(Exception, match='0000:99:00.0 is not a device'):
+        runner.take(spot_cmds.ReleaseDevices, [rsv['id'], '0000:99:00.0'])
+    assert all(r.method == 'GET' for r in api.requests)
+
+
+def test_release_needs_a_device(runner):
+    with pytest.raises(SystemExit):
+        runner.parse(spot_cmds.ReleaseDevices, ['rsv-1'])
+
+
+def test_reclaim_dry_run_then_for_real(runner, api):
+    rsv = _reservation(api)
+    runner.take(spot_cmds.ReleaseDevices, [rsv['id'], 'd1'])
+    rows = runner.json(spot_cmds.ReclaimDevices, [rsv['id'], '--dry-run'])
+    assert rows == [
+        {'Device ID': 'd1', 'Domain': 'spot-vm',
+         'Action': 'would terminate', 'Project or Reason': 'project-b'},
+        {'Device ID': 'd9', 'Domain': 'vm-9', 'Action': 'would skip',
+         'Project or Reason': 'changed owner'}]
+    assert api.requests[-1].body == {'dry_run': True}
+    assert api.requests[-1].headers['OpenStack-API-Version'] == SPOT
+    columns, rows = runner.take(spot_cmds.ReclaimDevices,
+                                [rsv['id'], '0000:17:00.0'])
+    assert columns == ('Device ID', 'Domain', 'Action',
+                       'Project or Reason')
+    assert rows == [('d1', 'spot-vm', 'terminated', 'project-b')]
+    assert api.requests[-1].body == {'dry_run': False,
+                                     'device_ids': ['d1']}
+
+
+def test_device_list_spot(runner, api):
+    api.devices.add(host='h', pci_address='0000:17:00.0', state='spot')
+    api.devices.add(host='h', pci_address='0000:31:00.0',
+                    state='reserved')
+    columns, rows = runner.take(device_cmds.ListDevice, ['--spot'])
+    assert [r[2] for r in rows] == ['0000:17:00.0']
+    request = api.requests[-1]
+    assert request.params['spot'] == 'true'
+    assert request.headers['OpenStack-API-Version'] == SPOT
+    runner.take(device_cmds.ListDevice, [])
+    assert 'spot' not in api.requests[-1].params
+    assert api.requests[-1].headers['OpenStack-API-Version'] != SPOT
+
+
+def test_device_list_takes_the_spot_state(runner):
+    _, args = runner.parse(device_cmds.ListDevice, ['--state', 'spot'])
+    assert args.state == 'spot'
