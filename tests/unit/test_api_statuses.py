@@ -15,7 +15,7 @@ SETS = [
     (statuses.LEASE_RESERVATION, states.LeaseReservation.ALL,
      ('pending', 'active', 'deleted')),
     (statuses.DEVICE, device_states.DeviceShown.ALL,
-     ('available', 'reserved', 'in-use', 'missing')),
+     ('available', 'reserved', 'in-use', 'missing', 'spot')),
 ]
 
 
