@@ -7,7 +7,8 @@ the manager's repair task (reserve.manager.repair).
   deleted them the row says so.
 * The cloud objects reserve names after a lease reservation <id>: the
   private flavor ``reservation:<id>`` with flavorid <id>, the aggregate
-  <id> whose metadata ``reservation`` is <id>, the resource class
+  <id> whose metadata ``reservation`` is <id> (or with no metadata and
+  no host yet: made, but not given them), the resource class
   CUSTOM_RESERVATION_<ID> and its inventories on the ``reserve_<host>``
   child providers. Those no live lease reservation owns (their lease is
   TERMINATED, or gone) are taken down. Servers still booted with such
@@ -53,6 +54,13 @@ class Leftover:
         self.children = []      # providers holding an inventory of it
 
 
+def _bare(aggregate):
+    """Made, but given neither metadata nor hosts: reserve's aggregate
+    when a call failed or a daemon died between its creation and its
+    metadata (nova makes the two apart)."""
+    return not aggregate.metadata and not aggregate.hosts
+
+
 def find(nova_client, placement_client):
     """{lease reservation id: Leftover} of every object named after one;
     ids that are not UUIDs are not reserve's."""
@@ -66,8 +74,9 @@ def find(nova_client, placement_client):
                 flavor.name == objects.flavor_name(flavor.id)):
             of(flavor.id).flavor = True
     for aggregate in nova_client.list_aggregates():
-        if (uuidutils.is_uuid_like(aggregate.name) and
-                aggregate.metadata.get('reservation') == aggregate.name):
+        if uuidutils.is_uuid_like(aggregate.name) and (
+                aggregate.metadata.get('reservation') == aggregate.name or
+                _bare(aggregate)):
             of(aggregate.name).aggregate = True
     for resource_class in placement_client.list_resource_classes(
             placement.RESERVATION_CLASS_PREFIX):

@@ -85,18 +85,26 @@ def test_objects_named_after_no_known_reservation(cloud, swept,
     cloud.nova.flavors.create('reservation:%s' % stranger, 1024, 1, 10,
                               flavorid=stranger, is_public=False)
     cloud.placement.request('PUT', '/resource_classes/%s' % rc)
+    # Made and never given its metadata (a call failed in between):
+    # reserve's, as no lease reservation holds its id.
+    bare = str(uuid.uuid4())
+    cloud.nova.aggregates.create(bare, None)
     # Not reserve's: a name that is no reservation id, an aggregate
     # whose metadata says no reservation.
     cloud.nova.flavors.create('reservation:training', 1024, 1, 10,
                               flavorid='training', is_public=False)
-    cloud.nova.aggregates.create(str(uuid.uuid4()), None)
+    other = cloud.nova.aggregates.create(str(uuid.uuid4()), None)
+    cloud.nova.aggregates.set_metadata(other, {'site': 'lab'})
 
     counts = repairer.run_once(_admin())['leftovers']
-    assert (counts['unowned'], counts['repaired']) == (2, 0)
+    assert (counts['unowned'], counts['repaired']) == (3, 0)
     assert stranger not in cloud.flavors
     assert not cloud.placement.resource_class_exists(rc)
     assert 'training' in cloud.flavors
-    assert len(cloud.nova.aggregates.list()) == 2  # the fence's and it
+    names = {a.name for a in cloud.nova.aggregates.list()}
+    assert bare not in names
+    assert other.name in names
+    assert len(names) == 2  # the fence's and the other
     assert sent == []
 
 
