@@ -60,12 +60,6 @@ LIST_PARAMS = ('all_projects', 'project_id', 'status', 'host', 'limit',
 Status = states.DeviceReservation
 
 
-_get = device_access.get
-_acts_for_owner = device_access.acts_for_owner
-_show = device_access.show
-_manager = device_access.manager
-
-
 # creation ------------------------------------------------------------------
 
 def _libvirt_host(ctx, ref):
@@ -134,7 +128,8 @@ def _domain_reader(ctx, projects):
         if host.id not in names:
             names[host.id] = owners.usable(utils.rpc_call(
                 'read the domains of host %s' % host.name,
-                _manager().host_domains, ctx, host.id), projects, unowned)
+                device_access.manager().host_domains, ctx, host.id),
+                projects, unowned)
         return names[host.id]
     return read_domains
 
@@ -177,7 +172,8 @@ def _domain_rights(ctx, reservation):
     its managers while it lives, a caller with the explicit write rule),
     its own project's for a project of its audience; 403 for any other
     caller, who may at most read it."""
-    if _acts_for_owner(ctx, reservation, policies.ATTACH_ALL_PROJECTS):
+    if device_access.acts_for_owner(ctx, reservation,
+                                    policies.ATTACH_ALL_PROJECTS):
         return None
     if ctx.project_id in reservation.project_ids(states.Role.ALLOWED):
         return ctx.project_id
@@ -198,11 +194,11 @@ class _AffirmController(_ActionController):
     @method.expose(policy=policies.AFFIRM, params=(), params_first=True,
                    item_methods=())
     def post(self, *args, ctx):
-        reservation = _get(ctx, self.reservation_id)
+        reservation = device_access.get(ctx, self.reservation_id)
         utils.rpc_call('affirm device reservation %s' % reservation.id,
-                       _manager().affirm_device_reservation, ctx,
+                       device_access.manager().affirm_device_reservation, ctx,
                        reservation.id, ctx.user_id)
-        return _show(ctx, reservation.id)
+        return device_access.show(ctx, reservation.id)
 
 
 class _AttachController(_ActionController):
@@ -210,14 +206,14 @@ class _AttachController(_ActionController):
     @method.expose(policy=policies.ATTACH, params=(), params_first=True,
                    body=schema.served_attach, item_methods=())
     def post(self, *args, ctx, body):
-        reservation = _get(ctx, self.reservation_id)
+        reservation = device_access.get(ctx, self.reservation_id)
         _domain_rights(ctx, reservation)
         body = schema.from_served(body)
         utils.rpc_call('attach %s to device reservation %s' % (
             body['domain'], reservation.id),
-            _manager().attach_device_domain, ctx, reservation.id,
+            device_access.manager().attach_device_domain, ctx, reservation.id,
             body['domain'], body.get('device_ids'), ctx.project_id)
-        return _show(ctx, reservation.id)
+        return device_access.show(ctx, reservation.id)
 
 
 class _DetachController(_ActionController):
@@ -225,13 +221,13 @@ class _DetachController(_ActionController):
     @method.expose(policy=policies.ATTACH, params=(), params_first=True,
                    body=schema.detach, item_methods=())
     def post(self, *args, ctx, body):
-        reservation = _get(ctx, self.reservation_id)
+        reservation = device_access.get(ctx, self.reservation_id)
         only = _domain_rights(ctx, reservation)
         utils.rpc_call('detach %s from device reservation %s' % (
             body['domain'], reservation.id),
-            _manager().detach_device_domain, ctx, reservation.id,
+            device_access.manager().detach_device_domain, ctx, reservation.id,
             body['domain'], only)
-        return _show(ctx, reservation.id)
+        return device_access.show(ctx, reservation.id)
 
 
 ACTIONS = {'affirm': _AffirmController, 'attach': _AttachController,
@@ -245,7 +241,7 @@ class _DiagnosisController(diagnoses.Diagnosis):
 
     def check(self, ctx, ref):
         utils.authorize(ctx, policies.DIAGNOSE)
-        return _get(ctx, ref).id
+        return device_access.get(ctx, ref).id
 
 
 _SUBRESOURCES = {diagnoses.SUBRESOURCE: _DiagnosisController}
@@ -289,7 +285,7 @@ class DeviceReservationsController(rest.RestController):
     @method.expose(policy=policies.GET, params=())
     def get_one(self, reservation_id, *, ctx):
         return {'device_reservation': views.reservation_view(
-            ctx, _get(ctx, reservation_id))}
+            ctx, device_access.get(ctx, reservation_id))}
 
     @method.expose(policy=policies.CREATE, params=('dry_run',),
                    body=schema.served_create)
@@ -325,16 +321,16 @@ class DeviceReservationsController(rest.RestController):
         utils.cast('device reservation', 'create_device_lease', ctx,
                    reservation_id)
         utils.set_created('%s/%s' % (PATH, reservation_id))
-        return _show(ctx, reservation_id)
+        return device_access.show(ctx, reservation_id)
 
     @method.expose(body=schema.update)
     def patch(self, reservation_id=None, *, ctx, body):
-        reservation = _get(ctx, reservation_id)
+        reservation = device_access.get(ctx, reservation_id)
         if 'domains' in body:
             self._set_domains(ctx, reservation, body)
         else:
             self._update(ctx, reservation, body)
-        return _show(ctx, reservation.id)
+        return device_access.show(ctx, reservation.id)
 
     @staticmethod
     def _set_domains(ctx, reservation, body):
@@ -353,7 +349,8 @@ class DeviceReservationsController(rest.RestController):
                     action='detach domains %s that another project named'
                            % ', '.join(others))
         utils.rpc_call('set the domains of device reservation %s' %
-                       reservation.id, _manager().set_device_domains, ctx,
+                       reservation.id,
+                       device_access.manager().set_device_domains, ctx,
                        reservation.id, body['domains'], ctx.project_id)
 
     @staticmethod
@@ -369,8 +366,9 @@ class DeviceReservationsController(rest.RestController):
                 else None
             utils.rpc_call('move the end of device reservation %s' %
                            reservation.id,
-                           _manager().move_device_reservation_end, ctx,
-                           reservation.id, end)
+                           device_access.manager()
+                           .move_device_reservation_end,
+                           ctx, reservation.id, end)
         for role, field in ((states.Role.ALLOWED, 'allowed_projects'),
                             (states.Role.MANAGING, 'managing_projects')):
             if field in body:
@@ -384,8 +382,8 @@ class DeviceReservationsController(rest.RestController):
 
     @method.expose(policy=policies.DELETE, status=204)
     def delete(self, reservation_id=None, *, ctx):
-        reservation = _get(ctx, reservation_id)
-        if not _acts_for_owner(ctx, reservation,
+        reservation = device_access.get(ctx, reservation_id)
+        if not device_access.acts_for_owner(ctx, reservation,
                                policies.DELETE_ALL_PROJECTS):
             raise exception.Forbidden(
                 action="cancel or remove another project's device "
