@@ -13,6 +13,7 @@ from reserve.conf import gpu
 from reserve.conf import manager
 from reserve.conf import notification
 from reserve.conf import quota
+from reserve.conf import spot
 from reserve.conf import upgrade_levels
 from reserve.conf import worker
 
@@ -35,3 +36,5 @@ fence.register_opts(CONF)
 devices.register_opts(CONF)
 # GPUs asked by flavors ([pci] alias, [gpu])
 gpu.register_opts(CONF)
+# spot flavors on idle fenced capacity
+spot.register_opts(CONF)

@@ -16,11 +16,13 @@ from reserve.conf import gpu
 from reserve.conf import manager
 from reserve.conf import notification
 from reserve.conf import quota
+from reserve.conf import spot
 from reserve.conf import upgrade_levels
 from reserve.conf import worker
 
 _MODULES = (default, api, database, manager, worker, notification, clients,
-            email, booking, quota, fence, devices, gpu, upgrade_levels)
+            email, booking, quota, fence, devices, gpu, spot,
+            upgrade_levels)
 
 
 def list_opts():

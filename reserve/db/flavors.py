@@ -163,3 +163,35 @@ def grant_remove(context, flavor_id, project_id):
         if not removed:
             raise exception.GrantNotFound(project=project_id,
                                           flavor=flavor_id)
+
+
+# Spot opt-ins ---------------------------------------------------------------
+
+def spot_flavor_list(context):
+    """The active spot flavors, with the projects that opted in."""
+    with db_api.reader.using(context) as session:
+        return (session.query(models.Flavor)
+                .filter(models.Flavor.spot.is_(True))
+                .filter(models.Flavor.active.is_(True))
+                .order_by(models.Flavor.id).all())
+
+
+def spot_opt_in(context, flavor_id, project_id):
+    """Project ``project_id`` opts in to spot flavor ``flavor_id``; True
+    when it had not yet (opting in twice is no error)."""
+    try:
+        with db_api.writer.using(context) as session:
+            session.add(models.FlavorSpotProject(flavor_id=flavor_id,
+                                                 project_id=project_id))
+            session.flush()
+    except db_exc.DBDuplicateEntry:
+        return False
+    return True
+
+
+def spot_opt_out(context, flavor_id, project_id):
+    """True when the project had opted in."""
+    with db_api.writer.using(context) as session:
+        return bool(session.query(models.FlavorSpotProject)
+                    .filter_by(flavor_id=flavor_id, project_id=project_id)
+                    .delete(synchronize_session=False))

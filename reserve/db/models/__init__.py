@@ -18,6 +18,7 @@ from reserve.db.models.devices import DeviceReservationDevice  # noqa: F401
 from reserve.db.models.events import Event  # noqa: F401
 from reserve.db.models.flavors import Flavor  # noqa: F401
 from reserve.db.models.flavors import FlavorProject  # noqa: F401
+from reserve.db.models.flavors import FlavorSpotProject  # noqa: F401
 from reserve.db.models.hosts import CapacityState  # noqa: F401
 from reserve.db.models.hosts import DomainOwner  # noqa: F401
 from reserve.db.models.hosts import Host  # noqa: F401

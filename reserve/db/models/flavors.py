@@ -45,14 +45,28 @@ class Flavor(Base):
     # vcpus, memory_mb, disk_gb, ephemeral_gb, swap_mb, extra_specs}.
     # Admission sizes instances from it, without asking nova.
     nova_flavor = orm.mapped_column(sa.JSON)
+    # A spot flavor (reserve.spot): never booked; its nova flavor boots on
+    # idle fenced capacity, for the projects that opted in, until the
+    # capacity is reclaimed.
+    spot = orm.mapped_column(sa.Boolean, nullable=False, default=False,
+                             server_default=sa.false())
 
     projects = orm.relationship(
         'FlavorProject', back_populates='flavor', lazy='selectin',
         cascade='all, delete-orphan', order_by='FlavorProject.project_id')
 
+    spot_projects = orm.relationship(
+        'FlavorSpotProject', back_populates='flavor', lazy='selectin',
+        cascade='all, delete-orphan',
+        order_by='FlavorSpotProject.project_id')
+
     @property
     def project_ids(self):
         return [grant.project_id for grant in self.projects]
+
+    @property
+    def spot_project_ids(self):
+        return [opt.project_id for opt in self.spot_projects]
 
 
 class FlavorProject(Base):
@@ -71,3 +85,21 @@ class FlavorProject(Base):
     project_id = orm.mapped_column(sa.String(64), nullable=False)
 
     flavor = orm.relationship('Flavor', back_populates='projects')
+
+
+class FlavorSpotProject(Base):
+    """A project that opted in to a spot flavor: it may boot its nova
+    flavor."""
+    __tablename__ = 'flavor_spot_projects'
+    __table_args__ = (
+        sa.UniqueConstraint('flavor_id', 'project_id',
+                            name='uniq_flavor_spot_projects0flavor0project'),
+    )
+
+    id = orm.mapped_column(sa.Integer, primary_key=True, autoincrement=True)
+    flavor_id = orm.mapped_column(
+        sa.String(36), sa.ForeignKey('flavors.id', ondelete='CASCADE'),
+        nullable=False)
+    project_id = orm.mapped_column(sa.String(64), nullable=False)
+
+    flavor = orm.relationship('Flavor', back_populates='spot_projects')

@@ -46,6 +46,13 @@ class Host(Base):
     # ({vcpus, memory_mb, disk_gb, gpus}), read at capacity_read_at.
     foreign_usage = orm.mapped_column(sa.JSON)
     capacity_read_at = orm.mapped_column(sa.DateTime)
+    # Nova hosts, spot lending (reserve.spot.lending): the spot inventory
+    # last set on the host's child provider, and what spot servers used
+    # of it then, in GPUs.
+    spot_units = orm.mapped_column(sa.Integer, nullable=False, default=0,
+                                   server_default='0')
+    spot_used = orm.mapped_column(sa.Integer, nullable=False, default=0,
+                                  server_default='0')
 
     capabilities = orm.relationship(
         'HostCapability', back_populates='host', lazy='selectin',
