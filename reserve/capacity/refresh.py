@@ -10,7 +10,8 @@ decision ever waits on placement:
   (foreign_usage): instances that were on the host before it was
   enrolled, or that landed there while it was not fenced. A reserved
   server is a consumer that also holds a CUSTOM_RESERVATION_* class:
-  its usage is already counted by the allocations.
+  its usage is already counted by the allocations; a spot server
+  (reserve.spot) holds the spot class and borrows what they count.
 
 The record is read at enrollment, by the manager every
 [manager]capacity_refresh_interval seconds, and on demand (POST
@@ -53,10 +54,13 @@ def read(placement, provider_uuid):
     record['local_gb'] = record.pop('disk_gb')
     record['gpus'] = gpus.from_inventories(list(inventories.values()),
                                            classes)
-    # Who is reserve's: a consumer holding a reservation class anywhere.
+    # Who is reserve's: a consumer holding a reservation class anywhere,
+    # or the spot class (a spot server borrows what the allocations
+    # count; it goes when they need it).
     reserved = {consumer for found in allocations.values()
                 for consumer, resources in found.items()
                 if any(rc.startswith(placement_api.RESERVATION_CLASS_PREFIX)
+                       or rc == CONF.spot.resource_class
                        for rc in resources)}
     foreign = {'vcpus': 0, 'memory_mb': 0, 'disk_gb': 0, 'gpus': {}}
     for uuid, found in allocations.items():

@@ -116,6 +116,20 @@ class NovaClient:
         changes.update((k, (current[k], None)) for k in extra)
         return changes
 
+    def merge_flavor_specs(self, flavor_id, wanted):
+        """Give an existing flavor the extra specs ``wanted``, leaving its
+        others alone; returns the keys written ([] when all were so), or
+        None when the flavor does not exist."""
+        flavor = self.find_flavor(flavor_id)
+        if flavor is None:
+            return None
+        current = dict(flavor.get_keys())
+        wanted = {k: str(v) for k, v in wanted.items()
+                  if current.get(k) != str(v)}
+        if wanted:
+            flavor.set_keys(wanted)
+        return sorted(wanted)
+
     def delete_flavor(self, flavor_id):
         """True if the flavor existed."""
         try:
@@ -256,6 +270,14 @@ class NovaClient:
             return False
         return True
 
+    def shelve_server(self, server_id):
+        """Ask nova to shelve a server; False when it is gone."""
+        try:
+            self.nova.servers.shelve(server_id)
+        except nova_exc.NotFound:
+            return False
+        return True
+
     def servers(self, **search_opts):
         """The servers of every project matching ``search_opts`` (flavor,
         host), each {id, name, status, project_id, host, flavor}: host
@@ -294,4 +316,5 @@ def _server_view(server):
             'status': getattr(server, 'status', None),
             'project_id': getattr(server, 'tenant_id', None),
             'host': getattr(server, 'OS-EXT-SRV-ATTR:host', None),
-            'flavor': flavor.get('original_name') or flavor.get('id')}
+            'flavor': flavor.get('original_name') or flavor.get('id'),
+            'created': getattr(server, 'created', None)}

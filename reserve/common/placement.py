@@ -15,6 +15,8 @@ LOG = logging.getLogger(__name__)
 
 # 1.14: nested providers (parent_provider_uuid); 1.7: PUT resource class.
 MICROVERSION = '1.14'
+# 1.26: an inventory's reserved may equal its total (no capacity left).
+RESERVED_ALL_MICROVERSION = '1.26'
 CHILD_PREFIX = 'reserve_'
 # The resource classes of reservations: this, then the reservation's id.
 RESERVATION_CLASS_PREFIX = 'CUSTOM_RESERVATION_'
@@ -225,9 +227,11 @@ class PlacementClient:
 
     # inventories -----------------------------------------------------------
 
-    def set_inventory(self, uuid, resource_class, total, retries=5):
+    def set_inventory(self, uuid, resource_class, total, retries=5,
+                      record=None):
         """Make one inventory record of a reservation's class ``total``
-        (max_unit 1), keeping the provider's others; nothing is written
+        (max_unit 1, or the fields of ``record``), keeping the provider's
+        others; nothing is written
         when it is so already. Returns (whether it was written, the
         record found before it or None when there was none).
 
@@ -235,7 +239,7 @@ class PlacementClient:
         at, and re-read on a generation conflict.
         """
         url = '/resource_providers/%s/inventories' % uuid
-        wanted = dict(RESERVATION_INVENTORY, total=total)
+        wanted = dict(record or RESERVATION_INVENTORY, total=total)
         for _ in range(retries):
             current = self._request('GET', url, tolerated=(404,))
             if current is None:
@@ -252,7 +256,8 @@ class PlacementClient:
                 url, json={'resource_provider_generation':
                            current['resource_provider_generation'],
                            'inventories': inventories},
-                microversion=MICROVERSION, raise_exc=False)
+                microversion=(RESERVED_ALL_MICROVERSION if record
+                              else MICROVERSION), raise_exc=False)
             if resp.status_code == 200:
                 return True, found
             if resp.status_code != 409:

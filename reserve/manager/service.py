@@ -1,6 +1,6 @@
 """reserve-manager: the RPC server on topic reserve-manager, the event
-loop, the periodic rediscovery of libvirt GPU hosts, the capacity task
-and the repair task, in one process."""
+loop, the periodic rediscovery of libvirt GPU hosts, the capacity task,
+the repair task and the spot task, in one process."""
 from oslo_log import log as logging
 
 from reserve.common import rpc
@@ -11,6 +11,7 @@ from reserve.manager import events
 from reserve.manager import manager
 from reserve.manager import periodic
 from reserve.manager import repair
+from reserve.manager import spot_loop
 
 LOG = logging.getLogger(__name__)
 
@@ -23,6 +24,7 @@ class ManagerService:
         self.device_refresh = device_refresh.RefreshLoop()
         self.capacity = periodic.CapacityLoop(self.endpoint)
         self.repair = repair.RepairLoop()
+        self.spot = spot_loop.SpotLoop()
         self._server = None
 
     def start(self):
@@ -38,6 +40,7 @@ class ManagerService:
         self.device_refresh.start()
         self.capacity.start()
         self.repair.start()
+        self.spot.start()
         LOG.info('reserve-manager started')
 
     def stop(self):
@@ -47,6 +50,7 @@ class ManagerService:
         self.device_refresh.stop()
         self.capacity.stop()
         self.repair.stop()
+        self.spot.stop()
         self.event_loop.stop()
         # Only once its events are finished or handed back.
         self.heartbeat.stop()

@@ -28,6 +28,7 @@ from reserve.common import states
 from reserve.db import hosts as hosts_db
 from reserve.plugins import base
 from reserve.plugins import instance_objects as objects
+from reserve.spot import lending
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -153,8 +154,10 @@ class FlavorInstancePlugin(base.ResourcePlugin):
         class) and the flavor they still name are left to the sweep of
         leftovers, which retries their deletion."""
         rsv_id = reservation.id
-        # No new boots from here on, then the servers go.
+        # No new boots from here on, then the servers go, and the spot
+        # servers its idle seats held.
         self.nova.remove_flavor_access(rsv_id, lease.project_id)
+        lending.take_back(context, self.nova, self.placement, reservation)
         try:
             self.nova.delete_servers_of_flavor(
                 rsv_id, CONF.nova.server_delete_timeout,

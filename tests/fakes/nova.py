@@ -235,6 +235,18 @@ class _Servers:
         # Asked again while deleting: it goes when the first ask says.
         self.cloud.deleting.setdefault(server.id, self.cloud.delete_polls)
 
+    def shelve(self, server):
+        server = self.get(server)
+        if server.status not in ('ACTIVE', 'SHUTOFF', 'PAUSED',
+                                 'SUSPENDED'):
+            raise nova_exc.Conflict(409, "Cannot 'shelve' instance %s while "
+                                    "it is in vm_state %s" % (
+                                        server.id, server.status.lower()))
+        # [DEFAULT]shelved_offload_time = 0: offloaded at once, its host
+        # and allocations freed.
+        server.status = 'SHELVED_OFFLOADED'
+        setattr(server, HOST_ATTR, None)
+
 
 class FakeNova:
     """What NovaClient.nova returns: the managers reserve uses."""
@@ -260,6 +272,7 @@ class FakeCloud:
         # True: every call of the health checks fails to connect.
         self.down = False
         self.servers = {}
+        self.booted = 0
         self.deleting = {}
         # How many list calls a deleted server survives; -1: never goes.
         self.delete_polls = delete_polls
@@ -331,8 +344,13 @@ class FakeCloud:
     def boot(self, flavor_id, project_id, host=None, name=None):
         """A server of ``flavor_id`` (its id) on service host ``host``."""
         flavor = self.flavors.get(str(flavor_id))
+        self.booted += 1
         server = _Obj(id=str(uuid.uuid4()), flavor_id=flavor_id,
                       tenant_id=project_id, status='ACTIVE',
+                      # nova's created is to the second: the order of
+                      # boots is kept apart by a counter.
+                      created='2026-01-01T00:%02d:%02dZ' % divmod(
+                          self.booted % 3600, 60),
                       flavor={'original_name': flavor.name if flavor
                               else str(flavor_id)},
                       **{HOST_ATTR: host})
