@@ -445,12 +445,20 @@ class Week:
             for a in allocs:
                 host = a.host
                 if self.args.take_back:
-                    # reserve.spot.lending.take_back, at the lease's end
-                    units = self._of_host(host, when, self.used[host],
-                                          self.lead, {a.key}).units
+                    # reserve.spot.lending.take_back, at the lease's end;
+                    # what of_host without taken_back would not have
+                    # asked is the end's, the rest the calendar's.
+                    used = self.used[host]
+                    units = self._of_host(host, when, used, self.lead,
+                                          {a.key}).units
                     over = len(self.spot[host]) - units
                     if over > 0:
-                        self._reclaim(host, when, over, 'end')
+                        plain = self._of_host(host, when, used,
+                                              self.lead).units
+                        calendar = min(over, max(
+                            0, len(self.spot[host]) - plain))
+                        self._reclaim(host, when, calendar, 'calendar')
+                        self._reclaim(host, when, over - calendar, 'end')
                 self.visible[host].remove(a)
         elif kind == START:
             for a in allocs:
@@ -495,6 +503,11 @@ class Week:
             used = self.used[host]
             found = self._of_host(host, now, used, self.lead)
             later = self._of_host(host, now, used, self.warned_lead)
+            if args.forecast == 'ahead':
+                ahead = self._of_host(host, now + args.warning_time, used,
+                                      self.lead)
+                if ahead.units < later.units:
+                    later = ahead
             budgets.append((found, later))
             over = len(self.spot[host]) - found.units
             if over > 0:
@@ -515,7 +528,7 @@ class Week:
             spot = self.spot[host]
             found, later = budgets[host]
             units = found.units
-            if args.fill == 'warned':
+            if args.fill == 'forecast':
                 units = min(units, later.units)
             while len(spot) < units and (room is None or room > 0):
                 spot.append([now, None])
@@ -555,40 +568,31 @@ def simulate(name, aim, args, seed):
     week = Week(bookings, args)
     f = week.run()
     in_week = [b for b in bookings if 0 <= b.made < WEEK]
-    fenced = args.hosts * args.gpus * WEEK / HOUR
     planned = sum(b.used * args.seat_gpus *
                   _overlap(b.boot, min(b.stop, b.until))
                   for b in bookings if b.hosts and b.runs and b.used
                   ) / HOUR
     waits = sorted(week.waits)
-    return {
+    row = {name: int(value) for name, value in f.items()}
+    row.update({
         'shape': name,
         'per_week': per_week,
         'made': len(in_week),
         'refused': sum(1 for b in in_week if not b.hosts),
         'cancelled': sum(1 for b in in_week
                          if b.hosts and b.cancel is not None),
-        'fenced': fenced,
+        'fenced': args.hosts * args.gpus * WEEK / HOUR,
         'booked': booked_hours(bookings, args),
         'planned': planned,
         'owner': f['owner_s'] / HOUR,
         'spot': f['spot_s'] / HOUR,
         'spot_idle': f['spot_idle_s'] / HOUR,
-        'reclaims': int(f['reclaims']),
-        'reclaims_owner': int(f['reclaims_owner']),
-        'reclaims_noticed': int(f['reclaims_calendar_noticed']),
-        'reclaims_unnoticed': int(f['reclaims_calendar_unnoticed']),
         'reclaimed_run': f['reclaimed_run_s'] / HOUR,
-        'warnings': int(f['warnings']),
         'waited': len(waits),
         'wait_max': waits[-1] if waits else 0.0,
-        'never_landed': int(f['boots_never_landed']),
-        'violations': int(f['violations']),
-        'starts_held': int(f['starts_held']),
-        'start_gpus_held': int(f['start_gpus_held']),
-        'starts_held_short': int(f['starts_held_short_notice']),
         'seconds': time.perf_counter() - began,
-    }
+    })
+    return collections.defaultdict(int, row)
 
 
 # Report ---------------------------------------------------------------------
@@ -600,59 +604,68 @@ def _pct(part, whole):
 def report(rows, args):
     print('%d hosts x %d GPUs (%d fenced GPU-h a week), seats of %d GPU, '
           'spot task every %g s, idle_margin %d, lead_time %d s, '
-          'warning_time %d s, spot demand %s, placement %s, seats %s, '
+          'warning_time %d s; spot demand %s, forecast %s, fill %s, '
+          'take-back at the end %s; placement %s, seats %s, chaos start-within %g-%g s; '
           'seed %d' % (
               args.hosts, args.gpus, rows[0]['fenced'], args.seat_gpus,
               args.step, args.margin, args.lead_time, args.warning_time,
-              args.spot_demand or 'unlimited', args.placement,
-              args.seats_text, args.seed))
+              args.spot_demand or 'unlimited', args.forecast, args.fill,
+              'on' if args.take_back else 'off', args.placement,
+              args.seats_text, args.start_within[0], args.start_within[1],
+              args.seed))
     print()
-    head = ('%-8s %6s %5s %4s %4s %7s %7s %7s %7s %6s  %8s %8s' % (
+    print('Shares of the fenced GPU-hours in the week')
+    print('%-8s %5s %5s %4s %4s %7s %7s %7s %7s %5s  %8s %8s' % (
         'shape', 'bk/wk', 'made', 'ref', 'canc', 'booked', 'owner',
         'spot', 'on-idle', 'lost', 'no-spot', 'w/ spot'))
-    print('GPU-hours in the week and shares of the fenced GPU-hours')
-    print(head)
     for r in rows:
-        print('%-8s %6.0f %5d %4d %4d %6.1f%% %6.1f%% %6.1f%% %7.0f %6.1f'
+        lost = round(r['planned'] - r['owner'], 1) + 0.0
+        print('%-8s %5.0f %5d %4d %4d %6.1f%% %6.1f%% %6.1f%% %6.1f%% %5.1f'
               '  %7.1f%% %7.1f%%' % (
                   r['shape'], r['per_week'], r['made'], r['refused'],
                   r['cancelled'], _pct(r['booked'], r['fenced']),
                   _pct(r['owner'], r['fenced']),
-                  _pct(r['spot'], r['fenced']), r['spot_idle'],
-                  r['planned'] - r['owner'],
+                  _pct(r['spot'], r['fenced']),
+                  _pct(r['spot_idle'], r['fenced']), lost,
                   _pct(r['planned'], r['fenced']),
                   _pct(r['owner'] + r['spot'], r['fenced'])))
     print()
-    print('Reclaims, waits and the checks (the last three columns must '
-          'be 0)')
-    print('%-8s %8s %7s %7s %7s %8s %7s %7s %7s %6s %5s %7s' % (
-        'shape', 'reclaims', 'owner', 'notice', 'none', 'run GPUh',
-        'warned', 'waited', 'max s', 'violat', 'starts', 'GPUs'))
+    print('Reclaims (spot GPUs), waits, and the checks (the last three '
+          'columns must be 0)')
+    print('%-8s %6s %6s %5s %6s %5s %5s %7s %6s %6s %6s %6s %6s %5s' % (
+        'shape', 'reclm', 'notice', 'young', 'late', 'owner', 'end',
+        'run GPUh', 'warned', 'waited', 'max s', 'violat', 'starts',
+        'GPUs'))
     for r in rows:
-        print('%-8s %8d %7d %7d %7d %8.1f %7d %7d %7.0f %6d %5d %7d' % (
-            r['shape'], r['reclaims'], r['reclaims_owner'],
-            r['reclaims_noticed'], r['reclaims_unnoticed'],
-            r['reclaimed_run'], r['warnings'], r['waited'], r['wait_max'],
-            r['violations'], r['starts_held'], r['start_gpus_held']))
+        print('%-8s %6d %6d %5d %6d %5d %5d %7.0f %6d %6d %6.0f %6d %6d '
+              '%5d' % (
+                  r['shape'], r['reclaims'], r['reclaims_noticed'],
+                  r['reclaims_young'], r['reclaims_late'],
+                  r['reclaims_owner'], r['reclaims_end'],
+                  r['reclaimed_run'], r['warnings'], r['waited'],
+                  r['wait_max'], r['violations'], r['starts_held'],
+                  r['start_gpus_held']))
     print()
-    print('bk/wk: bookings a week offered; made/ref/canc: made in the week, '
-          'refused, cancelled once accepted; booked, owner (in use by the '
-          'owners, with spot), spot: of the fenced GPU-hours; on-idle: '
-          'spot GPU-h on idle seats (the rest on unbooked GPUs); lost: '
-          'owner GPU-h lost to boots waiting for a reclaim; no-spot = '
-          'owner use with no spot / fenced; w/ spot = (owner + spot) / '
-          'fenced. Reclaims (spot GPUs taken back): for owner boots, for '
-          'bookings with warning_time of notice and without; run GPUh: '
-          'what the reclaimed servers had run; warned: warnings sent; '
-          'waited: owner seat boots that waited for a reclaim (longest '
-          'wait in s); violat: margin violations; starts / GPUs: bookings '
-          'whose start found spot servers on their GPUs.')
+    print('bk/wk: bookings offered a week; made/ref/canc: made in the week, '
+          'refused, cancelled once accepted. booked; owner: in use by the '
+          'owners (with spot); spot, of it on-idle: on idle seats (the '
+          'rest on unbooked GPUs); lost: owner GPU-h lost to boots '
+          'waiting for a reclaim; no-spot: the owners\' use with no spot; '
+          'w/ spot: owner + spot. Reclaims: for a booking within the lead '
+          'time with warning_time of notice, without it as the server was '
+          'younger than warning_time (young) or warned late (late); for '
+          'owners\' boots; at a lease\'s end (take-back); run GPUh: what '
+          'the reclaimed servers had run. warned: warnings sent; waited: '
+          'owner seats that waited for a reclaim (the longest wait); '
+          'violat: margin violations; starts/GPUs: bookings whose start '
+          'found spot servers on their GPUs.')
     for r in rows:
-        if r['never_landed'] or r['starts_held_short']:
+        if r['boots_never_landed'] or r['starts_held_short_notice']:
             print('%s: %d boots stopped before all their seats landed; '
                   '%d of the starts held by spot were made within '
                   'lead_time of their start' % (
-                      r['shape'], r['never_landed'], r['starts_held_short']))
+                      r['shape'], r['boots_never_landed'],
+                      r['starts_held_short_notice']))
     print('(%.1f s)' % sum(r['seconds'] for r in rows))
 
 
@@ -696,6 +709,20 @@ def main():
                         default=_SPOT['warning_time'])
     parser.add_argument('--guard', type=int, default=_GUARD,
                         help='hand-over guard after a booking, seconds')
+    parser.add_argument('--forecast', choices=('lead', 'ahead'),
+                        default='lead',
+                        help='what is warned: beyond of_host with '
+                             'lead_time + warning_time (lead, as '
+                             'reserve.spot.lending does), or also beyond '
+                             'of_host warning_time from now (ahead)')
+    parser.add_argument('--fill', choices=('budget', 'forecast'),
+                        default='budget',
+                        help='new spot servers up to of_host (budget), or '
+                             'also to the forecast (forecast)')
+    parser.add_argument('--no-take-back', dest='take_back',
+                        action='store_false',
+                        help='no of_host(taken_back=...) reclaim at a '
+                             'lease\'s end')
     parser.add_argument('--spot-demand', type=int, default=0,
                         help='GPUs of spot servers wanted cloud-wide '
                              '(0: unlimited)')

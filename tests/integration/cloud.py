@@ -396,10 +396,40 @@ def remove_reservation_artefacts(reservation_id, timeout=60):
     return done
 
 
+SPOT_CLASS = 'CUSTOM_RESERVE_SPOT'
+
+
+def remove_spot_inventory(timeout=60):
+    """Remove by hand the spot inventory reserve's spot task set on the
+    reserve_* child providers, and the spot class (for after the daemons
+    stopped; the test deleted its spot servers). Returns what it
+    removed, one line each."""
+    done = []
+    deadline = time.monotonic() + timeout
+    for child in _reserve_children():
+        path = '/resource_providers/%s/inventories/%s' % (child['uuid'],
+                                                          SPOT_CLASS)
+        while placement_request('GET', path).status_code == 200:
+            resp = placement_request('DELETE', path)
+            if resp.status_code in (204, 404):
+                done.append('inventory %s of %s deleted' % (SPOT_CLASS,
+                                                            child['name']))
+                break
+            if time.monotonic() > deadline:  # a spot server still there
+                raise CloudError('inventory %s of %s not deleted: %s' % (
+                    SPOT_CLASS, child['name'], resp.text))
+            time.sleep(0.2)
+    if placement_request('DELETE', '/resource_classes/%s' %
+                         SPOT_CLASS).status_code == 204:
+        done.append('resource class %s deleted' % SPOT_CLASS)
+    return done
+
+
 def leftovers():
     """What reserve (or a test) left in the loopback cloud, one line
     each: reservation:* flavors, aggregates (tools/cloud makes none),
-    CUSTOM_RESERVATION_* resource classes, inventory on reserve_* child
+    CUSTOM_RESERVATION_* and the spot resource classes, inventory on
+    reserve_* child
     providers, and the fence's trait (CUSTOM_RESERVE_FENCED*) on
     providers or defined. Empty when the cloud is clean."""
     found = []
@@ -413,7 +443,8 @@ def leftovers():
             'none', json.dumps(aggregate.get('metadata') or {},
                                sort_keys=True)))
     for rc in placement_get('/resource_classes')['resource_classes']:
-        if rc['name'].startswith(RESERVATION_CLASS_PREFIX):
+        if rc['name'].startswith(RESERVATION_CLASS_PREFIX) or \
+                rc['name'] == SPOT_CLASS:
             found.append('placement resource class %s' % rc['name'])
     for child in _reserve_children():
         inventories = placement_get('/resource_providers/%s/inventories' %

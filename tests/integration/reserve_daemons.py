@@ -321,7 +321,10 @@ class ReserveDaemons:
                             rsv_id, '; '.join(removed))))
                 done += removed
         finally:
-            done += cloud.unfence()  # whatever happened above
+            try:
+                done += cloud.remove_spot_inventory()
+            finally:
+                done += cloud.unfence()  # whatever happened above
         return done
 
     # the REST API, as a project or as admin -------------------------------
