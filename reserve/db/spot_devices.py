@@ -58,6 +58,21 @@ def reclaiming(context):
                 _HELD.reclaiming_since.isnot(None))})
 
 
+def drop_detached(context, detached):
+    """Delete the spot attachments in state ``detached`` (the devices
+    layer's DETACHED) of the reservations not released: what a crash
+    left between libvirt's detach and the rows' deletion. Returns how
+    many went."""
+    attached = models.DeviceAttachment
+    unreleased = sa.select(_DR.id).where(_DR.released_at.is_(None))
+    with db_api.writer.using(context) as session:
+        return (session.query(attached)
+                .filter(attached.spot.is_(True))
+                .filter(attached.state == detached)
+                .filter(attached.device_reservation_id.in_(unreleased))
+                .delete(synchronize_session=False))
+
+
 def on_market(context, status, detached, host_ids=None):
     """{device id: whether a spot domain holds it} of the devices on the
     spot market now: lent by a reservation of ``status`` (the devices

@@ -109,9 +109,11 @@ def refresh_all(context):
 
 def settle(context):
     """What a lost step or a crash left half done: reclaims interrupted
-    (finished), then reservations attached without a lease (released).
-    Returns the ids of the latter."""
+    (finished), spot attachments left detached (deleted), then
+    reservations attached without a lease (released). Returns the ids
+    of the latter."""
     spot.finish_reclaims(context)
+    spot.drop_detached(context)
     return lifecycle.settle(context)
 
 

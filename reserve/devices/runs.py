@@ -147,8 +147,13 @@ def to_attach(context, host, conn, rows):
     domain still has the owner it had when it was named (each other one
     is logged once and stays as it is). The planned ones among them are
     committed as ATTACHING before libvirt is asked (call it outside
-    any transaction: the mark must outlive a crash of what follows)."""
-    rows = owners.still_theirs(context, host, conn, list(rows), 'attached')
+    any transaction: the mark must outlive a crash of what follows).
+    A spot attachment known detached (its spot domain gave the device
+    back, or a reclaim took it, and a crash came before the row was
+    deleted) is never attached again: the settle deletes it."""
+    rows = [a for a in rows if not (
+        a.spot and a.state == states.Attachment.DETACHED)]
+    rows = owners.still_theirs(context, host, conn, rows, 'attached')
     attachments.mark_attaching(context, rows)
     return {a.id for a in rows}
 

@@ -10,6 +10,9 @@ back.
 * ``attach``: any project hands a device on the market to one of its
   own domains, a *spot domain* (one per device). A reservation in
   needs-review withholds what it lent: nothing of it is on the market.
+* ``detach``: the spot user gives the device back before any reclaim;
+  it is on the market again (still lent). Only a spot attachment goes
+  this way, never one of the reservation's own domains.
 * ``reclaim``: the owner takes lent devices back (all by default). Its
   dry run answers what it would terminate (the spot domains holding
   them) and skip (a domain that is no longer a spot workload: it changed
@@ -147,6 +150,93 @@ def attach(context, device_id, domain, project_id):
     return reservation.id
 
 
+def _spot_row(context, device_id, domain, project_id):
+    """(reservation, attachment) of the spot domain ``domain`` holding
+    ``device_id``: 403 when another project's spot domain holds it
+    (``project_id`` None: any project's may go), 409 when ``domain``
+    does not hold it or holds it as one of the reservation's own."""
+    rows = [(r, a) for r in
+            device_reservations_db.device_reservations_unreleased(
+                context, (Status.ACTIVE, Status.NEEDS_REVIEW))
+            for a in _live_rows(r, {device_id})]
+    spot_rows = [a for _, a in rows if a.spot]
+    if project_id is not None and spot_rows and not any(
+            a.project_id == project_id for a in spot_rows):
+        raise exception.Forbidden(
+            action='detach a spot device from a domain of another project')
+    found = [(r, a) for r, a in rows if a.domain == domain]
+    if not found:
+        raise exception.Conflict(
+            reason='device %s is not attached to domain %s' % (device_id,
+                                                               domain))
+    reservation, row = found[0]
+    if not row.spot:
+        raise exception.Conflict(
+            reason='the attachment of device %s to domain %s is not a '
+                   "spot attachment (the domain is one of its device "
+                   "reservation's own): only a spot attachment is "
+                   'detached here' % (device_id, domain))
+    return reservation, row
+
+
+def detach(context, device_id, domain, project_id=None):
+    """The spot user gives a device back: its spot domain ``domain``
+    loses it (the domain keeps running) and the device is on the market
+    again, still lent. ``project_id``: the caller's project, whose spot
+    domain it must be (None: any project's). Returns the id of the
+    reservation that lent it.
+
+    A crash between libvirt's detach and the rows (see _let_go): with
+    the row still ATTACHED, the next refresh of the host attaches the
+    device to the spot domain again (runs.restore): records and host
+    agree, the spot user keeps the device and may detach it again. With
+    the row DETACHED but not yet deleted, the device is free on the
+    market already; nothing attaches it again (runs.to_attach) and the
+    settle deletes the row (``drop_detached``)."""
+    reservation, _ = _spot_row(context, device_id, domain, project_id)
+    host = runs.host_of(context, reservation)
+    with hosts.host_lock(host.id):
+        conn = hosts.connect(host.uri)
+        # Read again under the lock: a reclaim or another detach may
+        # have run meanwhile.
+        current, row = _spot_row(context, device_id, domain, project_id)
+        if current.id != reservation.id:
+            raise exception.Conflict(
+                reason='device %s changed hands meanwhile' % device_id)
+        if _changed_owner(owners.read(context, host, conn), row):
+            raise exception.Conflict(
+                reason='domain %s changed owner since device %s was '
+                       'attached to it: it is not touched' % (domain,
+                                                              device_id))
+        _let_go(context, conn, [row], 'detach')
+        runs.resync(context, host, conn)
+    LOG.info('Device %s given back by spot domain %s (device reservation '
+             '%s)', device_id, domain, reservation.id)
+    return reservation.id
+
+
+def _let_go(context, conn, rows, end_action, forget=()):
+    """Spot domains lose the devices of ``rows`` (a reclaim's, or a
+    spot user's detach): each hostdev detached, or its domain powered
+    off first with ``end_action`` 'destroy' (attachments.release, which
+    marks each row DETACHED once libvirt answered), then the rows go,
+    with those of ``forget`` (let go of in the records only)."""
+    attachments.release(context, conn, rows, end_action=end_action)
+    device_reservations_db.attachments_delete(
+        context, [a.id for a in list(rows) + list(forget)])
+
+
+def drop_detached(context):
+    """Delete the spot attachments a crash left DETACHED between
+    libvirt's detach and their deletion (the settle); returns how many.
+    Nothing holds their devices any more: they are on the market."""
+    dropped = spot_devices_db.drop_detached(context, _A.DETACHED)
+    if dropped:
+        LOG.warning('Dropped %d spot attachment(s) a crash left detached',
+                    dropped)
+    return dropped
+
+
 # reclaim -----------------------------------------------------------------
 
 def _plan(context, host, conn, reservation, device_ids):
@@ -159,12 +249,19 @@ def _plan(context, host, conn, reservation, device_ids):
         if not row.spot:
             skip.append((row, 'not a spot domain: one of the '
                               "reservation's own"))
-        elif row.domain in now and now[row.domain] != row.domain_owner:
+        elif _changed_owner(now, row):
             skip.append((row, 'no longer a spot workload: the domain '
                               'changed owner'))
         else:
             terminate.append(row)
     return terminate, skip
+
+
+def _changed_owner(now, row):
+    """Whether the domain of ``row`` has another owner now (``now``:
+    owners.read's) than when it was attached: no longer a spot
+    workload, never touched."""
+    return row.domain in now and now[row.domain] != row.domain_owner
 
 
 def _terminated(row):
@@ -226,12 +323,9 @@ def _finish(context, host, conn, reservation_id):
     taken = {u.device_id for u in reservation.devices
              if u.reclaiming_since is not None}
     terminate, skip = _plan(context, host, conn, reservation, taken)
-    attachments.release(context, conn, terminate,
-                        end_action=CONF.devices.spot_reclaim_action)
     # A spot domain that changed hands is let go of in the records only.
-    spot_skipped = [row for row, _ in skip if row.spot]
-    device_reservations_db.attachments_delete(
-        context, [a.id for a in terminate + spot_skipped])
+    _let_go(context, conn, terminate, CONF.devices.spot_reclaim_action,
+            [row for row, _ in skip if row.spot])
     spot_devices_db.take_back(context, reservation_id, sorted(taken))
     reservation = device_reservations_db.device_reservation_get(
         context, reservation_id)

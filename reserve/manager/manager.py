@@ -59,7 +59,7 @@ def _awaits_lease(reservation):
 
 
 class LeaseManager:
-    target = messaging.Target(version='1.2')
+    target = messaging.Target(version='1.3')
 
     def __init__(self, wake=None, nova_client=None, placement_client=None):
         self._wake = wake or (lambda: None)
@@ -381,6 +381,11 @@ class LeaseManager:
     @portable.portable_errors
     def attach_spot_device(self, context, device_id, domain, project_id):
         return device_spot.attach(context, device_id, domain, project_id)
+
+    @portable.portable_errors
+    def detach_spot_device(self, context, device_id, domain,
+                           project_id=None):
+        return device_spot.detach(context, device_id, domain, project_id)
 
     @portable.portable_errors
     def move_device_reservation_end(self, context, device_reservation_id, end):

@@ -9,6 +9,7 @@
       live reservation with a mismatch)
 1.2 - spot devices: release devices of a device reservation, reclaim
       them (or its dry run), hand one on the market to a spot domain
+1.3 - detach_spot_device: a spot domain gives its device back
 
 Dates cross as datetimes (reserve.common.rpc's serializer). A method
 added later names its version in its call; [upgrade_levels] manager caps
@@ -22,7 +23,7 @@ CONF = cfg.CONF
 
 
 class ManagerAPI:
-    RPC_API_VERSION = '1.2'
+    RPC_API_VERSION = '1.3'
 
     def __init__(self, timeout=120):
         self._client = rpc.get_client(
@@ -140,6 +141,13 @@ class ManagerAPI:
 
     def attach_spot_device(self, context, device_id, domain, project_id):
         return self._call(context, 'attach_spot_device', version='1.2',
+                          device_id=device_id, domain=domain,
+                          project_id=project_id)
+
+    def detach_spot_device(self, context, device_id, domain, project_id):
+        """project_id: the spot domain must be that project's (None:
+        any project's)."""
+        return self._call(context, 'detach_spot_device', version='1.3',
                           device_id=device_id, domain=domain,
                           project_id=project_id)
 

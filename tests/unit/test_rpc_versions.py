@@ -1,11 +1,12 @@
 """Rolling upgrades: N and N-1 daemons side by side over the RPC APIs.
 
 The first release is the baseline: every method is 1.0, but the
-manager's diagnose and doctor (1.1) and its methods of spot devices
-(1.2). A server of version N answers every 1.x message up to N, so an N-1 client keeps working against it; an N
-client capped by [upgrade_levels] refuses, clearly, a method newer than
-its cap instead of sending it. Releases to come are stood for here by a
-method of a made-up 1.3."""
+manager's diagnose and doctor (1.1), its methods of spot devices (1.2)
+and the detach of a spot device by its spot domain's project (1.3). A
+server of version N answers every 1.x message up to N, so an N-1 client
+keeps working against it; an N client capped by [upgrade_levels]
+refuses, clearly, a method newer than its cap instead of sending it.
+Releases to come are stood for here by a method of a made-up 1.4."""
 import datetime
 import threading
 import time
@@ -25,7 +26,7 @@ from reserve.worker import worker
 from tests.fixtures import rpc_servers
 
 # The version of a method the next release might add.
-NEXT = '1.3'
+NEXT = '1.4'
 
 
 class BaselineManager:
@@ -50,7 +51,7 @@ class BaselineManager:
 
 
 class NextManager(BaselineManager):
-    """A reserve-manager of the next release: 1.3 adds forecast."""
+    """A reserve-manager of the next release: 1.4 adds forecast."""
     target = messaging.Target(version=NEXT)
 
     def forecast(self, context, host_id):
@@ -60,7 +61,7 @@ class NextManager(BaselineManager):
 
 
 class NextManagerAPI(manager_rpcapi.ManagerAPI):
-    """The next release's client: its new method needs 1.3."""
+    """The next release's client: its new method needs 1.4."""
     RPC_API_VERSION = NEXT
 
     def forecast(self, context, host_id):
@@ -92,7 +93,7 @@ def _public(cls):
 
 def test_both_sides_speak_the_same_version():
     for client, server, version in (
-            (manager_rpcapi.ManagerAPI, manager.LeaseManager, '1.2'),
+            (manager_rpcapi.ManagerAPI, manager.LeaseManager, '1.3'),
             (worker_rpcapi.WorkerAPI, worker.BookingWorker, '1.0')):
         assert client.RPC_API_VERSION == server.target.version == version
 
@@ -103,6 +104,18 @@ def test_a_client_capped_below_1_1_refuses_diagnose(override):
         manager_rpcapi.ManagerAPI(timeout=10).diagnose(ctx(), 'reservation',
                                                        'b-1')
     assert 'diagnose needs RPC 1.1' in str(raised.value)
+
+
+def test_a_client_capped_at_1_2_refuses_the_spot_detach(override):
+    # A manager of the release before knows the spot devices but not the
+    # detach by a spot domain's project.
+    override('manager', '1.2', group='upgrade_levels')
+    with pytest.raises(exception.RPCVersionCapped) as raised:
+        manager_rpcapi.ManagerAPI(timeout=10).detach_spot_device(
+            ctx(), 'device-1', 'vm-1', 'project-b')
+    assert raised.value.code == 503
+    assert ('detach_spot_device needs RPC 1.3 and [upgrade_levels] '
+            'manager caps messages at 1.2' in str(raised.value))
 
 
 def test_every_method_a_client_sends_its_server_has():
@@ -137,7 +150,7 @@ def test_a_client_capped_at_the_baseline_refuses_a_newer_call(serve,
     with pytest.raises(exception.RPCVersionCapped) as raised:
         api.forecast(ctx(), 'h')
     assert raised.value.code == 503
-    assert ('forecast needs RPC 1.3 and [upgrade_levels] manager caps '
+    assert ('forecast needs RPC 1.4 and [upgrade_levels] manager caps '
             'messages at 1.0' in str(raised.value))
     # What the baseline has keeps working, casts included.
     assert api.host_domains(ctx(), 'h') == []
