@@ -329,6 +329,11 @@ def test_real_answers_match_the_description(gpu_api, casts):  # noqa: F811
     app.post_json('/v1/devices/%s/attach' % rsv['unit_ids'][0],
                   {'domain': 'transient-vm', 'tier': 'spot'},
                   headers=dict(MEMBER_B, **spot))
+    app.post_json('/v1/devices/%s/detach' % rsv['unit_ids'][0],
+                  {'domain': 'transient-vm'}, headers=dict(MEMBER_B, **spot))
+    app.post_json('/v1/devices/%s/attach' % rsv['unit_ids'][0],
+                  {'domain': 'transient-vm', 'tier': 'spot'},
+                  headers=dict(MEMBER_B, **spot))
     app.post_json(item + '/reclaim', {'dry_run': True},
                   headers=dict(MEMBER_A, **spot))
     app.post_json(item + '/reclaim', {}, headers=dict(MEMBER_A, **spot))

@@ -1,6 +1,6 @@
-"""Spot devices (since microversion 1.4): the bodies of release, reclaim
-and the attach of a device on the spot market to a spot domain, and
-their part of the OpenAPI document."""
+"""Spot devices (since microversion 1.4): the bodies of release, reclaim,
+the attach of a device on the spot market to a spot domain and its
+detach by the spot user, and their part of the OpenAPI document."""
 from reserve.api.schemas import device_reservations as reservation_schema
 from reserve.api.schemas import parts
 
@@ -33,9 +33,20 @@ spot_attach = {
 }
 
 
+spot_detach = {
+    'type': 'object',
+    'properties': {
+        'domain': reservation_schema.attach['properties']['domain'],
+    },
+    'required': ['domain'],
+    'additionalProperties': False,
+}
+
+
 def request_bodies():
     return {'DeviceRelease': release, 'DeviceReclaim': reclaim,
-            'SpotDeviceAttach': spot_attach}
+            'SpotDeviceAttach': spot_attach,
+            'SpotDeviceDetach': spot_detach}
 
 
 _TERMINATED = parts.obj({'device_id': parts.STR, 'domain': parts.STR,
@@ -92,5 +103,18 @@ def paths():
                 parts.one('device', 'Device'), [device],
                 body='SpotDeviceAttach', errors_=(400, 403, 404, 409, 503),
                 description=_SINCE),
+        },
+        '/v1/devices/{device_id}/detach': {
+            'post': parts.operation(
+                'detachSpotDevice', 'devices',
+                "Give a spot device back: detach it from the project's "
+                'spot domain (it is on the spot market again)',
+                parts.one('device', 'Device'), [device],
+                body='SpotDeviceDetach', errors_=(400, 403, 404, 409, 503),
+                description=_SINCE + ' A device the caller does not see is '
+                'a 404, one held by the spot domain of another project a '
+                '403; a domain that does not hold it, or holds it as the '
+                "lending reservation's own (not a spot attachment), a "
+                '409.'),
         },
     }

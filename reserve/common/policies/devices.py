@@ -6,6 +6,8 @@ GET = PREFIX % 'get'
 AVAILABILITY = PREFIX % 'availability'
 LIST_ALL = PREFIX % 'list:all'
 SPOT_ATTACH = PREFIX % 'spot_attach'
+SPOT_DETACH = PREFIX % 'spot_detach'
+SPOT_DETACH_ALL_PROJECTS = PREFIX % 'spot_detach:all_projects'
 
 
 rules = [
@@ -32,6 +34,15 @@ rules = [
               'own domains (a spot domain), until the reservation that lent '
               'it reclaims it (since microversion 1.4).',
               [('POST', '/v1/devices/{id}/attach')]),
+    base.rule(SPOT_DETACH, base.PROJECT_MEMBER_OR_ADMIN,
+              'Detach a spot device from the spot domain of the project '
+              'that attached it, before any reclaim: the device is on the '
+              'spot market again (since microversion 1.4).',
+              [('POST', '/v1/devices/{id}/detach')]),
+    base.rule(SPOT_DETACH_ALL_PROJECTS, base.ADMIN,
+              "Detach a spot device from any project's spot domain. Seeing "
+              'every device (list:all) never grants this.',
+              [('POST', '/v1/devices/{id}/detach')]),
 ]
 
 

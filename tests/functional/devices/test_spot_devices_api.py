@@ -242,3 +242,128 @@ def test_a_manager_releases_and_reclaims_for_the_owner(gpu_api, a100):
         'would_terminate'] == []
     assert _post(app, url + '/reclaim', {}, manager).json['terminated'] \
         == []
+
+
+# the spot user's detach ----------------------------------------------------
+
+PROJECT_C = {'X-User-Id': 'carol', 'X-Project-Id': 'project-c',
+             'X-Roles': 'member,reader', **V14}
+
+
+def _lent_and_attached(gpu_api, a100):
+    """An active reservation whose second device is lent and attached to
+    gpu-vm-3, project-b's spot domain; (url, owned, lent)."""
+    app = gpu_api.app
+    rsv = _active(gpu_api, a100)
+    url = '%s/%s' % (URL, rsv['id'])
+    owned, lent = rsv['device_ids']
+    _post(app, url + '/release', {'device_ids': [lent]}, OWNER)
+    _post(app, '/v1/devices/%s/attach' % lent,
+          {'domain': 'gpu-vm-3', 'tier': 'spot'}, SPOT_USER)
+    return url, owned, lent
+
+
+def test_spot_user_detaches_and_the_device_is_on_the_market_again(gpu_api,
+                                                                  a100):
+    app = gpu_api.app
+    url, owned, lent = _lent_and_attached(gpu_api, a100)
+    before = _hostdevs(gpu_api, a100, 'gpu-vm-2')
+    shown = _post(app, '/v1/devices/%s/detach' % lent,
+                  {'domain': 'gpu-vm-3'}, SPOT_USER, say=True).json['device']
+    assert shown['id'] == lent and shown['state'] == 'spot'
+    assert _hostdevs(gpu_api, a100, 'gpu-vm-3') == []
+    assert _hostdevs(gpu_api, a100, 'gpu-vm-2') == before
+    # Still lent: on the market, the attachment row gone.
+    rsv = app.get(url, headers=OWNER).json['device_reservation']
+    assert rsv['released_device_ids'] == [lent]
+    assert rsv['domains'] == ['gpu-vm-2']
+    assert [a['domain'] for a in rsv['attachments']] == ['gpu-vm-2']
+    assert [(d['id'], d['state']) for d in app.get(
+        '/v1/devices', {'spot': 'true'},
+        headers=PROJECT_C).json['devices']] == [(lent, 'spot')]
+    # Nothing left for a reclaim to terminate.
+    assert _post(app, url + '/reclaim', {'dry_run': True}, OWNER).json[
+        'would_terminate'] == []
+    # Anyone may take it again, the same domain too.
+    _post(app, '/v1/devices/%s/attach' % lent,
+          {'domain': 'gpu-vm-3', 'tier': 'spot'}, SPOT_USER)
+    assert len(_hostdevs(gpu_api, a100, 'gpu-vm-3')) == 1
+    done = _post(app, url + '/reclaim', {}, OWNER).json
+    assert done['terminated'] == [{'device_id': lent, 'domain': 'gpu-vm-3',
+                                   'project_id': 'project-b'}]
+
+
+def test_spot_detach_refusals(gpu_api, a100):
+    app = gpu_api.app
+    url, owned, lent = _lent_and_attached(gpu_api, a100)
+    detach = '/v1/devices/%s/detach'
+    # Below 1.4 the route does not exist.
+    assert_error(_post(app, detach % lent, {'domain': 'gpu-vm-3'},
+                       dict(MEMBER_B, **V13), expect=404), 404)
+    for body in ({}, {'domain': 'gpu-vm-3', 'tier': 'spot'},
+                 {'domain': ''}):
+        assert_error(_post(app, detach % lent, body, SPOT_USER,
+                           expect=400), 400)
+    # A device the caller does not see: as for GET, it does not exist.
+    assert_error(_post(app, detach % 'no-such-device',
+                       {'domain': 'gpu-vm-3'}, SPOT_USER, expect=404), 404)
+    assert_error(app.get('/v1/devices/%s' % owned, headers=SPOT_USER,
+                         expect_errors=True), 404)
+    assert_error(_post(app, detach % owned, {'domain': 'gpu-vm-2'},
+                       SPOT_USER, expect=404), 404)
+    # One it sees, held by the spot domain of another project: 403,
+    # whichever domain it names, the lending reservation's owner too.
+    for headers in (PROJECT_C, OWNER):
+        for domain in ('gpu-vm-3', 'gpu-vm-1'):
+            assert_error(_post(app, detach % lent, {'domain': domain},
+                               headers, expect=403), 403)
+    # A reader of the spot user's project.
+    assert_error(_post(app, detach % lent, {'domain': 'gpu-vm-3'},
+                       {'X-User-Id': 'rita', 'X-Project-Id': 'project-b',
+                        'X-Roles': 'reader', **V14}, expect=403), 403)
+    # A domain that does not hold it.
+    gpu_api.own(a100, 'transient-vm', 'project-b')
+    assert_error(_post(app, detach % lent, {'domain': 'transient-vm'},
+                       SPOT_USER, expect=409), 409,
+                 detail_has='not attached to domain transient-vm')
+    # A non-spot attachment never goes this way, even for its owner.
+    assert_error(_post(app, detach % owned, {'domain': 'gpu-vm-2'}, OWNER,
+                       expect=409), 409,
+                 detail_has='not a spot attachment')
+    assert len(_hostdevs(gpu_api, a100, 'gpu-vm-2')) == 1
+    # Nothing changed by any of it.
+    assert len(_hostdevs(gpu_api, a100, 'gpu-vm-3')) == 1
+    assert app.get('/v1/devices/%s' % lent, headers=SPOT_USER).json[
+        'device']['state'] == 'in-use'
+    # Reclaimed: the device is the owner's alone again, out of sight.
+    _post(app, url + '/reclaim', {}, OWNER)
+    assert_error(_post(app, detach % lent, {'domain': 'gpu-vm-3'},
+                       SPOT_USER, expect=404), 404)
+    # On the market and free: no domain holds it.
+    _post(app, url + '/release', {'device_ids': [lent]}, OWNER)
+    assert_error(_post(app, detach % lent, {'domain': 'gpu-vm-3'},
+                       SPOT_USER, expect=409), 409,
+                 detail_has='not attached')
+
+
+def test_an_administrator_detaches_any_spot_domain(gpu_api, a100):
+    app = gpu_api.app
+    url, owned, lent = _lent_and_attached(gpu_api, a100)
+    admin = dict(ADMIN, **V14)
+    assert_error(_post(app, '/v1/devices/%s/detach' % owned,
+                       {'domain': 'gpu-vm-2'}, admin, expect=409), 409,
+                 detail_has='not a spot attachment')
+    shown = _post(app, '/v1/devices/%s/detach' % lent,
+                  {'domain': 'gpu-vm-3'}, admin).json['device']
+    assert shown['state'] == 'spot'
+    assert _hostdevs(gpu_api, a100, 'gpu-vm-3') == []
+
+
+def test_a_spot_domain_that_changed_owner_is_not_touched(gpu_api, a100):
+    app = gpu_api.app
+    url, owned, lent = _lent_and_attached(gpu_api, a100)
+    gpu_api.own(a100, 'gpu-vm-3', 'project-c')
+    assert_error(_post(app, '/v1/devices/%s/detach' % lent,
+                       {'domain': 'gpu-vm-3'}, SPOT_USER, expect=409), 409,
+                 detail_has='changed owner')
+    assert len(_hostdevs(gpu_api, a100, 'gpu-vm-3')) == 1

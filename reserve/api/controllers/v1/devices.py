@@ -12,8 +12,10 @@ free now or over a window: a dry run that holds nothing.
 From microversion 1.4 a device an active reservation lent out (the spot
 market, reserve.devices.spot) is shown to everyone, ``spot`` while no
 spot domain holds it (``in-use`` while one does), ``?spot=true`` lists
-only those, and ``POST /v1/devices/{id}/attach {domain, tier: spot}``
-hands one to a domain of the caller's project.
+only those, ``POST /v1/devices/{id}/attach {domain, tier: spot}``
+hands one to a domain of the caller's project, and ``POST
+/v1/devices/{id}/detach {domain}`` gives it back before any reclaim (the
+project whose spot domain holds it, or an administrator).
 """
 import pecan
 from pecan import rest
@@ -233,16 +235,23 @@ class DevicesController(rest.RestController):
 
     @method.handler(policy=policies.GET, params=())
     def _show(self, device_id, *, ctx):
-        viewer = _viewer(ctx)
-        device = devices_db.device_get(ctx, device_id)
-        found = [(state, holder) for shown, state, holder in
-                 visible_devices(ctx, viewer, [device.host_id])
-                 if shown.id == device.id]
-        if not found:
-            raise exception.DeviceNotFound(id=device_id)
-        state, holder = found[0]
+        device, state, holder = find_visible(ctx, device_id)
         return {'device': views.device_view(device, state, holder,
-                                            viewer is None)}
+                                            _viewer(ctx) is None)}
+
+
+def find_visible(ctx, device_id):
+    """(device, state, holder or None) of a device the caller sees; 404
+    for one it does not (held by a reservation it is not in), as for one
+    that does not exist."""
+    device = devices_db.device_get(ctx, device_id)
+    found = [(state, holder) for shown, state, holder in
+             visible_devices(ctx, _viewer(ctx), [device.host_id])
+             if shown.id == device.id]
+    if not found:
+        raise exception.DeviceNotFound(id=device_id)
+    state, holder = found[0]
+    return device, state, holder
 
 
 class _SpotAttachController(rest.RestController):
@@ -263,8 +272,35 @@ class _SpotAttachController(rest.RestController):
         return DevicesController()._show(self.device_id)
 
 
+class _SpotDetachController(rest.RestController):
+    """POST /v1/devices/{id}/detach {domain} (1.4): the spot domain of
+    the caller's project gives the device back, before any reclaim; it
+    is on the spot market again. A device the caller does not see is
+    404, as for GET; one another project's spot domain holds, 403
+    (unless an explicit rule lets the caller detach any project's); a
+    domain that does not hold it, or holds it as one of the lending
+    reservation's own (not a spot attachment), 409."""
+
+    def __init__(self, device_id):
+        self.device_id = device_id
+
+    @method.expose(policy=policies.SPOT_DETACH, params=(),
+                   params_first=True, body=spot_schema.spot_detach,
+                   item_methods=())
+    def post(self, *args, ctx, body):
+        find_visible(ctx, self.device_id)
+        project_id = None if utils.can(
+            ctx, policies.SPOT_DETACH_ALL_PROJECTS) else ctx.project_id
+        utils.rpc_call('detach device %s from %s' % (self.device_id,
+                                                     body['domain']),
+                       pecan.request.manager_api.detach_spot_device, ctx,
+                       self.device_id, body['domain'], project_id)
+        return DevicesController()._show(self.device_id)
+
+
 # Since 1.4: the actions below a device.
-ACTIONS = {'attach': _SpotAttachController}
+ACTIONS = {'attach': _SpotAttachController,
+           'detach': _SpotDetachController}
 
 
 def _as_device(device):
