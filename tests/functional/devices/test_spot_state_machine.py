@@ -1,7 +1,10 @@
-"""Spot devices under random sequences: releases, spot attaches,
-reclaims (a dry run, then the reclaim), reclaims interrupted by a crash
-half-way (then the manager's settle at restart), cancels and ends, on a
-libvirt test:/// host run by the real lease manager.
+"""Spot devices under random sequences: releases, spot attaches, the
+spot users' detaches (by the spot domain's project, another project, of
+a domain that does not hold the device or holds it as the owner's),
+reclaims (a dry run, then the reclaim), reclaims and detaches
+interrupted by a crash half-way (then the manager's settle at restart
+and its refresh), cancels and ends, on a libvirt test:/// host run by
+the real lease manager.
 
 After every step:
 
@@ -15,7 +18,10 @@ After every step:
 
 And in each reclaim: the dry run changes nothing, the reclaim terminates
 exactly what the dry run said it would, and the owner's own domain keeps
-what it had (a reclaim never touches a workload that is not spot).
+what it had (a reclaim never touches a workload that is not spot). A
+spot detach takes the device from the spot domain of the project that
+asks and from nothing else (403 for another project's, 409 for a domain
+that does not hold it as a spot domain), and leaves it on the market.
 """
 import pathlib
 import shutil
@@ -41,6 +47,7 @@ from tests.functional.devices import gpu_cloud
 
 OWNER_DOMAIN = 'gpu-vm-2'
 SPOT_DOMAINS = ('gpu-vm-3', 'transient-vm')
+SPOT_PROJECTS = ('project-b', 'project-c')
 SETTINGS = settings(max_examples=20, stateful_step_count=10, deadline=None,
                     database=None, phases=[Phase.explicit, Phase.generate],
                     suppress_health_check=list(HealthCheck))
@@ -48,7 +55,11 @@ S = states.DeviceReservation
 
 
 class _Crash(Exception):
-    """A manager dying half-way through a reclaim."""
+    """A manager dying half-way through a reclaim or a spot detach."""
+
+
+def _dying(*args, **kwargs):
+    raise _Crash()
 
 
 class SpotMachine(stateful.RuleBasedStateMachine):
@@ -87,7 +98,30 @@ class SpotMachine(stateful.RuleBasedStateMachine):
     def _on_host(self, domain):
         return {key[1] for key in self.cloud.hostdevs(self.host)[domain]}
 
+    def _spot_holder(self, device_id=None):
+        """The live spot attachment of ``device_id`` (any device: None),
+        or None."""
+        return next((a for a in self.cloud.reservation(self.rsv).attachments
+                     if a.spot and a.state != states.Attachment.DETACHED
+                     and device_id in (None, a.device_id)), None)
+
+    def _market(self):
+        return spot_devices_db.on_market(self.cloud.ctx, S.ACTIVE,
+                                         states.Attachment.DETACHED)
+
     # rules ---------------------------------------------------------------
+
+    @stateful.initialize(start=st.sampled_from(('as made', 'lent',
+                                                'in a spot domain')),
+                         domain=st.sampled_from(SPOT_DOMAINS))
+    def start_from(self, start, domain):
+        # Most runs begin with the free device lent, some of them in a
+        # spot domain already: the spot steps then have something to
+        # work on before a cancel or an end closes the run.
+        if start != 'as made':
+            self.release(1)
+        if start == 'in a spot domain':
+            self.spot_attach(1, domain)
 
     @stateful.rule(which=st.sampled_from((0, 1)))
     def release(self, which):
@@ -107,6 +141,88 @@ class SpotMachine(stateful.RuleBasedStateMachine):
                 self.cloud.ctx, self.devices[which], domain, 'project-b')
         except exception.ReserveException as exc:
             assert exc.code == 409, exc
+
+    def _held(self):
+        return not self.over and self._spot_holder() is not None
+
+    @stateful.rule(which=st.sampled_from((0, 1)),
+                   domain=st.sampled_from(SPOT_DOMAINS + (OWNER_DOMAIN,)),
+                   project=st.sampled_from(SPOT_PROJECTS))
+    def spot_detach(self, which, domain, project):
+        self._detach(self.devices[which], domain, project)
+
+    @stateful.precondition(_held)
+    @stateful.rule(by=st.sampled_from(('its project', 'another project')))
+    def spot_user_gives_back(self, by):
+        holder = self._spot_holder()
+        self._detach(holder.device_id, holder.domain,
+                     holder.project_id if by == 'its project'
+                     else 'project-c')
+
+    def _detach(self, device_id, domain, project):
+        holder = None if self.over else self._spot_holder(device_id)
+        before = {d: self._on_host(d) for d in SPOT_DOMAINS + (OWNER_DOMAIN,)}
+        try:
+            self.cloud.manager.detach_spot_device(self.cloud.ctx, device_id,
+                                                  domain, project)
+        except exception.ReserveException as exc:
+            if holder is not None and holder.project_id != project:
+                assert exc.code == 403, exc
+            else:
+                # Not held there as a spot domain: the owner's own, one
+                # that does not hold it, or the reservation is over.
+                assert exc.code == 409, exc
+                assert holder is None or holder.domain != domain
+            assert {d: self._on_host(d) for d in before} == before
+            return
+        assert (holder.domain, holder.project_id) == (domain, project)
+        assert self._pci()[device_id] not in self._on_host(domain)
+        assert {d: self._on_host(d) for d in before if d != domain} == {
+            d: v for d, v in before.items() if d != domain}
+        # Back on the market, free, still lent.
+        assert self._market().get(device_id) is False
+        assert self._spot_holder(device_id) is None
+
+    @stateful.precondition(_held)
+    @stateful.rule(window=st.sampled_from(('attachment_update',
+                                           'attachments_delete')))
+    def crash_in_a_spot_detach_then_restart(self, window):
+        holder = self._spot_holder()
+        real = getattr(device_reservations_db, window)
+        setattr(device_reservations_db, window, _dying)
+        try:
+            with pytest.raises(_Crash):
+                spot.detach(self.cloud.ctx, holder.device_id, holder.domain,
+                            holder.project_id)
+        finally:
+            setattr(device_reservations_db, window, real)
+        # The manager starts again (its settle), then refreshes the host.
+        refresh.settle(self.cloud.ctx)
+        refresh.refresh_all(self.cloud.ctx)
+        address = self._pci()[holder.device_id]
+        if window == 'attachment_update':
+            # Libvirt had let go, the row still said attached: the
+            # refresh gave the device back to the spot domain.
+            assert self._spot_holder(holder.device_id).domain == \
+                holder.domain
+            assert address in self._on_host(holder.domain)
+        else:
+            # The row said detached: deleted, the device free.
+            assert self._spot_holder(holder.device_id) is None
+            assert address not in self._on_host(holder.domain)
+            assert self._market().get(holder.device_id) is False
+
+    def _free_on_market(self):
+        return not self.over and any(
+            not held for held in self._market().values())
+
+    @stateful.precondition(_free_on_market)
+    @stateful.rule(domain=st.sampled_from(SPOT_DOMAINS))
+    def spot_attach_a_free_device(self, domain):
+        # Aimed at a device on the market that no spot domain holds.
+        device_id = min(d for d, held in self._market().items()
+                        if not held)
+        self.spot_attach(self.devices.index(device_id), domain)
 
     @stateful.rule(only=st.sampled_from((None, 0, 1)))
     def reclaim(self, only):
@@ -137,10 +253,7 @@ class SpotMachine(stateful.RuleBasedStateMachine):
         if not reservation.lent_device_ids() or self.over:
             return
         real = attachments.release
-
-        def dying(*args, **kwargs):
-            raise _Crash()
-        attachments.release = dying
+        attachments.release = _dying
         try:
             with pytest.raises(_Crash):
                 spot.reclaim(self.cloud.ctx, self.rsv)
