@@ -29,15 +29,29 @@ class DeviceManager(base.Manager):
                               {'domain': domain, 'tier': 'spot'},
                               version=SPOT_VERSION)[self.key]
 
-    def find(self, ref, host=None):
+    def detach_spot(self, device_id, domain):
+        """Give a spot device back: detach it from the project's spot
+        domain, before any reclaim (API 1.4): the device, on the spot
+        market again."""
+        return self.http.post('%s/detach' % self._item_path(device_id),
+                              {'domain': domain},
+                              version=SPOT_VERSION)[self.key]
+
+    def find(self, ref, host=None, version=None):
         """A device by its ID, PCI address (0000:3b:00.0) or node device
-        name (pci_0000_3b_00_0), on ``host`` when given."""
+        name (pci_0000_3b_00_0), on ``host`` when given; ``version``:
+        looked up at that API version (SPOT_VERSION: a device lent out
+        shows to every project) instead of the negotiated one."""
         try:
-            return self.get(ref)
+            return self.http.get(self._item_path(ref),
+                                 version=version)[self.key]
         except exceptions.NotFound as exc:
             not_found = exc
         # Virtual functions are listed only when asked for.
-        matches = [d for d in self.list(host=host, include_vfs='true')
+        listed = self.http.list(self.path, self.collection_key,
+                                {'host': host, 'include_vfs': 'true'},
+                                version=version)
+        matches = [d for d in listed
                    if ref in (d.get('pci_address'), d.get('node_device'))]
         if len(matches) == 1:
             return matches[0]

@@ -1,10 +1,12 @@
-"""openstack reserve device reservation release/reclaim (API
-microversion 1.4): spot devices."""
+"""openstack reserve device reservation release/reclaim and device
+attach/detach (API microversion 1.4): spot devices."""
 from osc_lib.command import command
 from osc_lib import exceptions
 
 from reserveclient.osc import utils
 from reserveclient.osc.v1 import base
+from reserveclient.osc.v1 import devices as device_cmds
+from reserveclient.v1 import devices as devices_api
 
 SHOW_FIELDS = ('id', 'status', 'host', 'device_ids',
                'released_device_ids', 'domains', 'attachments', 'start',
@@ -93,3 +95,49 @@ class ReclaimDevices(base.ReserveCommand, command.Lister):
         rows += [(e.get('device_id'), e.get('domain'), verbs[1],
                   e.get('reason')) for e in lists[1] or []]
         return ('Device ID', 'Domain', 'Action', 'Project or Reason'), rows
+
+
+class _SpotDeviceCommand(base.ReserveCommand, command.ShowOne):
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument(
+            'device', metavar='<device>',
+            help='GPU device: ID, PCI address (0000:3b:00.0) or node device '
+                 'name (pci_0000_3b_00_0)')
+        parser.add_argument(
+            '--domain', metavar='<domain>', required=True,
+            help=self._domain_help)
+        device_cmds.add_host_argument(
+            parser, 'Host of the device (name or ID), when a PCI address is '
+                    'not unique')
+        return parser
+
+    def take_action(self, parsed_args):
+        client = base.reserve_client(self)
+        device = client.devices.find(parsed_args.device,
+                                     host=parsed_args.host,
+                                     version=devices_api.SPOT_VERSION)
+        shown = self._act(client, device['id'], parsed_args.domain)
+        return utils.show_fields(shown, device_cmds.SHOW_FIELDS)
+
+
+class AttachSpotDevice(_SpotDeviceCommand):
+    """Attach a device on the spot market to a domain of the project (a
+    spot domain), until the device reservation that lent it reclaims it."""
+
+    _domain_help = 'Domain of the project to attach it to (libvirt name)'
+
+    def _act(self, client, device_id, domain):
+        return client.devices.attach_spot(device_id, domain)
+
+
+class DetachSpotDevice(_SpotDeviceCommand):
+    """Give a spot device back before any reclaim: detach it from the
+    project's spot domain (the domain keeps running); it is on the spot
+    market again."""
+
+    _domain_help = 'The spot domain that holds it (libvirt name)'
+
+    def _act(self, client, device_id, domain):
+        return client.devices.detach_spot(device_id, domain)

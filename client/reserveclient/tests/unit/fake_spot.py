@@ -1,17 +1,21 @@
 """The spot routes of the API double (since microversion 1.4):
-``POST /v1/device-reservations/{id}/release`` and ``.../reclaim``.
-Below 1.4 they are 404, as the API answers unknown routes."""
+``POST /v1/device-reservations/{id}/release`` and ``.../reclaim``, and
+``POST /v1/devices/{id}/attach`` and ``.../detach`` of a device in the
+state ``spot``. Below 1.4 they are 404, as the API answers unknown
+routes."""
 import copy
 
 from reserveclient.tests.unit import fake_diagnoses
 from reserveclient.tests.unit import fake_rest
 
 ACTIONS = ('release', 'reclaim')
+DEVICE_ACTIONS = ('attach', 'detach')
 
 
 def is_spot(parts, method):
-    return (method == 'POST' and len(parts) == 4 and
-            parts[1] == 'device-reservations' and parts[3] in ACTIONS)
+    return (method == 'POST' and len(parts) == 4 and (
+        (parts[1] == 'device-reservations' and parts[3] in ACTIONS) or
+        (parts[1] == 'devices' and parts[3] in DEVICE_ACTIONS)))
 
 
 def check_version(api, path):
@@ -20,8 +24,35 @@ def check_version(api, path):
                                  % path)
 
 
+def _device_action(api, parts, body):
+    """A spot domain takes a device in the state ``spot`` (attach:
+    {domain, tier: spot}), or gives it back (detach: {domain})."""
+    item = api.devices.lookup(parts[2])
+    held = api.spot_domains.get(item['id'])
+    if parts[3] == 'attach':
+        if body != {'domain': body.get('domain'), 'tier': 'spot'}:
+            raise fake_rest.ApiError(400, 'domain and tier: spot')
+        if item['state'] != 'spot' or held is not None:
+            raise fake_rest.ApiError(409, 'device %s is not on the spot '
+                                          'market' % item['id'])
+        api.spot_domains[item['id']] = body['domain']
+        item['state'] = 'in-use'
+    else:
+        if set(body) != {'domain'}:
+            raise fake_rest.ApiError(400, 'domain only')
+        if held != body['domain']:
+            raise fake_rest.ApiError(409, 'device %s is not attached to '
+                                          'domain %s' % (item['id'],
+                                                         body['domain']))
+        del api.spot_domains[item['id']]
+        item['state'] = 'spot'
+    return fake_rest.FakeResponse(200, {'device': copy.deepcopy(item)})
+
+
 def answer(api, path, parts, body):
     check_version(api, path)
+    if parts[1] == 'devices':
+        return _device_action(api, parts, body)
     item = api.device_reservations.lookup(parts[2])
     lent = item.setdefault('released_device_ids', [])
     if parts[3] == 'release':

@@ -62,6 +62,8 @@ class FakeReserveAPI:
         self.domain_owners = {}
         # {reservation id: diagnosis} of the diagnosis routes
         self.diagnoses = {}
+        # {device id: the spot domain holding it} of the spot routes
+        self.spot_domains = {}
         # True: the caller is no administrator (all_projects is refused).
         self.member_only = False
         self.limits = {}

@@ -77,3 +77,51 @@ def test_device_list_spot(runner, api):
 def test_device_list_takes_the_spot_state(runner):
     _, args = runner.parse(device_cmds.ListDevice, ['--state', 'spot'])
     assert args.state == 'spot'
+
+
+def _spot_device(api):
+    return api.devices.add(host='h', pci_address='0000:31:00.0',
+                           node_device='pci_0000_31_00_0', state='spot')
+
+
+def test_device_attach_then_detach(runner, api):
+    device = _spot_device(api)
+    shown = runner.json(spot_cmds.AttachSpotDevice,
+                        ['0000:31:00.0', '--domain', 'spot-vm'])
+    assert (shown['id'], shown['state']) == (device['id'], 'in-use')
+    request = api.requests[-1]
+    assert request.method == 'POST'
+    assert request.url.endswith('/v1/devices/%s/attach' % device['id'])
+    assert request.body == {'domain': 'spot-vm', 'tier': 'spot'}
+    assert request.headers['OpenStack-API-Version'] == SPOT
+    shown = runner.json(spot_cmds.DetachSpotDevice,
+                        [device['id'], '--domain', 'spot-vm'])
+    assert (shown['id'], shown['state']) == (device['id'], 'spot')
+    # The device is looked up, then detached, both at 1.4: a device
+    # lent out is seen by every project only there.
+    lookup, request = api.requests[-2:]
+    assert lookup.method == 'GET'
+    assert lookup.headers['OpenStack-API-Version'] == SPOT
+    assert request.method == 'POST'
+    assert request.url.endswith('/v1/devices/%s/detach' % device['id'])
+    assert request.body == {'domain': 'spot-vm'}
+    assert request.headers['OpenStack-API-Version'] == SPOT
+
+
+def test_device_detach_of_a_domain_that_does_not_hold_it(runner, api):
+    device = _spot_device(api)
+    runner.take(spot_cmds.AttachSpotDevice,
+                ['pci_0000_31_00_0', '--domain', 'spot-vm'])
+    with pytest.raises(Exception, match='not attached to domain other-vm'):
+        runner.take(spot_cmds.DetachSpotDevice,
+                    [device['id'], '--domain', 'other-vm'])
+    assert api.spot_domains == {device['id']: 'spot-vm'}
+
+
+def test_device_detach_needs_a_domain(runner):
+    with pytest.raises(SystemExit):
+        runner.parse(spot_cmds.DetachSpotDevice, ['d1'])
+    _, args = runner.parse(spot_cmds.DetachSpotDevice,
+                           ['0000:31:00.0', '--domain', 'vm', '--host', 'h'])
+    assert (args.device, args.domain, args.host) == ('0000:31:00.0', 'vm',
+                                                     'h')
