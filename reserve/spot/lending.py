@@ -208,8 +208,8 @@ class SpotLending:
                                       lead_time, CONF.spot.idle_margin,
                                       taken_back)
 
-        if not (host.spot_units or host.spot_used or
-                budget_at(lead, {}).units):
+        if not (host.spot_lent or host.spot_used or
+                budget_at(lead, {}).lent):
             return None
         child = self._child(host)
         usages = (self.placement.get_usages(child) or {}) if child else {}
@@ -218,17 +218,17 @@ class SpotLending:
                       if rc.startswith(placement_api.RESERVATION_CLASS_PREFIX)}
         spot_used = usages.get(spot_class(), 0)
         found = budget_at(lead, used_seats)
-        if spot_used > found.units:
-            self._reclaim(context, host, child, spot_used - found.units,
+        if spot_used > found.lent:
+            self._reclaim(context, host, child, spot_used - found.lent,
                           self._why(found, used_seats, lends))
         elif spot_used:
             later = budget_at(lead + datetime.timedelta(
                 seconds=CONF.spot.warning_time), used_seats)
-            if spot_used > later.units:
-                self._warn(context, host, child, spot_used - later.units,
+            if spot_used > later.lent:
+                self._warn(context, host, child, spot_used - later.lent,
                            now + datetime.timedelta(
                                seconds=CONF.spot.warning_time))
-        self._set_inventory(context, host, child, found.units, spot_used,
+        self._set_inventory(context, host, child, found.lent, spot_used,
                             spot_class() in usages)
         return found
 
@@ -252,24 +252,24 @@ class SpotLending:
             uuid = self._children[host.name] = child['uuid']
         return uuid
 
-    def _set_inventory(self, context, host, child, units, spot_used,
+    def _set_inventory(self, context, host, child, lent, spot_used,
                        present):
         # The capacity left to new spot servers is the budget: reserved
         # covers what spot servers hold beyond it until they are gone.
-        total = max(units, spot_used)
-        unchanged = (units == host.spot_units and present == bool(total))
+        total = max(lent, spot_used)
+        unchanged = (lent == host.spot_lent and present == bool(total))
         if not unchanged:
             if total:
                 self.placement.set_inventory(
                     child, spot_class(), total,
-                    record={'reserved': total - units, 'min_unit': 1,
+                    record={'reserved': total - lent, 'min_unit': 1,
                             'max_unit': total, 'step_size': 1,
                             'allocation_ratio': 1.0})
             else:
                 self.placement.delete_inventory(child, spot_class())
-        if (host.spot_units, host.spot_used) != (units, spot_used):
+        if (host.spot_lent, host.spot_used) != (lent, spot_used):
             hosts_db.host_update(context, host.id,
-                                 {'spot_units': units,
+                                 {'spot_lent': lent,
                                   'spot_used': spot_used})
 
     # taking back -----------------------------------------------------------
@@ -277,27 +277,27 @@ class SpotLending:
     def _spot_servers(self, host, child):
         """[(server view, GPUs)] of the spot servers on ``host``, oldest
         first (a consumer nova no longer lists first: it is going)."""
-        units = {consumer: resources.get(spot_class(), 0)
-                 for consumer, resources in
-                 self.placement.get_provider_allocations(child).items()}
-        units = {c: n for c, n in units.items() if n}
-        if not units:
+        held = {consumer: resources.get(spot_class(), 0)
+                for consumer, resources in
+                self.placement.get_provider_allocations(child).items()}
+        held = {c: n for c, n in held.items() if n}
+        if not held:
             return []
         views = {s['id']: s for s in self.nova.servers(host=_service(host))}
         found = [(views.get(c) or {'id': c, 'created': ''}, n)
-                 for c, n in units.items()]
+                 for c, n in held.items()]
         return sorted(found, key=lambda f: (f[0].get('created') or '',
                                             f[0]['id']))
 
-    def _reclaim(self, context, host, child, units, why):
-        """Take ``units`` GPUs back from the oldest spot servers of
+    def _reclaim(self, context, host, child, wanted, why):
+        """Take ``wanted`` GPUs back from the oldest spot servers of
         ``host``; servers nova was already asked about count as going."""
         clock = time.monotonic()
         for view, gpus in self._spot_servers(host, child):
-            if units <= 0:
+            if wanted <= 0:
                 break
             asked = self._asked.get(view['id'])
-            units -= gpus
+            wanted -= gpus
             if asked is not None and clock - asked < ASK_AGAIN_SECONDS:
                 continue
             self._asked[view['id']] = clock
@@ -325,11 +325,11 @@ class SpotLending:
             if asked < limit:
                 del self._asked[server_id]
 
-    def _warn(self, context, host, child, units, reclaim_by):
+    def _warn(self, context, host, child, wanted, reclaim_by):
         for view, gpus in self._spot_servers(host, child):
-            if units <= 0:
+            if wanted <= 0:
                 break
-            units -= gpus
+            wanted -= gpus
             if view['id'] in self._warned:
                 continue
             self._warned.add(view['id'])

@@ -82,7 +82,7 @@ class Spot:
 
     def boot(self, host, flavor_id, project, admitted_by):
         """A server of ``flavor_id`` on ``host``, claimed in placement as
-        nova's scheduler does (one GPU and one unit of ``admitted_by``),
+        nova's scheduler does (one GPU and one of ``admitted_by``),
         or None when placement finds no room."""
         consumer = str(uuid.uuid4())
         body = {'allocations': {
@@ -152,7 +152,7 @@ def test_idle_seats_lent_less_the_margin_and_reclaimed_for_the_owner(
     assert (budgets[full].idle_seats, budgets[full].unbooked) == (1, 0)
     assert (budgets[half].idle_seats, budgets[half].unbooked) == (0, 1)
     assert spot.spot_capacity(full) == 1 and spot.spot_capacity(half) == 1
-    assert spot.host(full).spot_units == 1
+    assert spot.host(full).spot_lent == 1
 
     # Spot servers take what is lent, and no more.
     lent = spot.boot(full, 'spot-flavor', SPOT_PROJECT, SPOT)
@@ -165,7 +165,7 @@ def test_idle_seats_lent_less_the_margin_and_reclaimed_for_the_owner(
     assert first is not None
     assert spot.boot(full, reservation.id, PROJECT, owner_class) is None
     budgets = spot.run()
-    assert budgets[full].units == 0
+    assert budgets[full].lent == 0
     assert spot.reclaimed() == [lent] and lent in cloud.deleting
     assert [k for k, _ in spot.sent] == ['spot.server.reclaimed']
     assert spot.sent[0][1]['server_id'] == lent
@@ -180,7 +180,7 @@ def test_idle_seats_lent_less_the_margin_and_reclaimed_for_the_owner(
     assert spot.boot(full, reservation.id, PROJECT, owner_class) is not None
     spot.run()
     assert SPOT not in cloud.placement.inventories(spot.child(full)['uuid'])
-    assert (spot.host(full).spot_units, spot.host(full).spot_used) == (0, 0)
+    assert (spot.host(full).spot_lent, spot.host(full).spot_used) == (0, 0)
 
 
 def test_a_coming_booking_warns_then_takes_back_the_unbooked_gpus(
