@@ -316,6 +316,7 @@ class SpotLending:
                  host.name, action, gpus, why)
         _notify(context, 'spot.server.reclaimed', {
             'server_id': view['id'], 'project_id': view.get('project_id'),
+            'user_id': view.get('user_id'),
             'host': host.name, 'gpus': gpus, 'action': action,
             'reason': why})
 
@@ -338,7 +339,7 @@ class SpotLending:
                      view['id'], view.get('project_id'), host.name,
                      timeutils.isoformat(reclaim_by))
             _notify(context, 'spot.server.warning', {
-                'server_id': view['id'],
+                'server_id': view['id'], 'user_id': view.get('user_id'),
                 'project_id': view.get('project_id'), 'host': host.name,
                 'gpus': gpus, 'reclaim_by': timeutils.isoformat(reclaim_by),
                 'reason': 'a booking of the host needs its GPUs'})

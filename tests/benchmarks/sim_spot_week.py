@@ -311,14 +311,6 @@ def bookings_for(aim, args, seed):
 
 # The week, run by run -------------------------------------------------------
 
-def _held(start, end, seats, gpus, key, started):
-    """A budget.Held; reservation and ``started`` as this budget.py has
-    them (an older one took a reservation only once started)."""
-    if 'started' in budget.Held.__dataclass_fields__:
-        return budget.Held(start, end, seats, gpus, key, started=started)
-    return budget.Held(start, end, seats, gpus, key if started else None)
-
-
 def _lent(found):
     """GPUs a budget.Budget lends (its idle seats and unbooked GPUs)."""
     return found.idle_seats + found.unbooked
@@ -334,8 +326,9 @@ class Alloc:
         self.key = 'rsv-%d' % booking.index
         start = BASE + datetime.timedelta(seconds=booking.start)
         end = BASE + datetime.timedelta(seconds=booking.end)
-        self.waiting = _held(start, end, seats, gpus, self.key, False)
-        self.started = _held(start, end, seats, gpus, self.key, True)
+        self.waiting = budget.Held(start, end, seats, gpus, self.key)
+        self.started = budget.Held(start, end, seats, gpus, self.key,
+                                   started=True)
         self.running = False
 
     @property
@@ -624,7 +617,7 @@ def _pct(part, whole):
 
 
 def _row(cells):
-    return ' '.join('%-8s' % c if i == 0 else '%8s' % c
+    return ' '.join('%-8s' % c if i == 0 else '%7s' % c
                     for i, c in enumerate(cells))
 
 
@@ -666,7 +659,7 @@ def report(rows, args):
     print('Reclaims (spot GPUs), owners\' waits, and the checks (the last '
           'three must be 0)')
     print(_row(('shape', 'reclaims', 'notice', 'young', 'late', 'owner',
-                'end', 'run GPUh', 'warned', 'waited', 'max s', 'violat',
+                'end', 'run h', 'warned', 'waited', 'max s', 'violat',
                 'starts', 'GPUs')))
     for r in rows:
         print(_row((r['shape'], r['reclaims'], r['reclaims_noticed'],
@@ -685,7 +678,7 @@ def report(rows, args):
           'time: with warning_time of notice, without it as the server '
           'was younger than warning_time (young) or warned late (late); '
           'owner: for owners\' boots; end: at a lease\'s end '
-          '(taken_back); run GPUh: what the reclaimed servers had run; '
+          '(taken_back); run h: GPU-h the reclaimed servers had run; '
           'warned: warnings sent; waited: owner seats that waited for a '
           'reclaim (max s: the longest wait); violat: margin violations; '
           'starts / GPUs: bookings whose start found spot servers on '

@@ -97,6 +97,7 @@ class Spot:
             return None
         assert resp.status_code == 204, resp.text
         server = self.cloud.boot(flavor_id, project, host=host)
+        server.user_id = 'user-of-%s' % project
         self.cloud.servers[consumer] = self.cloud.servers.pop(server.id)
         server.id = consumer
         return consumer
@@ -169,6 +170,7 @@ def test_idle_seats_lent_less_the_margin_and_reclaimed_for_the_owner(
     assert spot.reclaimed() == [lent] and lent in cloud.deleting
     assert [k for k, _ in spot.sent] == ['spot.server.reclaimed']
     assert spot.sent[0][1]['server_id'] == lent
+    assert spot.sent[0][1]['user_id'] == 'user-of-%s' % SPOT_PROJECT
     assert spot.sent[0][1]['reason'] == \
         'the reservation owners boot into their seats'
     assert spot.spot_capacity(full) == 0
