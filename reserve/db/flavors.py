@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from sqlalchemy import orm
 
 from reserve.common import exception
+from reserve.common import states
 from reserve.db import api as db_api
 from reserve.db import models
 
@@ -117,6 +118,15 @@ def flavor_destroy(context, flavor_id):
         if count:
             raise exception.FlavorInUse(name=flavor.name, count=count)
         session.delete(flavor)
+
+
+def live_booking_count(context, flavor_id):
+    """How many bookings of the flavor are live (they hold its calendar
+    and will be, or are, built in the cloud)."""
+    with db_api.reader.using(context) as session:
+        return (session.query(sa.func.count(B.id))
+                .filter(B.flavor_id == flavor_id)
+                .filter(B.status.in_(states.Booking.LIVE)).scalar())
 
 
 def flavor_lock(context, flavor_ids=None):
