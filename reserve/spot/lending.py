@@ -199,14 +199,15 @@ class SpotLending:
         the spot servers beyond it; returns the Budget, or None when the
         host lends nothing and never did (no placement call then)."""
         lead = datetime.timedelta(seconds=CONF.spot.lead_time)
+        warning = datetime.timedelta(seconds=CONF.spot.warning_time)
         gpus = host_gpus(host)
 
-        def budget_at(lead_time, used_seats):
+        def budget_at(lead_time, used_seats, back=()):
             if not lends:
                 return budget_mod.Budget(0, 0)
             return budget_mod.of_host(gpus, held, used_seats, now,
                                       lead_time, CONF.spot.idle_margin,
-                                      taken_back)
+                                      set(taken_back) | set(back))
 
         if not (host.spot_lent or host.spot_used or
                 budget_at(lead, {}).lent):
@@ -218,17 +219,22 @@ class SpotLending:
                       if rc.startswith(placement_api.RESERVATION_CLASS_PREFIX)}
         spot_used = usages.get(spot_class(), 0)
         found = budget_at(lead, used_seats)
+        # What is still lent warning_time from now: a booking then
+        # within the lead time, and a reservation ending by then (what
+        # it lent goes with it), take theirs back.
+        ending = {h.reservation for h in held
+                  if h.started and h.end <= now + warning}
+        later = budget_at(lead + warning, used_seats, ending)
         if spot_used > found.lent:
             self._reclaim(context, host, child, spot_used - found.lent,
                           self._why(found, used_seats, lends))
-        elif spot_used:
-            later = budget_at(lead + datetime.timedelta(
-                seconds=CONF.spot.warning_time), used_seats)
-            if spot_used > later.lent:
-                self._warn(context, host, child, spot_used - later.lent,
-                           now + datetime.timedelta(
-                               seconds=CONF.spot.warning_time))
-        self._set_inventory(context, host, child, found.lent, spot_used,
+        if spot_used > later.lent:
+            self._warn(context, host, child, spot_used - later.lent,
+                       now + warning)
+        # New spot servers are lent only what lasts the warning time, so
+        # that none is reclaimed without notice by a coming booking.
+        self._set_inventory(context, host, child,
+                            min(found.lent, later.lent), spot_used,
                             spot_class() in usages)
         return found
 
@@ -327,11 +333,13 @@ class SpotLending:
                 del self._asked[server_id]
 
     def _warn(self, context, host, child, wanted, reclaim_by):
+        """Warn the oldest spot servers of ``host`` holding ``wanted``
+        GPUs, once each; those a reclaim already asked count, unwarned."""
         for view, gpus in self._spot_servers(host, child):
             if wanted <= 0:
                 break
             wanted -= gpus
-            if view['id'] in self._warned:
+            if view['id'] in self._warned or view['id'] in self._asked:
                 continue
             self._warned.add(view['id'])
             LOG.info('Spot server %s of project %s on host %s will be '
