@@ -186,6 +186,18 @@ def spot_flavor_list(context):
                 .order_by(models.Flavor.id).all())
 
 
+def spot_flavors_withdrawn(context):
+    """The entries that are no live spot flavor (inactive, or no longer
+    spot) but still have projects opted in: their nova flavor's access
+    is taken away."""
+    with db_api.reader.using(context) as session:
+        return (session.query(models.Flavor)
+                .filter(models.Flavor.spot_projects.any())
+                .filter(sa.or_(models.Flavor.spot.is_(False),
+                               models.Flavor.active.is_(False)))
+                .order_by(models.Flavor.id).all())
+
+
 def spot_opt_in(context, flavor_id, project_id):
     """Project ``project_id`` opts in to spot flavor ``flavor_id``; True
     when it had not yet (opting in twice is no error)."""

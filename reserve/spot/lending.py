@@ -122,13 +122,15 @@ class SpotLending:
 
     # the spot flavors ------------------------------------------------------
 
-    def ensure_flavors(self, flavors):
+    def ensure_flavors(self, flavors, withdrawn=()):
         """Each spot flavor's nova flavor with the spot specs and flavor
-        access for exactly its opted-in projects; returns what was put
-        right, one line each."""
+        access for exactly its opted-in projects, and the flavors of
+        ``withdrawn`` entries (inactive, or no longer spot) with none of
+        them; returns what was put right, one line each."""
         done = []
-        for flavor in flavors:
-            wanted = (flavor.nova_flavor_id,
+        for flavor, lends in ([(f, True) for f in flavors] +
+                              [(f, False) for f in withdrawn]):
+            wanted = (flavor.nova_flavor_id, lends,
                       tuple(sorted(flavor_specs(flavor).items())),
                       tuple(flavor.spot_project_ids))
             made = self._flavors.get(flavor.id)
@@ -136,7 +138,7 @@ class SpotLending:
                     time.monotonic() - made[1] < CONF.manager.repair_interval:
                 continue  # a hand edit in nova is undone at that pace
             try:
-                done += self._ensure_flavor(flavor)
+                done += self._ensure_flavor(flavor, lends)
             except exception.CloudError as exc:
                 LOG.warning('Spot flavor %s not made as its entry says: %s',
                             flavor.name, exc)
@@ -144,8 +146,19 @@ class SpotLending:
             self._flavors[flavor.id] = (wanted, time.monotonic())
         return done
 
-    def _ensure_flavor(self, flavor):
+    def _ensure_flavor(self, flavor, lends):
         nova_id = flavor.nova_flavor_id
+        if not lends:
+            # Its specs stay: no host lends what they ask any more.
+            granted = self.nova.flavor_projects(nova_id)
+            done = []
+            for project_id in sorted(granted & set(flavor.spot_project_ids)):
+                self.nova.remove_flavor_access(nova_id, project_id)
+                done.append('spot flavor %s withdrawn: access of project %s '
+                            'taken' % (flavor.name, project_id))
+            for line in done:
+                LOG.info('%s', line)
+            return done
         written = self.nova.merge_flavor_specs(nova_id, flavor_specs(flavor))
         if written is None:
             LOG.warning('Spot flavor %s: nova flavor %s does not exist',
@@ -174,7 +187,8 @@ class SpotLending:
         the hosts it looked at."""
         now = now or timeutils.utcnow()
         flavors = flavors_db.spot_flavor_list(context)
-        self.ensure_flavors(flavors)
+        self.ensure_flavors(flavors,
+                            flavors_db.spot_flavors_withdrawn(context))
         lead = datetime.timedelta(seconds=CONF.spot.lead_time)
         warning = datetime.timedelta(seconds=CONF.spot.warning_time)
         held = held_by_host(context, now, now + lead + warning)

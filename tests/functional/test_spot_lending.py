@@ -271,6 +271,15 @@ def test_spot_flavor_specs_and_access_follow_the_catalogue(
     spot.run()
     assert cloud.access['spot-flavor'] == set()
 
+    # An entry withdrawn (disabled, or no longer spot) keeps its opt-ins
+    # for later, but their projects lose the nova flavor.
+    flavors_db.spot_opt_in(_admin(), spot.entry.id, SPOT_PROJECT)
+    spot.run()
+    assert cloud.access['spot-flavor'] == {SPOT_PROJECT}
+    flavors_db.flavor_update(_admin(), spot.entry.id, {'active': False})
+    spot.run()
+    assert cloud.access['spot-flavor'] == set()
+
 
 def test_spot_servers_are_not_counted_as_other_consumers(
         cloud, spot):  # noqa: F811
