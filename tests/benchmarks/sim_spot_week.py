@@ -62,8 +62,10 @@ servers of one GPU each then fill the budget (unlimited demand; with
 over the hosts); when a host holds more than its budget, its oldest go
 (a reclaim). As reserve.spot.lending does:
 
-* the spot servers beyond of_host with lead_time + warning_time are
-  warned, oldest first (--forecast ahead: also those beyond of_host
+* the spot servers beyond of_host with lead_time + warning_time, and
+  with the reservations ending within warning_time taken back, are
+  warned, oldest first, in every run (--forecast ahead: also those
+  beyond of_host
   warning_time from now, which drops what ends before then); a reclaim
   has notice when its server was warned warning_time (300 s) before;
 * a lease's end calls of_host with taken_back = its reservation and
@@ -73,8 +75,9 @@ A reclaim at a run is the owners' (no notice by design) for the part
 that of_host with the previous run's seats in use would not have asked,
 the calendar's (a booking within the lead time) for the rest; one at a
 lease's end is the end's for the part that of_host without taken_back
-would not have asked. --fill forecast boots new spot servers only up to
-the forecast of the warnings, so that none is booted less than
+would not have asked. New spot servers are booted only up to the
+forecast of the warnings, as the spot inventory lending.py sets allows
+(--fill budget: up to of_host), so that none is booted less than
 warning_time before a booking takes it back.
 
 An owner's boot lands in the host's free GPUs (GPUs less owners' seats
@@ -515,7 +518,12 @@ class Week:
         for host in range(args.hosts):
             used = self.used[host]
             found = self._of_host(host, now, used, self.lead)
-            later = self._of_host(host, now, used, self.warned_lead)
+            # As lending.py: reservations ending within the warning time
+            # take back what they lent.
+            at = BASE + datetime.timedelta(seconds=now + args.warning_time)
+            ending = {a.held.reservation for a in self.visible[host]
+                      if a.held.started and a.held.end <= at}
+            later = self._of_host(host, now, used, self.warned_lead, ending)
             if args.forecast == 'ahead':
                 ahead = self._of_host(host, now + args.warning_time, used,
                                       self.lead)
@@ -550,10 +558,10 @@ class Week:
         span = _overlap(now, now + args.step)
         for host in range(args.hosts):
             spot = self.spot[host]
-            found, later, reclaimed = budgets[host]
-            # Warned: what a booking within lead + warning time takes
-            # (not in a run that reclaims, as lending.py has it).
-            warned = 0 if reclaimed else max(0, len(spot) - _lent(later))
+            found, later, _ = budgets[host]
+            # Warned: what a booking within lead + warning time, or a
+            # reservation ending within the warning time, takes.
+            warned = max(0, len(spot) - _lent(later))
             for server in list(spot)[:warned]:
                 if server[1] is None:
                     server[1] = now
@@ -740,9 +748,10 @@ def main():
                              'reserve.spot.lending does), or also beyond '
                              'of_host warning_time from now (ahead)')
     parser.add_argument('--fill', choices=('budget', 'forecast'),
-                        default='budget',
+                        default='forecast',
                         help='new spot servers up to of_host (budget), or '
-                             'also to the forecast (forecast)')
+                             'also to the forecast (forecast, as '
+                             'reserve.spot.lending does)')
     parser.add_argument('--no-take-back', dest='take_back',
                         action='store_false',
                         help='no of_host(taken_back=...) reclaim at a '
