@@ -117,6 +117,7 @@ class SpotLending:
         self._children = {}   # hypervisor name: child provider uuid
         self._asked = {}      # server id: monotonic time nova was asked
         self._warned = set()  # server ids warned of a coming booking
+        self._checked = {}    # hypervisor name: when its inventory was read
         # spot flavor id: (what was last made so, when)
         self._flavors = {}
 
@@ -277,8 +278,14 @@ class SpotLending:
         # The capacity left to new spot servers is the budget: reserved
         # covers what spot servers hold beyond it until they are gone.
         total = max(lent, spot_used)
-        unchanged = (lent == host.spot_lent and present == bool(total))
+        # Written when the budget moved; read and compared anyway every
+        # [manager]repair_interval, which undoes a hand edit.
+        clock = time.monotonic()
+        unchanged = (lent == host.spot_lent and present == bool(total) and
+                     clock - self._checked.get(host.name, -1e9) <
+                     CONF.manager.repair_interval)
         if not unchanged:
+            self._checked[host.name] = clock
             if total:
                 self.placement.set_inventory(
                     child, spot_class(), total,

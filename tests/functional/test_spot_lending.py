@@ -289,3 +289,19 @@ def test_spot_servers_are_not_counted_as_other_consumers(
     record = refresh.read(placement.PlacementClient(),
                           spot.host(host).provider_uuid)
     assert record['foreign_usage']['gpus'] == {}
+
+
+def test_spot_inventory_edited_by_hand_is_set_back(cloud, spot):  # noqa
+    CONF.set_override('repair_interval', 0, group='manager')
+    spot.run()
+    host = sorted(cloud.hosts)[0]
+    child = spot.child(host)['uuid']
+    inventories = cloud.placement.request(
+        'GET', '/resource_providers/%s/inventories' % child).json()
+    inventories['inventories'][SPOT]['total'] = 40
+    resp = cloud.placement.request(
+        'PUT', '/resource_providers/%s/inventories' % child, inventories)
+    assert resp.status_code == 200, resp.text
+    assert spot.spot_capacity(host) == 40
+    spot.run()
+    assert spot.spot_capacity(host) == 2
