@@ -4,7 +4,7 @@
 at will on reserved seats nobody uses and on fenced hosts nobody has
 booked yet, and reclaimed when the capacity is needed. A project that
 opts in to it (``flavor_spot_projects``) is given access to the nova
-flavor. ``spot_units`` and ``spot_used`` on a host: the spot inventory
+flavor. ``spot_lent`` and ``spot_used`` on a host: the spot inventory
 the manager last set on its child provider, and what spot servers used
 of it then, in GPUs.
 
@@ -37,7 +37,7 @@ def upgrade():
         sa.UniqueConstraint('flavor_id', 'project_id',
                             name='uniq_flavor_spot_projects0flavor0project'),
     )
-    op.add_column('hosts', sa.Column('spot_units', sa.Integer(),
+    op.add_column('hosts', sa.Column('spot_lent', sa.Integer(),
                                      nullable=False, server_default='0'))
     op.add_column('hosts', sa.Column('spot_used', sa.Integer(),
                                      nullable=False, server_default='0'))
@@ -45,7 +45,7 @@ def upgrade():
 
 def downgrade():
     op.drop_column('hosts', 'spot_used')
-    op.drop_column('hosts', 'spot_units')
+    op.drop_column('hosts', 'spot_lent')
     op.drop_table('flavor_spot_projects')
     with op.batch_alter_table('flavors') as batch:
         batch.drop_column('spot')

@@ -55,6 +55,8 @@ EXCEPTION_CODES = {
     exception.FlavorNotAvailable: 'reserve.flavor_not_available',
     exception.FlavorInactive: 'reserve.flavor_inactive',
     exception.FlavorNotGranted: 'reserve.flavor_not_granted',
+    exception.SpotFlavorNotBooked: 'reserve.spot_flavor',
+    exception.NotSpotFlavor: 'reserve.not_spot_flavor',
     exception.BookingTooLong: 'reserve.booking_too_long',
     exception.OutsideFlavorWindow: 'reserve.outside_flavor_window',
     exception.MaintenanceConflict: 'reserve.maintenance',

@@ -49,7 +49,10 @@ ENV_KEY = 'reserve.api_version'
 #         released_device_ids, the state spot of a device on the spot
 #         market (and ?spot=true of GET /v1/devices), POST
 #         /v1/devices/{id}/attach of a device on the market to a spot
-#         domain
+#         domain; spot flavors: spot of a catalogue flavor (in its bodies,
+#         and in its view with opted_in and spot_project_ids), POST and
+#         DELETE /v1/flavors/{id}/opt-in, spot and spot_available of
+#         /v1/flavors/availability
 VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4')
 
 

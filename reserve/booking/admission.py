@@ -192,10 +192,11 @@ def free_slots(context, flavor, start, end, count, bypass_maintenance):
 def offered(context, flavors):
     """{flavor id: the most instances it offers at once}: its slots,
     capped by what the reservable hosts hold of its nova flavor when
-    empty (0 for an entry whose nova flavor was never read)."""
+    empty (0 for an entry whose nova flavor was never read, and for a
+    spot flavor, which is never booked)."""
     result, totals = {}, {}
     for flavor in flavors:
-        if not flavor.nova_flavor:
+        if not flavor.nova_flavor or flavor.spot:
             result[flavor.id] = 0
             continue
         need, host_filter = sizing(flavor)
@@ -214,7 +215,7 @@ def availability(context, flavors, start=None, end=None, offers=None):
     summed by the database: desk.peak_loads) and of what the hosts hold
     of its nova flavor over the window beside every allocation on them. A
     maintenance window of the flavor takes every slot: those flavors are
-    0.
+    0, and so are spot flavors (never booked).
 
     offers: the caller's offered(flavors), if it has it.
     """
@@ -232,7 +233,7 @@ def availability(context, flavors, start=None, end=None, offers=None):
                                             model.guard()) if ids else []
         board = None
         for flavor in flavors:
-            if not flavor.nova_flavor:
+            if not flavor.nova_flavor or flavor.spot:
                 continue
             if board is None:
                 board = model.Board(context, store.read_state(context),
@@ -290,6 +291,7 @@ def book(context, flavor, start, end, count, bypass_maintenance=False):
                                                project=project_id)
         flavor = locked.flavors[0]
         gauntlet.check_active(flavor)
+        gauntlet.check_not_spot(flavor)
         gauntlet.check_granted(flavor, project_id)
         gauntlet.check_length(flavor, start, end)
         gauntlet.check_flavor_window(flavor, start, end)
@@ -362,6 +364,7 @@ def change_end(context, booking, end, bypass_maintenance=False):
             flavor = locked.flavors[0]
             old_end = current.end
             gauntlet.check_active(flavor)
+            gauntlet.check_not_spot(flavor)
             gauntlet.check_granted(flavor, current.project_id)
             gauntlet.check_length(flavor, current.start, end)
             gauntlet.check_flavor_window(flavor, old_end, end)

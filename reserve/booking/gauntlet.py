@@ -1,11 +1,12 @@
 """The rules a booking must pass, one error per rule.
 
 On POST /v1/reservations they run in this order (admission.py): the
-flavor is active; a private flavor is granted to the project; the length
-is within the flavor's maximum; the window is inside the flavor's window;
-end after start and start not in the past; no maintenance window of the
-flavor is in the way (unless the caller may bypass them); then quota and
-capacity. Each check is a dry run: it raises, or returns nothing.
+flavor is active; it is not a spot flavor; a private flavor is granted
+to the project; the length is within the flavor's maximum; the window
+is inside the flavor's window; end after start and start not in the
+past; no maintenance window of the flavor is in the way (unless the
+caller may bypass them); then quota and capacity. Each check is a dry
+run: it raises, or returns nothing.
 """
 import datetime
 
@@ -24,6 +25,14 @@ def _iso(value):
 def check_active(flavor):
     if not flavor.active:
         raise exception.FlavorInactive(name=flavor.name)
+
+
+def check_not_spot(flavor):
+    """A spot flavor is never booked: its nova flavor is booted instead,
+    by the projects that opted in (and its calendar is none)."""
+    if flavor.spot:
+        raise exception.SpotFlavorNotBooked(
+            name=flavor.name, nova_flavor=flavor.nova_flavor_id)
 
 
 def check_granted(flavor, project_id):

@@ -33,12 +33,44 @@ def read(nova_flavor_id, nova_client=None):
         or 0,
         'swap_mb': flavor.swap or 0,
         'extra_specs': client.flavor_extra_specs(flavor),
+        'is_public': _is_public(flavor),
     }
+
+
+def _is_public(flavor):
+    """Whether every project may boot the nova flavor
+    (``os-flavor-access:is_public``; unknown counts as public)."""
+    value = getattr(flavor, 'os-flavor-access:is_public', None)
+    if value is None:
+        value = getattr(flavor, 'is_public', True)
+    return value is not False
 
 
 def demand(record):
     """The GPUs one instance of the recorded nova flavor asks for."""
     return gpus.configured_demand(record.get('extra_specs') or {}, CONF)
+
+
+def check_spot(name, record):
+    """SpotFlavorRefused (400) unless the recorded nova flavor can be the
+    nova flavor of spot flavor ``name``: private (only the projects that
+    opted in are given access to it) and asking at least one GPU."""
+    if record.get('is_public', True):
+        raise exception.SpotFlavorRefused(
+            name=name,
+            reason='its nova flavor %s is public, so every project could '
+                   'boot it on the GPUs it borrows: make the nova flavor '
+                   'private (nova cannot change that of an existing '
+                   'flavor: create a private one, openstack flavor create '
+                   '--private ..., and name it as nova_flavor_id).'
+                   % record['id'])
+    if not demand(record):
+        raise exception.SpotFlavorRefused(
+            name=name,
+            reason='its nova flavor %s asks no GPU, but a spot flavor '
+                   'borrows reserved GPUs: its nova flavor must ask at '
+                   'least one (resources:<class>=<n> of a GPU class, or '
+                   'pci_passthrough:alias of a [pci] alias).' % record['id'])
 
 
 def _describe(size):

@@ -207,6 +207,23 @@ class QuotaUnavailable(ReserveException):
     code = 503
 
 
+class SpotFlavorBooked(FlavorInUse):
+    msg_fmt = ('Flavor %(name)s holds %(count)d live reservation(s) and '
+               'cannot become a spot flavor, which is never booked: let '
+               'them end (or cancel them) first, or add another catalogue '
+               'entry with spot true.')
+
+
+class SpotFlavorRefused(Invalid):
+    msg_fmt = 'Flavor %(name)s cannot be a spot flavor: %(reason)s'
+
+
+class NotSpotFlavor(Conflict):
+    msg_fmt = ('Flavor %(name)s is not a spot flavor: projects opt in to '
+               'spot flavors only. Book it instead (POST /v1/reservations, '
+               '"openstack reserve reservation create").')
+
+
 class MaintenanceWindowNotFound(NotFound):
     msg_fmt = 'Maintenance window %(id)s could not be found.'
 
@@ -227,6 +244,20 @@ class FlavorNotAvailable(Invalid):
 
 class FlavorInactive(Conflict):
     msg_fmt = 'Flavor %(name)s is not active: it cannot be booked.'
+
+
+class SpotFlavorInactive(FlavorInactive):
+    msg_fmt = ('Spot flavor %(name)s is not active: no project can opt in '
+               'to it until an administrator sets active to true.')
+
+
+class SpotFlavorNotBooked(Conflict):
+    msg_fmt = ('Flavor %(name)s is a spot flavor, and spot flavors are not '
+               'booked: they have no reservations and no calendar. Opt in '
+               'to it ("openstack reserve flavor opt-in %(name)s", POST '
+               '/v1/flavors/%(name)s/opt-in), then boot its nova flavor '
+               '%(nova_flavor)s: its servers run on idle reserved GPUs '
+               'and are taken back when those are needed.')
 
 
 class FlavorNotGranted(Forbidden):

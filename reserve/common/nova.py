@@ -315,6 +315,7 @@ def _server_view(server):
     return {'id': server.id, 'name': getattr(server, 'name', None),
             'status': getattr(server, 'status', None),
             'project_id': getattr(server, 'tenant_id', None),
+            'user_id': getattr(server, 'user_id', None),
             'host': getattr(server, 'OS-EXT-SRV-ATTR:host', None),
             'flavor': flavor.get('original_name') or flavor.get('id'),
             'created': getattr(server, 'created', None)}

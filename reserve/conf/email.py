@@ -31,6 +31,10 @@ EVENTS = (
                  'until the host is back.'),
     ('restored', 'The failed host is back: the reservation is whole '
                  'again.'),
+    ('spot_warning', 'A spot server of the user will be reclaimed soon: a '
+                     'booking of its host needs the GPUs it borrows.'),
+    ('spot_reclaimed', 'A spot server of the user was deleted or shelved: '
+                       'the GPUs it borrowed were needed.'),
 )
 
 email_group = cfg.OptGroup(

@@ -18,11 +18,14 @@ spot_opts = [
                     'spot lending at all). An owner\'s boots beyond '
                     'idle_margin seats at once wait for the next run to '
                     'reclaim a seat.'),
-    cfg.IntOpt('idle_margin', default=1, min=0,
+    cfg.IntOpt('idle_margin', default=1, min=1,
                help='Idle seats of each reservation, on each of its hosts, '
                     'that are never lent: so many boots of the owner land '
                     'at once whatever the spot servers, and the next run '
-                    'reclaims to keep the margin.'),
+                    'reclaims to keep the margin. A reservation of one '
+                    'seat on a host lends none of it there. At least 1: '
+                    'reserve sees a boot only once it has landed, so an '
+                    'owner whose seats were all lent could not boot.'),
     cfg.IntOpt('lead_time', default=600, min=0,
                help='Seconds before a booking\'s start on a host from which '
                     'the GPUs it booked there are no longer lent, so that '
@@ -30,8 +33,10 @@ spot_opts = [
     cfg.IntOpt('warning_time', default=300, min=0,
                help='Seconds of notice a spot server gets (a '
                     'spot.server.warning notification) before a coming '
-                    'booking takes its capacity. A seat its owner boots '
-                    'into is reclaimed at once, with no notice.'),
+                    'booking, or the end of the reservation it borrows '
+                    'from, takes its capacity; new spot servers are not '
+                    'lent what goes within this time. A seat its owner '
+                    'boots into is reclaimed at once, with no notice.'),
     cfg.StrOpt('reclaim_action', default='delete',
                choices=[('delete', 'Delete the spot server.'),
                         ('shelve', 'Shelve the spot server: its disk is '

@@ -98,4 +98,3 @@ def delivery_list(context, start, end, owner_type=None):
         if owner_type is not None:
             query = query.filter(D.owner_type == owner_type)
         return query.order_by(D.start, D.owner_id).all()
-

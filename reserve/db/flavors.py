@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from sqlalchemy import orm
 
 from reserve.common import exception
+from reserve.common import states
 from reserve.db import api as db_api
 from reserve.db import models
 
@@ -119,6 +120,15 @@ def flavor_destroy(context, flavor_id):
         session.delete(flavor)
 
 
+def live_booking_count(context, flavor_id):
+    """How many bookings of the flavor are live (they hold its calendar
+    and will be, or are, built in the cloud)."""
+    with db_api.reader.using(context) as session:
+        return (session.query(sa.func.count(B.id))
+                .filter(B.flavor_id == flavor_id)
+                .filter(B.status.in_(states.Booking.LIVE)).scalar())
+
+
 def flavor_lock(context, flavor_ids=None):
     """Lock the rows of ``flavor_ids`` (every flavor when None) until the
     caller's transaction ends, and return them, ordered by id.
@@ -173,6 +183,18 @@ def spot_flavor_list(context):
         return (session.query(models.Flavor)
                 .filter(models.Flavor.spot.is_(True))
                 .filter(models.Flavor.active.is_(True))
+                .order_by(models.Flavor.id).all())
+
+
+def spot_flavors_withdrawn(context):
+    """The entries that are no live spot flavor (inactive, or no longer
+    spot) but still have projects opted in: their nova flavor's access
+    is taken away."""
+    with db_api.reader.using(context) as session:
+        return (session.query(models.Flavor)
+                .filter(models.Flavor.spot_projects.any())
+                .filter(sa.or_(models.Flavor.spot.is_(False),
+                               models.Flavor.active.is_(False)))
                 .order_by(models.Flavor.id).all())
 
 

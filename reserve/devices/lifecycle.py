@@ -165,7 +165,7 @@ def add_attachments(context, conn, reservation, rows):
     try:
         with attachments.saga() as undo, db_api.writer.using(context):
             lock_live(context, reservation.id, (Status.ACTIVE,),
-                       'no device can be attached')
+                      'no device can be attached')
             current = device_reservations_db.device_reservation_get(
                 context, reservation.id)
             runs.realize(context, conn, current, ids, undo)
@@ -236,9 +236,9 @@ def set_domains(context, reservation_id, domains, project_id):
 def _give_back(context, host, reservation_id, rows):
     conn = hosts.connect(host.uri)
     add_attachments(context, conn,
-                     device_reservations_db.device_reservation_get(
-                         context, reservation_id),
-                     rows)
+                    device_reservations_db.device_reservation_get(
+                        context, reservation_id),
+                    rows)
     runs.resync(context, host, conn)
 
 

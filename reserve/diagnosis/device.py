@@ -53,7 +53,8 @@ def diagnose(context, reservation_id):
             layers.append(libvirt_layers.host_layer(reservation, host, conn,
                                                     error, live))
             layers.append(libvirt_layers.domains_layer(
-                reservation, conn, started, lease_layers.teardown_pending(lease)))
+                reservation, conn, started,
+                lease_layers.teardown_pending(lease)))
     else:
         layers.append(libvirt_layers.host_layer(reservation, None, None,
                                                 None, live))

@@ -41,6 +41,25 @@ class LeaseEventsEndpoint:
         return messaging.NotificationResult.HANDLED
 
 
+class SpotMailEndpoint:
+    """``spot.server.warning`` and ``spot.server.reclaimed`` (from the
+    manager's spot task) mail the spot server's user."""
+    filter_rule = messaging.NotificationFilter(
+        publisher_id=r'^reserve\.spot', event_type=r'^spot\.server\.')
+
+    EVENTS = {'spot.server.warning': 'spot_warning',
+              'spot.server.reclaimed': 'spot_reclaimed'}
+
+    def __init__(self, mailer):
+        self.mailer = mailer
+
+    def info(self, ctxt, publisher_id, event_type, payload, metadata):
+        event = self.EVENTS.get(event_type)
+        if event and (payload or {}).get('server_id'):
+            self.mailer.spot_event(ctxt, event, payload)
+        return messaging.NotificationResult.HANDLED
+
+
 class BookingMailEndpoint:
     filter_rule = messaging.NotificationFilter(
         publisher_id=r'^reserve\.', event_type=r'^reserve\.reservation\.')

@@ -22,7 +22,8 @@ class NotificationService:
         mail = listener.BookingMailEndpoint()
         mail.mailer.check()
         self._listener = rpc.get_notification_listener(
-            [listener.LeaseEventsEndpoint(), mail], pool=POOL)
+            [listener.LeaseEventsEndpoint(), mail,
+             listener.SpotMailEndpoint(mail.mailer)], pool=POOL)
         self._listener.start()
         LOG.info('reserve-notification started')
 

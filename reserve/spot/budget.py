@@ -38,7 +38,7 @@ class Budget:
     unbooked: int     # GPUs nobody holds until the lead time, lent
 
     @property
-    def units(self):
+    def lent(self):
         return self.idle_seats + self.unbooked
 
 

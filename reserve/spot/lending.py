@@ -117,18 +117,21 @@ class SpotLending:
         self._children = {}   # hypervisor name: child provider uuid
         self._asked = {}      # server id: monotonic time nova was asked
         self._warned = set()  # server ids warned of a coming booking
+        self._checked = {}    # hypervisor name: when its inventory was read
         # spot flavor id: (what was last made so, when)
         self._flavors = {}
 
     # the spot flavors ------------------------------------------------------
 
-    def ensure_flavors(self, flavors):
+    def ensure_flavors(self, flavors, withdrawn=()):
         """Each spot flavor's nova flavor with the spot specs and flavor
-        access for exactly its opted-in projects; returns what was put
-        right, one line each."""
+        access for exactly its opted-in projects, and the flavors of
+        ``withdrawn`` entries (inactive, or no longer spot) with none of
+        them; returns what was put right, one line each."""
         done = []
-        for flavor in flavors:
-            wanted = (flavor.nova_flavor_id,
+        for flavor, lends in ([(f, True) for f in flavors] +
+                              [(f, False) for f in withdrawn]):
+            wanted = (flavor.nova_flavor_id, lends,
                       tuple(sorted(flavor_specs(flavor).items())),
                       tuple(flavor.spot_project_ids))
             made = self._flavors.get(flavor.id)
@@ -136,7 +139,7 @@ class SpotLending:
                     time.monotonic() - made[1] < CONF.manager.repair_interval:
                 continue  # a hand edit in nova is undone at that pace
             try:
-                done += self._ensure_flavor(flavor)
+                done += self._ensure_flavor(flavor, lends)
             except exception.CloudError as exc:
                 LOG.warning('Spot flavor %s not made as its entry says: %s',
                             flavor.name, exc)
@@ -144,8 +147,19 @@ class SpotLending:
             self._flavors[flavor.id] = (wanted, time.monotonic())
         return done
 
-    def _ensure_flavor(self, flavor):
+    def _ensure_flavor(self, flavor, lends):
         nova_id = flavor.nova_flavor_id
+        if not lends:
+            # Its specs stay: no host lends what they ask any more.
+            granted = self.nova.flavor_projects(nova_id)
+            done = []
+            for project_id in sorted(granted & set(flavor.spot_project_ids)):
+                self.nova.remove_flavor_access(nova_id, project_id)
+                done.append('spot flavor %s withdrawn: access of project %s '
+                            'taken' % (flavor.name, project_id))
+            for line in done:
+                LOG.info('%s', line)
+            return done
         written = self.nova.merge_flavor_specs(nova_id, flavor_specs(flavor))
         if written is None:
             LOG.warning('Spot flavor %s: nova flavor %s does not exist',
@@ -174,7 +188,8 @@ class SpotLending:
         the hosts it looked at."""
         now = now or timeutils.utcnow()
         flavors = flavors_db.spot_flavor_list(context)
-        self.ensure_flavors(flavors)
+        self.ensure_flavors(flavors,
+                            flavors_db.spot_flavors_withdrawn(context))
         lead = datetime.timedelta(seconds=CONF.spot.lead_time)
         warning = datetime.timedelta(seconds=CONF.spot.warning_time)
         held = held_by_host(context, now, now + lead + warning)
@@ -199,17 +214,18 @@ class SpotLending:
         the spot servers beyond it; returns the Budget, or None when the
         host lends nothing and never did (no placement call then)."""
         lead = datetime.timedelta(seconds=CONF.spot.lead_time)
+        warning = datetime.timedelta(seconds=CONF.spot.warning_time)
         gpus = host_gpus(host)
 
-        def budget_at(lead_time, used_seats):
+        def budget_at(lead_time, used_seats, back=()):
             if not lends:
                 return budget_mod.Budget(0, 0)
             return budget_mod.of_host(gpus, held, used_seats, now,
                                       lead_time, CONF.spot.idle_margin,
-                                      taken_back)
+                                      set(taken_back) | set(back))
 
-        if not (host.spot_units or host.spot_used or
-                budget_at(lead, {}).units):
+        if not (host.spot_lent or host.spot_used or
+                budget_at(lead, {}).lent):
             return None
         child = self._child(host)
         usages = (self.placement.get_usages(child) or {}) if child else {}
@@ -218,17 +234,22 @@ class SpotLending:
                       if rc.startswith(placement_api.RESERVATION_CLASS_PREFIX)}
         spot_used = usages.get(spot_class(), 0)
         found = budget_at(lead, used_seats)
-        if spot_used > found.units:
-            self._reclaim(context, host, child, spot_used - found.units,
+        # What is still lent warning_time from now: a booking then
+        # within the lead time, and a reservation ending by then (what
+        # it lent goes with it), take theirs back.
+        ending = {h.reservation for h in held
+                  if h.started and h.end <= now + warning}
+        later = budget_at(lead + warning, used_seats, ending)
+        if spot_used > found.lent:
+            self._reclaim(context, host, child, spot_used - found.lent,
                           self._why(found, used_seats, lends))
-        elif spot_used:
-            later = budget_at(lead + datetime.timedelta(
-                seconds=CONF.spot.warning_time), used_seats)
-            if spot_used > later.units:
-                self._warn(context, host, child, spot_used - later.units,
-                           now + datetime.timedelta(
-                               seconds=CONF.spot.warning_time))
-        self._set_inventory(context, host, child, found.units, spot_used,
+        if spot_used > later.lent:
+            self._warn(context, host, child, spot_used - later.lent,
+                       now + warning)
+        # New spot servers are lent only what lasts the warning time, so
+        # that none is reclaimed without notice by a coming booking.
+        self._set_inventory(context, host, child,
+                            min(found.lent, later.lent), spot_used,
                             spot_class() in usages)
         return found
 
@@ -252,24 +273,30 @@ class SpotLending:
             uuid = self._children[host.name] = child['uuid']
         return uuid
 
-    def _set_inventory(self, context, host, child, units, spot_used,
+    def _set_inventory(self, context, host, child, lent, spot_used,
                        present):
         # The capacity left to new spot servers is the budget: reserved
         # covers what spot servers hold beyond it until they are gone.
-        total = max(units, spot_used)
-        unchanged = (units == host.spot_units and present == bool(total))
+        total = max(lent, spot_used)
+        # Written when the budget moved; read and compared anyway every
+        # [manager]repair_interval, which undoes a hand edit.
+        clock = time.monotonic()
+        unchanged = (lent == host.spot_lent and present == bool(total) and
+                     clock - self._checked.get(host.name, -1e9) <
+                     CONF.manager.repair_interval)
         if not unchanged:
+            self._checked[host.name] = clock
             if total:
                 self.placement.set_inventory(
                     child, spot_class(), total,
-                    record={'reserved': total - units, 'min_unit': 1,
+                    record={'reserved': total - lent, 'min_unit': 1,
                             'max_unit': total, 'step_size': 1,
                             'allocation_ratio': 1.0})
             else:
                 self.placement.delete_inventory(child, spot_class())
-        if (host.spot_units, host.spot_used) != (units, spot_used):
+        if (host.spot_lent, host.spot_used) != (lent, spot_used):
             hosts_db.host_update(context, host.id,
-                                 {'spot_units': units,
+                                 {'spot_lent': lent,
                                   'spot_used': spot_used})
 
     # taking back -----------------------------------------------------------
@@ -277,27 +304,27 @@ class SpotLending:
     def _spot_servers(self, host, child):
         """[(server view, GPUs)] of the spot servers on ``host``, oldest
         first (a consumer nova no longer lists first: it is going)."""
-        units = {consumer: resources.get(spot_class(), 0)
-                 for consumer, resources in
-                 self.placement.get_provider_allocations(child).items()}
-        units = {c: n for c, n in units.items() if n}
-        if not units:
+        held = {consumer: resources.get(spot_class(), 0)
+                for consumer, resources in
+                self.placement.get_provider_allocations(child).items()}
+        held = {c: n for c, n in held.items() if n}
+        if not held:
             return []
         views = {s['id']: s for s in self.nova.servers(host=_service(host))}
         found = [(views.get(c) or {'id': c, 'created': ''}, n)
-                 for c, n in units.items()]
+                 for c, n in held.items()]
         return sorted(found, key=lambda f: (f[0].get('created') or '',
                                             f[0]['id']))
 
-    def _reclaim(self, context, host, child, units, why):
-        """Take ``units`` GPUs back from the oldest spot servers of
+    def _reclaim(self, context, host, child, wanted, why):
+        """Take ``wanted`` GPUs back from the oldest spot servers of
         ``host``; servers nova was already asked about count as going."""
         clock = time.monotonic()
         for view, gpus in self._spot_servers(host, child):
-            if units <= 0:
+            if wanted <= 0:
                 break
             asked = self._asked.get(view['id'])
-            units -= gpus
+            wanted -= gpus
             if asked is not None and clock - asked < ASK_AGAIN_SECONDS:
                 continue
             self._asked[view['id']] = clock
@@ -316,6 +343,7 @@ class SpotLending:
                  host.name, action, gpus, why)
         _notify(context, 'spot.server.reclaimed', {
             'server_id': view['id'], 'project_id': view.get('project_id'),
+            'user_id': view.get('user_id'),
             'host': host.name, 'gpus': gpus, 'action': action,
             'reason': why})
 
@@ -325,12 +353,14 @@ class SpotLending:
             if asked < limit:
                 del self._asked[server_id]
 
-    def _warn(self, context, host, child, units, reclaim_by):
+    def _warn(self, context, host, child, wanted, reclaim_by):
+        """Warn the oldest spot servers of ``host`` holding ``wanted``
+        GPUs, once each; those a reclaim already asked count, unwarned."""
         for view, gpus in self._spot_servers(host, child):
-            if units <= 0:
+            if wanted <= 0:
                 break
-            units -= gpus
-            if view['id'] in self._warned:
+            wanted -= gpus
+            if view['id'] in self._warned or view['id'] in self._asked:
                 continue
             self._warned.add(view['id'])
             LOG.info('Spot server %s of project %s on host %s will be '
@@ -338,7 +368,7 @@ class SpotLending:
                      view['id'], view.get('project_id'), host.name,
                      timeutils.isoformat(reclaim_by))
             _notify(context, 'spot.server.warning', {
-                'server_id': view['id'],
+                'server_id': view['id'], 'user_id': view.get('user_id'),
                 'project_id': view.get('project_id'), 'host': host.name,
                 'gpus': gpus, 'reclaim_by': timeutils.isoformat(reclaim_by),
                 'reason': 'a booking of the host needs its GPUs'})

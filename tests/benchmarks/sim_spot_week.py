@@ -52,39 +52,57 @@ start (--boot-late) and stops them a uniform 0-20 % of it before its end
 
 Spot: each run of the spot task (every --step seconds; the service's
 [spot]interval is 5 s, the default here is 60 s, which gives the same
-shares within a few tenths of a point: check with --step 5) calls
-budget.of_host for each host with the allocations the manager knows
-then (bookings made and not cancelled; ``reservation`` set once started)
-and the owners' seats in use, with [spot]lead_time and idle_margin
-(600 s, 1; the defaults are read from reserve/conf/spot.py). Spot
+shares within 0.1 point at a twelfth of the time: check with --step 5)
+calls budget.of_host for each host with the allocations the manager
+knows then (bookings made and not cancelled, ``started`` once their
+start has passed) and the owners' seats in use, with [spot]lead_time and
+idle_margin (600 s, 1; defaults read from reserve/conf/spot.py). Spot
 servers of one GPU each then fill the budget (unlimited demand; with
 --spot-demand N, N GPUs of spot servers cloud-wide at most, first fit
-over the hosts); when a host holds more than its budget, the oldest go
-(a reclaim). Spot servers that of_host with lead_time + warning_time
-would take back are warned (oldest first); a reclaim has notice when
-its server was warned warning_time (300 s) before. The part of a
-reclaim that of_host with the previous run's seats in use would not
-have asked is put down to the owners' boots (no notice by design), the
-rest to the calendar (a booking within the lead time).
+over the hosts); when a host holds more than its budget, its oldest go
+(a reclaim). As reserve.spot.lending does:
+
+* the spot servers beyond of_host with lead_time + warning_time, and
+  with the reservations ending within warning_time taken back, are
+  warned, oldest first, in every run (--forecast ahead: also those
+  beyond of_host
+  warning_time from now, which drops what ends before then); a reclaim
+  has notice when its server was warned warning_time (300 s) before;
+* a lease's end calls of_host with taken_back = its reservation and
+  reclaims at once what exceeds that (--no-take-back: no such call).
+
+A reclaim at a run is the owners' (no notice by design) for the part
+that of_host with the previous run's seats in use would not have asked,
+the calendar's (a booking within the lead time) for the rest; one at a
+lease's end is the end's for the part that of_host without taken_back
+would not have asked. New spot servers are booted only up to the
+forecast of the warnings, as the spot inventory lending.py sets allows
+(--fill budget: up to of_host), so that none is booted less than
+warning_time before a booking takes it back.
 
 An owner's boot lands in the host's free GPUs (GPUs less owners' seats
 in use less spot servers); what does not fit waits, and is tried again
-after each run of the spot task and whenever an owner stops on the host.
+after each run of the spot task (the margin's seats of each waiting boot
+first) and whenever an owner stops on the host.
 
-Figures per shape: fenced, booked, owner-used and spot GPU-hours; the
-shares used without spot (owner-used / fenced, the owners as they would
-have used it with no spot) and with spot ((owner-used + spot) / fenced);
-reclaims by cause and notice, and the GPU-hours the reclaimed servers
-had run (lost when reclaim_action is delete); seat boots that waited for
-a reclaim (by design when an owner boots more than idle_margin seats
-within one run); and two lines that must be 0:
+Figures per shape, GPU-hours of the week and their shares of the fenced
+ones: booked (seats x window), owner (in use by the owners, with spot),
+spot, of which on idle seats (the rest on unbooked GPUs); used without
+spot (owner use with no spot at all / fenced) and with spot ((owner +
+spot) / fenced). Then reclaims (spot GPUs taken back) by cause and
+notice, the GPU-hours the reclaimed servers had run (lost when
+reclaim_action is delete), owner seats that waited for a reclaim (by
+design when an owner boots more than idle_margin seats within one run)
+and the longest wait; and two lines that must be 0:
 
 * margin violations: boot attempts that found fewer free GPUs than
   min(seats wanted, idle_margin) seats while spot servers were on the
   host (the margin is what of_host promises lands at once);
 * starts held by spot: bookings whose start found spot servers on GPUs
   they booked (spot + owners' seats in use + the booking's GPUs > the
-  host's GPUs at its start), with the GPUs.
+  host's GPUs at its start), and those GPUs.
+
+The exit status is 1 when one of them is not 0.
 """
 import argparse
 import collections
@@ -296,12 +314,9 @@ def bookings_for(aim, args, seed):
 
 # The week, run by run -------------------------------------------------------
 
-def _held(start, end, seats, gpus, key, started):
-    """A budget.Held; reservation and ``started`` as this budget.py has
-    them (an older one took a reservation only once started)."""
-    if 'started' in budget.Held.__dataclass_fields__:
-        return budget.Held(start, end, seats, gpus, key, started=started)
-    return budget.Held(start, end, seats, gpus, key if started else None)
+def _lent(found):
+    """GPUs a budget.Budget lends (its idle seats and unbooked GPUs)."""
+    return found.idle_seats + found.unbooked
 
 
 class Alloc:
@@ -314,8 +329,9 @@ class Alloc:
         self.key = 'rsv-%d' % booking.index
         start = BASE + datetime.timedelta(seconds=booking.start)
         end = BASE + datetime.timedelta(seconds=booking.end)
-        self.waiting = _held(start, end, seats, gpus, self.key, False)
-        self.started = _held(start, end, seats, gpus, self.key, True)
+        self.waiting = budget.Held(start, end, seats, gpus, self.key)
+        self.started = budget.Held(start, end, seats, gpus, self.key,
+                                   started=True)
         self.running = False
 
     @property
@@ -449,12 +465,12 @@ class Week:
                     # what of_host without taken_back would not have
                     # asked is the end's, the rest the calendar's.
                     used = self.used[host]
-                    units = self._of_host(host, when, used, self.lead,
-                                          {a.key}).units
+                    units = _lent(self._of_host(host, when, used,
+                                                self.lead, {a.key}))
                     over = len(self.spot[host]) - units
                     if over > 0:
-                        plain = self._of_host(host, when, used,
-                                              self.lead).units
+                        plain = _lent(self._of_host(host, when, used,
+                                                    self.lead))
                         calendar = min(over, max(
                             0, len(self.spot[host]) - plain))
                         self._reclaim(host, when, calendar, 'calendar')
@@ -502,19 +518,24 @@ class Week:
         for host in range(args.hosts):
             used = self.used[host]
             found = self._of_host(host, now, used, self.lead)
-            later = self._of_host(host, now, used, self.warned_lead)
+            # As lending.py: reservations ending within the warning time
+            # take back what they lent.
+            at = BASE + datetime.timedelta(seconds=now + args.warning_time)
+            ending = {a.held.reservation for a in self.visible[host]
+                      if a.held.started and a.held.end <= at}
+            later = self._of_host(host, now, used, self.warned_lead, ending)
             if args.forecast == 'ahead':
                 ahead = self._of_host(host, now + args.warning_time, used,
                                       self.lead)
-                if ahead.units < later.units:
+                if _lent(ahead) < _lent(later):
                     later = ahead
-            budgets.append((found, later))
-            over = len(self.spot[host]) - found.units
+            over = len(self.spot[host]) - _lent(found)
+            budgets.append((found, later, over > 0))
             if over > 0:
                 # What the previous run's seats in use would not have
                 # asked is the owners' boots'.
-                before = self._of_host(host, now, self.used_before[host],
-                                       self.lead).units
+                before = _lent(self._of_host(
+                    host, now, self.used_before[host], self.lead))
                 calendar = min(over, max(0, len(self.spot[host]) - before))
                 self._reclaim(host, now, calendar, 'calendar')
                 self._reclaim(host, now, over - calendar, 'owner')
@@ -526,10 +547,10 @@ class Week:
                 if args.spot_demand else None)
         for host in range(args.hosts):
             spot = self.spot[host]
-            found, later = budgets[host]
-            units = found.units
+            found, later, _ = budgets[host]
+            units = _lent(found)
             if args.fill == 'forecast':
-                units = min(units, later.units)
+                units = min(units, _lent(later))
             while len(spot) < units and (room is None or room > 0):
                 spot.append([now, None])
                 if room is not None:
@@ -537,9 +558,11 @@ class Week:
         span = _overlap(now, now + args.step)
         for host in range(args.hosts):
             spot = self.spot[host]
-            found, later = budgets[host]
-            # Warned: what a booking within lead + warning time takes.
-            for server in list(spot)[:max(0, len(spot) - later.units)]:
+            found, later, _ = budgets[host]
+            # Warned: what a booking within lead + warning time, or a
+            # reservation ending within the warning time, takes.
+            warned = max(0, len(spot) - _lent(later))
+            for server in list(spot)[:warned]:
                 if server[1] is None:
                     server[1] = now
                     if 0 <= now < WEEK:
@@ -601,69 +624,78 @@ def _pct(part, whole):
     return 100.0 * part / whole if whole else 0.0
 
 
+def _row(cells):
+    return ' '.join('%-8s' % c if i == 0 else '%7s' % c
+                    for i, c in enumerate(cells))
+
+
 def report(rows, args):
-    print('%d hosts x %d GPUs (%d fenced GPU-h a week), seats of %d GPU, '
-          'spot task every %g s, idle_margin %d, lead_time %d s, '
-          'warning_time %d s; spot demand %s, forecast %s, fill %s, '
-          'take-back at the end %s; placement %s, seats %s, chaos start-within %g-%g s; '
+    print('%d hosts x %d GPUs, seats of %d GPU; spot task every %g s, '
+          'idle_margin %d, lead_time %d s, warning_time %d s; spot demand '
+          '%s, forecast %s, fill %s, take-back at the end %s; placement '
+          '%s, seats %s, start %g-%g s of the chaos run after being made; '
           'seed %d' % (
-              args.hosts, args.gpus, rows[0]['fenced'], args.seat_gpus,
-              args.step, args.margin, args.lead_time, args.warning_time,
+              args.hosts, args.gpus, args.seat_gpus, args.step, args.margin,
+              args.lead_time, args.warning_time,
               args.spot_demand or 'unlimited', args.forecast, args.fill,
               'on' if args.take_back else 'off', args.placement,
               args.seats_text, args.start_within[0], args.start_within[1],
               args.seed))
     print()
-    print('Shares of the fenced GPU-hours in the week')
-    print('%-8s %5s %5s %4s %4s %7s %7s %7s %7s %5s  %8s %8s' % (
-        'shape', 'bk/wk', 'made', 'ref', 'canc', 'booked', 'owner',
-        'spot', 'on-idle', 'lost', 'no-spot', 'w/ spot'))
+    print('Bookings made in the week, and its GPU-hours')
+    print(_row(('shape', 'a week', 'made', 'refused', 'cancel', 'fenced',
+                'booked', 'owner', 'spot', 'on idle', 'lost')))
     for r in rows:
-        lost = round(r['planned'] - r['owner'], 1) + 0.0
-        print('%-8s %5.0f %5d %4d %4d %6.1f%% %6.1f%% %6.1f%% %6.1f%% %5.1f'
-              '  %7.1f%% %7.1f%%' % (
-                  r['shape'], r['per_week'], r['made'], r['refused'],
-                  r['cancelled'], _pct(r['booked'], r['fenced']),
-                  _pct(r['owner'], r['fenced']),
-                  _pct(r['spot'], r['fenced']),
-                  _pct(r['spot_idle'], r['fenced']), lost,
-                  _pct(r['planned'], r['fenced']),
-                  _pct(r['owner'] + r['spot'], r['fenced'])))
+        print(_row((r['shape'], '%.0f' % r['per_week'], r['made'],
+                    r['refused'], r['cancelled'], '%.0f' % r['fenced'],
+                    '%.0f' % r['booked'], '%.0f' % r['owner'],
+                    '%.0f' % r['spot'], '%.0f' % r['spot_idle'],
+                    '%.1f' % (round(r['planned'] - r['owner'], 1) + 0.0))))
     print()
-    print('Reclaims (spot GPUs), waits, and the checks (the last three '
-          'columns must be 0)')
-    print('%-8s %6s %6s %5s %6s %5s %5s %7s %6s %6s %6s %6s %6s %5s' % (
-        'shape', 'reclm', 'notice', 'young', 'late', 'owner', 'end',
-        'run GPUh', 'warned', 'waited', 'max s', 'violat', 'starts',
-        'GPUs'))
+    print('Shares of the fenced GPU-hours')
+    print(_row(('shape', 'booked', 'owner', 'spot', 'no spot',
+                'w/ spot', 'gain')))
     for r in rows:
-        print('%-8s %6d %6d %5d %6d %5d %5d %7.0f %6d %6d %6.0f %6d %6d '
-              '%5d' % (
-                  r['shape'], r['reclaims'], r['reclaims_noticed'],
-                  r['reclaims_young'], r['reclaims_late'],
-                  r['reclaims_owner'], r['reclaims_end'],
-                  r['reclaimed_run'], r['warnings'], r['waited'],
-                  r['wait_max'], r['violations'], r['starts_held'],
-                  r['start_gpus_held']))
+        without = _pct(r['planned'], r['fenced'])
+        with_ = _pct(r['owner'] + r['spot'], r['fenced'])
+        print(_row((r['shape'], '%.1f%%' % _pct(r['booked'], r['fenced']),
+                    '%.1f%%' % _pct(r['owner'], r['fenced']),
+                    '%.1f%%' % _pct(r['spot'], r['fenced']),
+                    '%.1f%%' % without, '%.1f%%' % with_,
+                    '%+.1f' % (with_ - without))))
     print()
-    print('bk/wk: bookings offered a week; made/ref/canc: made in the week, '
-          'refused, cancelled once accepted. booked; owner: in use by the '
-          'owners (with spot); spot, of it on-idle: on idle seats (the '
-          'rest on unbooked GPUs); lost: owner GPU-h lost to boots '
-          'waiting for a reclaim; no-spot: the owners\' use with no spot; '
-          'w/ spot: owner + spot. Reclaims: for a booking within the lead '
-          'time with warning_time of notice, without it as the server was '
-          'younger than warning_time (young) or warned late (late); for '
-          'owners\' boots; at a lease\'s end (take-back); run GPUh: what '
-          'the reclaimed servers had run. warned: warnings sent; waited: '
-          'owner seats that waited for a reclaim (the longest wait); '
-          'violat: margin violations; starts/GPUs: bookings whose start '
-          'found spot servers on their GPUs.')
+    print('Reclaims (spot GPUs), owners\' waits, and the checks (the last '
+          'three must be 0)')
+    print(_row(('shape', 'reclaims', 'notice', 'young', 'late', 'owner',
+                'end', 'run h', 'warned', 'waited', 'max s', 'violat',
+                'starts', 'GPUs')))
+    for r in rows:
+        print(_row((r['shape'], r['reclaims'], r['reclaims_noticed'],
+                    r['reclaims_young'], r['reclaims_late'],
+                    r['reclaims_owner'], r['reclaims_end'],
+                    '%.0f' % r['reclaimed_run'], r['warnings'], r['waited'],
+                    '%.0f' % r['wait_max'], r['violations'],
+                    r['starts_held'], r['start_gpus_held'])))
+    print()
+    print('a week: bookings offered a week; cancel: accepted, then '
+          'cancelled; owner: GPU-h in use by the owners (with spot); on '
+          'idle: spot GPU-h on idle seats (the rest on unbooked GPUs); '
+          'lost: owner GPU-h lost to boots waiting for a reclaim. no '
+          'spot: owner use with no spot / fenced; w/ spot: (owner + spot) '
+          '/ fenced; gain: points. Reclaims for a booking within the lead '
+          'time: with warning_time of notice, without it as the server '
+          'was younger than warning_time (young) or warned late (late); '
+          'owner: for owners\' boots; end: at a lease\'s end '
+          '(taken_back); run h: GPU-h the reclaimed servers had run; '
+          'warned: warnings sent; waited: owner seats that waited for a '
+          'reclaim (max s: the longest wait); violat: margin violations; '
+          'starts / GPUs: bookings whose start found spot servers on '
+          'their GPUs.')
     for r in rows:
         if r['boots_never_landed'] or r['starts_held_short_notice']:
             print('%s: %d boots stopped before all their seats landed; '
-                  '%d of the starts held by spot were made within '
-                  'lead_time of their start' % (
+                  '%d of the starts held by spot were of bookings made '
+                  'less than lead_time before their start' % (
                       r['shape'], r['boots_never_landed'],
                       r['starts_held_short_notice']))
     print('(%.1f s)' % sum(r['seconds'] for r in rows))
@@ -716,9 +748,10 @@ def main():
                              'reserve.spot.lending does), or also beyond '
                              'of_host warning_time from now (ahead)')
     parser.add_argument('--fill', choices=('budget', 'forecast'),
-                        default='budget',
+                        default='forecast',
                         help='new spot servers up to of_host (budget), or '
-                             'also to the forecast (forecast)')
+                             'also to the forecast (forecast, as '
+                             'reserve.spot.lending does)')
     parser.add_argument('--no-take-back', dest='take_back',
                         action='store_false',
                         help='no of_host(taken_back=...) reclaim at a '

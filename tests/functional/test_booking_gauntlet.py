@@ -234,13 +234,14 @@ def test_8_capacity_counts_every_instant(api, casts, flavor, now):
 # The order of the rules ------------------------------------------------------
 
 @pytest.mark.parametrize('case', [
-    'inactive+too_long', 'too_long+outside_window',
+    'inactive+spot', 'spot+too_long', 'too_long+outside_window',
     'outside_window+past', 'past+maintenance', 'maintenance+quota',
     'quota+capacity'])
 def test_the_first_broken_rule_is_the_one_reported(api, casts, flavor,
                                                    now, override, case):
     expected = {
         'inactive': (409, 'reserve.flavor_inactive'),
+        'spot': (409, 'reserve.spot_flavor'),
         'too_long': (400, 'reserve.booking_too_long'),
         'outside_window': (400, 'reserve.outside_flavor_window'),
         'past': (400, 'reserve.invalid'),
@@ -250,6 +251,8 @@ def test_the_first_broken_rule_is_the_one_reported(api, casts, flavor,
     start, end, count = now + DAY, now + DAY + HOUR, 1
     if 'inactive' in case:
         flavors_db.flavor_update(admin_context(), flavor.id, {'active': False})
+    if 'spot' in case:
+        flavors_db.flavor_update(admin_context(), flavor.id, {'spot': True})
     if 'too_long' in case:
         end = start + 60 * HOUR
     if 'outside_window' in case:

@@ -49,8 +49,8 @@ def test_the_record_counts_other_consumers_not_reserved_servers(
         root: {'VCPU': 2, 'MEMORY_MB': 4096, 'DISK_GB': 10},
         gpus: {'CUSTOM_PCI_10DE_20B5': 1}, child: {rc: 1}})
 
-    record = refresh.read(placement.PlacementClient(placement_server.adapter()),
-                          root)
+    record = refresh.read(
+        placement.PlacementClient(placement_server.adapter()), root)
 
     assert (record['vcpus'], record['memory_mb'], record['local_gb']) == (
         64, 65536, 500)

@@ -364,6 +364,38 @@ def test_real_answers_match_the_description(gpu_api, casts):  # noqa: F811
     app.delete('/v1/flavors/%s' % flavor['id'], headers=ADMIN,
                expect_errors=True)
 
+    # spot flavors (1.4): a private nova flavor asking a vGPU, on a host
+    # that lends one
+    spot_version = {'OpenStack-API-Version': 'reserve 1.4'}
+    app.nova_cloud.nova.flavors.create(
+        'spot-vgpu', 1024, 1, 10, flavorid='spot-vgpu',
+        is_public=False).set_keys({'resources:VGPU': '1'})
+    lender = make_host('gpu-spot.example.org', gpus={'VGPU': 2},
+                       spot_lent=2, spot_used=1)
+    spot_flavor = app.post_json('/v1/flavors', {
+        'name': 'spot.vgpu', 'nova_flavor_id': 'spot-vgpu', 'spot': True},
+        headers=dict(ADMIN, **spot_version)).json['flavor']
+    opt_in = '/v1/flavors/spot.vgpu/opt-in'
+    app.post(opt_in, headers=dict(MEMBER_A, **spot_version))
+    app.post(opt_in + '?project_id=project-b',
+             headers=dict(ADMIN, **spot_version))
+    app.get('/v1/flavors/spot.vgpu', headers=dict(MEMBER_A, **spot_version))
+    app.get('/v1/flavors', headers=dict(ADMIN, **spot_version))
+    app.get('/v1/flavors/availability',
+            headers=dict(MEMBER_A, **spot_version))
+    app.patch_json('/v1/flavors/spot.vgpu', {'description': 'spare vGPUs'},
+                   headers=dict(ADMIN, **spot_version))
+    for response in (
+            app.post_json('/v1/reservations', {
+                'flavor_id': 'spot.vgpu', 'start': future(24),
+                'end': future(26)}, headers=MEMBER_A, expect_errors=True),
+            app.get('/v1/flavors/spot.vgpu/free-slots', headers=MEMBER_A,
+                    expect_errors=True)):
+        assert_error(response, 409, 'reserve.spot_flavor')
+    app.delete(opt_in, headers=dict(MEMBER_A, **spot_version))
+    app.delete('/v1/flavors/%s' % spot_flavor['id'], headers=ADMIN)
+    app.delete('/v1/hosts/%s' % lender.id, headers=ADMIN)
+
     # errors, each in the one shape
     for response in (
             app.get('/v1/nothing-here', expect_errors=True),

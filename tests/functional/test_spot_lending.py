@@ -82,7 +82,7 @@ class Spot:
 
     def boot(self, host, flavor_id, project, admitted_by):
         """A server of ``flavor_id`` on ``host``, claimed in placement as
-        nova's scheduler does (one GPU and one unit of ``admitted_by``),
+        nova's scheduler does (one GPU and one of ``admitted_by``),
         or None when placement finds no room."""
         consumer = str(uuid.uuid4())
         body = {'allocations': {
@@ -97,6 +97,7 @@ class Spot:
             return None
         assert resp.status_code == 204, resp.text
         server = self.cloud.boot(flavor_id, project, host=host)
+        server.user_id = 'user-of-%s' % project
         self.cloud.servers[consumer] = self.cloud.servers.pop(server.id)
         server.id = consumer
         return consumer
@@ -152,7 +153,7 @@ def test_idle_seats_lent_less_the_margin_and_reclaimed_for_the_owner(
     assert (budgets[full].idle_seats, budgets[full].unbooked) == (1, 0)
     assert (budgets[half].idle_seats, budgets[half].unbooked) == (0, 1)
     assert spot.spot_capacity(full) == 1 and spot.spot_capacity(half) == 1
-    assert spot.host(full).spot_units == 1
+    assert spot.host(full).spot_lent == 1
 
     # Spot servers take what is lent, and no more.
     lent = spot.boot(full, 'spot-flavor', SPOT_PROJECT, SPOT)
@@ -165,10 +166,12 @@ def test_idle_seats_lent_less_the_margin_and_reclaimed_for_the_owner(
     assert first is not None
     assert spot.boot(full, reservation.id, PROJECT, owner_class) is None
     budgets = spot.run()
-    assert budgets[full].units == 0
-    assert spot.reclaimed() == [lent] and lent in cloud.deleting
+    assert budgets[full].lent == 0
+    assert spot.reclaimed() == [lent] and (
+        lent in cloud.deleting or lent not in cloud.servers)
     assert [k for k, _ in spot.sent] == ['spot.server.reclaimed']
     assert spot.sent[0][1]['server_id'] == lent
+    assert spot.sent[0][1]['user_id'] == 'user-of-%s' % SPOT_PROJECT
     assert spot.sent[0][1]['reason'] == \
         'the reservation owners boot into their seats'
     assert spot.spot_capacity(full) == 0
@@ -180,7 +183,7 @@ def test_idle_seats_lent_less_the_margin_and_reclaimed_for_the_owner(
     assert spot.boot(full, reservation.id, PROJECT, owner_class) is not None
     spot.run()
     assert SPOT not in cloud.placement.inventories(spot.child(full)['uuid'])
-    assert (spot.host(full).spot_units, spot.host(full).spot_used) == (0, 0)
+    assert (spot.host(full).spot_lent, spot.host(full).spot_used) == (0, 0)
 
 
 def test_a_coming_booking_warns_then_takes_back_the_unbooked_gpus(
@@ -217,6 +220,8 @@ def test_a_coming_booking_warns_then_takes_back_the_unbooked_gpus(
 
 def test_the_end_of_a_reservation_takes_its_spot_servers(
         cloud, spot):  # noqa: F811
+    # Servers are warned of the end; what it lends goes within a second.
+    CONF.set_override('warning_time', 1, group='spot')
     lease, reservation, seats = _active_lease(cloud, length=4)
     full = max(seats, key=seats.get)
     spot.run()
@@ -238,7 +243,8 @@ def test_a_host_that_lends_no_more_reclaims_everything(
     hosts_db.host_update(_admin(), cloud.hosts[host]['id'],
                          {'failure': 'the compute service is down'})
     spot.run()
-    assert spot.reclaimed() == [lent] and lent in cloud.deleting
+    assert spot.reclaimed() == [lent] and (
+        lent in cloud.deleting or lent not in cloud.servers)
     assert spot.sent[-1][1]['reason'] == 'the host lends no GPUs now'
 
     # Shelving instead of deleting, by policy.
@@ -265,6 +271,15 @@ def test_spot_flavor_specs_and_access_follow_the_catalogue(
     spot.run()
     assert cloud.access['spot-flavor'] == set()
 
+    # An entry withdrawn (disabled, or no longer spot) keeps its opt-ins
+    # for later, but their projects lose the nova flavor.
+    flavors_db.spot_opt_in(_admin(), spot.entry.id, SPOT_PROJECT)
+    spot.run()
+    assert cloud.access['spot-flavor'] == {SPOT_PROJECT}
+    flavors_db.flavor_update(_admin(), spot.entry.id, {'active': False})
+    spot.run()
+    assert cloud.access['spot-flavor'] == set()
+
 
 def test_spot_servers_are_not_counted_as_other_consumers(
         cloud, spot):  # noqa: F811
@@ -274,3 +289,19 @@ def test_spot_servers_are_not_counted_as_other_consumers(
     record = refresh.read(placement.PlacementClient(),
                           spot.host(host).provider_uuid)
     assert record['foreign_usage']['gpus'] == {}
+
+
+def test_spot_inventory_edited_by_hand_is_set_back(cloud, spot):  # noqa
+    CONF.set_override('repair_interval', 0, group='manager')
+    spot.run()
+    host = sorted(cloud.hosts)[0]
+    child = spot.child(host)['uuid']
+    inventories = cloud.placement.request(
+        'GET', '/resource_providers/%s/inventories' % child).json()
+    inventories['inventories'][SPOT]['total'] = 40
+    resp = cloud.placement.request(
+        'PUT', '/resource_providers/%s/inventories' % child, inventories)
+    assert resp.status_code == 200, resp.text
+    assert spot.spot_capacity(host) == 40
+    spot.run()
+    assert spot.spot_capacity(host) == 2

@@ -55,7 +55,8 @@ FINAL = ('COMPLETE', 'ERROR')
 REPAIR_INTERVAL = 10
 # The checker's lines that must be 0.
 MUST_BE_ZERO = ('bookings lost', 'bookings stuck', 'overbooked instants',
-                'events run twice', 'leases not ended', 'artefacts left', 'API 5xx',
+                'events run twice', 'leases not ended', 'artefacts left',
+                'API 5xx',
                 'device reservations lost', 'device reservations stuck',
                 'devices assigned twice', 'libvirt artefacts left')
 

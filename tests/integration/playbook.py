@@ -91,7 +91,7 @@ def whole(daemons, booking_id, project):
     return mismatch(daemons, booking_id, project) is None
 
 
-# the cloud, by hand ------------------------------------------------------------
+# the cloud, by hand ---------------------------------------------------------
 
 def _pids():
     path = os.path.join(cloud_lifecycle.CLOUD_DIR, 'state', 'run', 'pids')

@@ -153,7 +153,7 @@ def _named_then_whole(daemons, booking_id, symptom, layer, make, what,
     return took
 
 
-# drift made by hand ------------------------------------------------------------
+# drift made by hand ---------------------------------------------------------
 
 def test_each_drift_is_named_and_repaired(daemons, book, small_flavor,
                                           admin_nova):
@@ -269,7 +269,7 @@ def test_a_foreign_server_on_a_reserved_host_is_reported(
     print('foreign server %s named: %s' % (server.id, found['problem']))
 
 
-# the six symptoms ----------------------------------------------------------------
+# the six symptoms -----------------------------------------------------------
 
 def test_a_cast_never_consumed_is_named_then_recast(daemons, book,
                                                     small_flavor):
@@ -454,7 +454,7 @@ def test_a_server_nova_cannot_delete_does_not_stop_the_teardown(
           'nova-compute ran again' % (time.monotonic() - thawed))
 
 
-# failed hosts ----------------------------------------------------------------------
+# failed hosts ---------------------------------------------------------------
 
 def _host(daemons, name):
     return playbook.get(daemons, '/v1/hosts/%s' % name, None,
@@ -573,4 +573,3 @@ def test_a_host_that_goes_down_before_the_start_is_replaced(
     assert _allocated_hosts(daemons, lease_id) == [other]
     cloud_mod.wait_for('host back', lambda: not _host(
         daemons, victim)['failure'], 120)
-

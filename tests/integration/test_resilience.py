@@ -186,7 +186,7 @@ def test_a_start_killed_mid_flight_is_taken_over_by_the_other_manager(
             _wait('ALLOCATED', lambda: _status(daemons, booking_id)[
                 'status'] == 'ALLOCATED', 60)
             killed = _kill_the_taker(daemons, engine, booking_id,
-                                       managers)
+                                     managers)
             if killed is not None:
                 break
             # Started before it could be caught: try the next booking.

@@ -407,3 +407,51 @@ def test_window_times_in_the_mail_are_the_booking_times(mailer, driver, ctx):
     assert '2031-03-04T09:30:00Z  (Tuesday 04 March 2031, 09:30 UTC)' in text
     assert '2031-03-04T15:30:00Z  (Tuesday 04 March 2031, 15:30 UTC)' in text
     assert 'Length:         6 hours' in text
+
+
+# Spot servers: the spot task's notifications mail the server's user ------
+
+SPOT = {'server_id': 'srv-1', 'user_id': 'alice', 'project_id': 'p-spot',
+        'host': 'host1', 'gpus': 1, 'action': 'delete',
+        'reason': 'the reservation owners boot into their seats'}
+
+
+def _spot_notification(mailer, ctx, event_type, **payload):
+    endpoint = listener.SpotMailEndpoint(mailer)
+    return endpoint.info(ctx, 'reserve.spot.manager-1', event_type,
+                         dict(SPOT, **payload), {})
+
+
+def test_a_spot_warning_and_reclaim_mail_the_servers_user(mailer, driver,
+                                                          book, ctx):
+    assert _spot_notification(
+        mailer, ctx, 'spot.server.warning',
+        reclaim_by='2030-01-01T10:00:00Z') == \
+        messaging.NotificationResult.HANDLED
+    _spot_notification(mailer, ctx, 'spot.server.reclaimed')
+    assert [(m['X-Reserve-Event'], m['X-Reserve-Server-Id'], m['To'])
+            for m in driver.sent] == [
+        ('spot_warning', 'srv-1', 'alice@example.org'),
+        ('spot_reclaimed', 'srv-1', 'alice@example.org')]
+    assert book.asked == ['alice', 'alice']
+
+
+def test_spot_mails_follow_enabled_events_and_unknown_users(
+        mailer, driver, ctx, override):
+    _spot_notification(mailer, ctx, 'spot.server.reclaimed',
+                       user_id='nobody')
+    _spot_notification(mailer, ctx, 'spot.server.reclaimed', user_id=None)
+    override('enabled_events', ['end'], group='email')
+    _spot_notification(mailer, ctx, 'spot.server.reclaimed')
+    assert driver.sent == []
+
+
+def test_a_failing_spot_mail_is_logged_in_one_line(ctx, book, db, caplog):
+    broken = mailer_mod.Mailer(
+        driver=RecordingDriver(fail=smtplib.SMTPServerDisconnected('gone')),
+        address_book=book)
+    with caplog.at_level(logging.WARNING):
+        _spot_notification(broken, ctx, 'spot.server.reclaimed')
+    lines = [r for r in caplog.records if 'spot server srv-1' in
+             r.getMessage()]
+    assert len(lines) == 1 and lines[0].exc_info is None

@@ -49,7 +49,8 @@ def body(msg):
 def test_every_event_has_a_packaged_template():
     files = importlib.resources.files('reserve.notification') / 'templates'
     names = sorted(p.name for p in files.iterdir() if p.name.endswith('.txt'))
-    assert names == sorted('%s.txt' % e for e in render.EVENTS)
+    assert names == sorted('%s.txt' % e for e in
+                           render.EVENTS + render.SPOT_EVENTS)
 
 
 @pytest.mark.parametrize('event', render.EVENTS)
@@ -213,3 +214,43 @@ def test_broken_site_template_is_an_error(tmp_path, override, text, error):
     override('template_dir', str(tmp_path), group='email')
     with pytest.raises(render.TemplateError, match=re.escape(error)):
         mail('end')
+
+
+SPOT_PAYLOAD = {'server_id': '7d1e2c3b-5555-4666-8777-888899990000',
+                'user_id': 'u-sam', 'project_id': 'p-spot',
+                'host': 'gpu-node-7', 'gpus': 2, 'action': 'delete',
+                'reclaim_by': '2026-08-13T13:10:00Z',
+                'reason': 'a booking of the host needs its GPUs'}
+
+
+def spot_mail(event, **payload):
+    msg = render.build_spot_message(event, dict(SPOT_PAYLOAD, **payload),
+                                    'sam@example.org', user_name='Sam',
+                                    now=NOW)
+    return email.message_from_bytes(msg.as_bytes(),
+                                    policy=email.policy.default)
+
+
+@pytest.mark.parametrize('event', render.SPOT_EVENTS)
+def test_spot_mails_name_the_server_its_host_and_why(event):
+    msg = spot_mail(event)
+    text = body(msg)
+    assert '$' not in text and '$' not in msg['Subject']
+    assert msg['X-Reserve-Server-Id'] == SPOT_PAYLOAD['server_id']
+    assert msg['X-Reserve-Event'] == event
+    assert text.startswith('Hello Sam,')
+    assert re.search(r'Host:\s+gpu-node-7', text)
+    assert re.search(r'GPUs:\s+2', text)
+    assert 'a booking of the host needs its GPUs' in text
+    assert 'deleted' in subject(msg)
+
+
+def test_the_spot_warning_says_by_when():
+    text = body(spot_mail('spot_warning'))
+    assert 'by 2026-08-13T13:10:00Z (about 10 minutes from now)' in \
+        ' '.join(text.split())
+
+
+def test_a_shelved_spot_server_is_said_shelved():
+    assert 'was shelved' in subject(spot_mail('spot_reclaimed',
+                                              action='shelve'))

@@ -63,17 +63,17 @@ def test_what_is_lent_never_takes_what_owners_are_owed(host, margin):
     found = budget.of_host(gpus, held, used, NOW, LEAD, margin)
     assert found.idle_seats >= 0 and found.unbooked >= 0
     # Every GPU is either owed or lent: nothing idle is wasted either.
-    assert found.units + _owed(held, used, margin) == gpus
+    assert found.lent + _owed(held, used, margin) == gpus
 
 
 @given(hosts())
 def test_an_owner_booting_never_makes_more_to_lend(host):
     gpus, held, used = host
-    before = budget.of_host(gpus, held, used, NOW, LEAD, 1).units
+    before = budget.of_host(gpus, held, used, NOW, LEAD, 1).lent
     for name in used:
         seats = next(h.seats for h in held if h.reservation == name)
         more = dict(used, **{name: min(seats, used[name] + 1)})
-        assert budget.of_host(gpus, held, more, NOW, LEAD, 1).units <= before
+        assert budget.of_host(gpus, held, more, NOW, LEAD, 1).lent <= before
 
 
 def test_an_empty_host_lends_all_its_gpus():
@@ -82,13 +82,13 @@ def test_an_empty_host_lends_all_its_gpus():
 
 def test_a_reservation_taken_back_lends_nothing_after_its_end():
     ended = budget.Held(_at(-60), _at(0), 2, 1, 'rsv', True)
-    assert budget.of_host(4, [ended], {}, NOW, LEAD, 0).units == 4
+    assert budget.of_host(4, [ended], {}, NOW, LEAD, 0).lent == 4
     assert budget.of_host(4, [ended], {}, NOW, LEAD, 0,
-                          taken_back={'rsv'}).units == 2
+                          taken_back={'rsv'}).lent == 2
 
 
 def test_a_booking_within_the_lead_time_takes_its_gpus_back():
     coming = budget.Held(_at(9), _at(60), 3, 1)
     later = budget.Held(_at(11), _at(60), 3, 1)
-    assert budget.of_host(4, [coming], {}, NOW, LEAD, 1).units == 1
-    assert budget.of_host(4, [later], {}, NOW, LEAD, 1).units == 4
+    assert budget.of_host(4, [coming], {}, NOW, LEAD, 1).lent == 1
+    assert budget.of_host(4, [later], {}, NOW, LEAD, 1).lent == 4

@@ -142,6 +142,27 @@ class HTTPClient:
                         self._version = min(known, versions[1])
         return self._version
 
+    def pinned(self):
+        """Whether a microversion was asked for (1.<minor>), rather than
+        negotiated (1)."""
+        return self._requested_version[1] is not None
+
+    def offers(self, version):
+        """Whether a call that reads or writes more from microversion
+        ``version`` on may ask for it: the version asked for with
+        --os-reserve-api-version is that or later, or (negotiating) the
+        server offers it."""
+        wanted = parse_version(version)
+        if self.pinned():
+            return self._requested_version >= wanted
+        versions = self.server_versions()
+        return versions is not None and versions[1] >= wanted
+
+    def newest(self, version):
+        """``version`` for a call that shows more from it on, when
+        ``offers(version)``; else None (the negotiated version)."""
+        return version if self.offers(version) else None
+
     def require_version(self, version, what):
         """Refuse, clearly, a call the negotiated version does not offer."""
         needed = parse_version(version)
@@ -196,14 +217,15 @@ class HTTPClient:
         return self._send('POST', path, compact(params), body, None,
                           version=version)
 
-    def patch(self, path, body):
-        return self._send('PATCH', path, None, body, None)
+    def patch(self, path, body, version=None):
+        return self._send('PATCH', path, None, body, None, version=version)
 
     def put(self, path, body=None):
         return self._send('PUT', path, None, body, None)
 
-    def delete(self, path):
-        return self._send('DELETE', path, None, None, None)
+    def delete(self, path, params=None, version=None):
+        return self._send('DELETE', path, compact(params), None, None,
+                          version=version)
 
     def list(self, path, key, params=None, limit=None, marker=None,
              version=None):

@@ -3,7 +3,14 @@ the OpenAPI document.
 
 Dates are checked as strings here and parsed afterwards (ISO 8601 with a
 timezone), so that the message names the field.
+
+Microversion 1.4 (``microversion.SPOT``) adds ``spot`` to the bodies
+that write an entry: a spot flavor, which needs no ``slots`` (it is never
+booked). Before it the field is refused as any unknown field is.
 """
+import copy
+
+from reserve.api import microversion
 from reserve.api.schemas import parts
 
 _name = {'type': 'string', 'minLength': 1, 'maxLength': 255,
@@ -32,19 +39,51 @@ _properties = {
 
 create = {
     'type': 'object',
-    'properties': dict(_properties, projects={
+    'properties': dict(_properties, spot={'type': 'boolean'}, projects={
         'type': 'array', 'items': _project_id, 'uniqueItems': True,
         'maxItems': 1000}),
-    'required': ['name', 'nova_flavor_id', 'slots'],
+    'required': ['name', 'nova_flavor_id'],
+    # slots, unless it is a spot flavor (whose slots default to 0).
+    'if': {'properties': {'spot': {'const': True}}, 'required': ['spot']},
+    'then': {},
+    'else': {'required': ['slots']},
     'additionalProperties': False,
 }
 
 update = {
     'type': 'object',
-    'properties': _properties,
+    'properties': dict(_properties, spot={'type': 'boolean'}),
     'minProperties': 1,
     'additionalProperties': False,
 }
+
+
+def _before_spot(schema):
+    """``schema`` as microversions before 1.4 read it: no spot, and
+    slots required on creation."""
+    old = copy.deepcopy(schema)
+    del old['properties']['spot']
+    for key in ('if', 'then', 'else'):
+        old.pop(key, None)
+    if 'required' in old:
+        old['required'] = old['required'] + ['slots']
+    return old
+
+
+create_before_spot = _before_spot(create)
+update_before_spot = _before_spot(update)
+
+
+def _served(schema, before):
+    """The schema of a body at the request's microversion (for
+    method.expose, which reads it when the body is read)."""
+    def schema_of_request():
+        return schema if microversion.serves(microversion.SPOT) else before
+    return schema_of_request
+
+
+served_create = _served(create, create_before_spot)
+served_update = _served(update, update_before_spot)
 
 grant = {
     'type': 'object',
@@ -57,7 +96,9 @@ grant = {
 # -- the OpenAPI document ----------------------------------------------------
 
 def request_bodies():
-    return {'FlavorCreate': create, 'FlavorUpdate': update,
+    return {'FlavorCreate': create, 'FlavorCreateBefore1.4':
+            create_before_spot, 'FlavorUpdate': update,
+            'FlavorUpdateBefore1.4': update_before_spot,
             'GrantCreate': grant}
 
 
@@ -81,7 +122,18 @@ def response_schemas():
                                           'GPUs hold at once (show, create '
                                           'and update only)'),
             'created_at': parts.DATE, 'updated_at': parts.DATE,
-        }, optional=('projects', 'gpu_slots'),
+            'spot': dict(parts.BOOL, description=(
+                'Since 1.4: a spot flavor, never booked; the projects '
+                'that opt in boot its nova flavor on idle reserved '
+                'GPUs')),
+            'opted_in': dict(parts.BOOL, description=(
+                "Since 1.4, spot flavors: whether the caller's project "
+                'opted in')),
+            'spot_project_ids': dict(parts.STR_LIST, description=(
+                'Since 1.4, spot flavors: the projects that opted in '
+                '(administrators only)')),
+        }, optional=('projects', 'gpu_slots', 'spot', 'opted_in',
+                     'spot_project_ids'),
             description='A reservable flavor of the catalogue.'),
         'Grant': parts.obj({'project_id': parts.STR}),
         'FreeSlots': parts.obj({
@@ -103,15 +155,34 @@ def response_schemas():
                               description="The catalogue's slots"),
                 'gpus': parts.GPU_COUNTS,
                 'total': dict(parts.INT, description="The slots, capped by "
-                                                     "the hosts' GPUs"),
-                'available': parts.INT})),
+                                                     "the hosts' GPUs (0 "
+                                                     'for a spot flavor)'),
+                'available': dict(parts.INT, description=(
+                    'Free throughout the window, or now (0 for a spot '
+                    'flavor)')),
+                'spot': dict(parts.BOOL, description='Since 1.4'),
+                'spot_available': dict(parts.INT, description=(
+                    'Since 1.4, spot flavors: instances the GPUs lent '
+                    'now still hold'))},
+                optional=('spot', 'spot_available'))),
         }),
     }
+
+
+OPT_IN = ('The project (the caller\'s unless project_id names another) '
+          'opts in to a spot flavor it may see, or out of it; either '
+          'twice is no error. The manager then gives the project access '
+          'to the nova flavor, or takes it away. 404 for an entry the '
+          'caller cannot see, 409 for one that is not a spot flavor or '
+          'not active (opting in). Below 1.4 the route does not exist.')
 
 
 def paths():
     flavor = parts.path_param('flavor_ref', 'Catalogue flavor ID or name')
     project = parts.path_param('project_id', 'Project ID')
+    opt_in_project = parts.param(
+        'project_id', description='Another project than the caller\'s '
+                                  '(administrators)')
     one = parts.one('flavor', 'Flavor')
     return {
         '/v1/flavors': {
@@ -124,8 +195,8 @@ def paths():
                  parts.MARKER]),
             'post': parts.operation(
                 'createFlavor', 'flavors', 'Add a flavor to the catalogue',
-                one, body='FlavorCreate', status=201,
-                errors_=(400, 403, 409)),
+                one, body=('FlavorCreate', 'FlavorCreateBefore1.4'),
+                status=201, errors_=(400, 403, 409)),
         },
         '/v1/flavors/availability': {
             'get': parts.operation(
@@ -141,7 +212,7 @@ def paths():
                 errors_=(400, 403, 404)),
             'patch': parts.operation(
                 'updateFlavor', 'flavors', 'Change a flavor', one,
-                [flavor], body='FlavorUpdate',
+                [flavor], body=('FlavorUpdate', 'FlavorUpdateBefore1.4'),
                 errors_=(400, 403, 404, 409)),
             'delete': parts.operation(
                 'deleteFlavor', 'flavors',
@@ -174,6 +245,18 @@ def paths():
                 [flavor, parts.START, parts.END,
                  parts.param('instance_count',
                              schema={'type': 'integer', 'minimum': 1})],
-                errors_=(400, 403, 404)),
+                errors_=(400, 403, 404, 409)),
+        },
+        '/v1/flavors/{flavor_ref}/opt-in': {
+            'post': parts.operation(
+                'optInSpotFlavor', 'flavors',
+                'Opt in to a spot flavor (since 1.4)', None,
+                [flavor, opt_in_project], status=204,
+                errors_=(400, 403, 404, 409), description=OPT_IN),
+            'delete': parts.operation(
+                'optOutSpotFlavor', 'flavors',
+                'Opt out of a spot flavor (since 1.4)', None,
+                [flavor, opt_in_project], status=204,
+                errors_=(400, 403, 404, 409), description=OPT_IN),
         },
     }

@@ -12,6 +12,7 @@ DELETE = PREFIX % 'delete'
 PROJECT_LIST = PREFIX % 'project:list'
 PROJECT_CREATE = PREFIX % 'project:create'
 PROJECT_DELETE = PREFIX % 'project:delete'
+SPOT_OPT_IN = PREFIX % 'spot_opt_in'
 
 
 rules = [
@@ -51,6 +52,13 @@ rules = [
     base.rule(PROJECT_DELETE, base.ADMIN,
               "Revoke a project's grant on a private flavor.",
               [('DELETE', '/v1/flavors/{id}/projects/{project_id}')]),
+    base.rule(SPOT_OPT_IN, base.PROJECT_MEMBER_OR_ADMIN,
+              'Opt the project in to a spot flavor it may see, or out of '
+              'it: the projects that opted in may boot its nova flavor. '
+              'Naming another project (?project_id=) needs the rule on '
+              'that project.',
+              [('POST', '/v1/flavors/{id}/opt-in'),
+               ('DELETE', '/v1/flavors/{id}/opt-in')]),
 ]
 
 

@@ -49,7 +49,7 @@ class Host(Base):
     # Nova hosts, spot lending (reserve.spot.lending): the spot inventory
     # last set on the host's child provider, and what spot servers used
     # of it then, in GPUs.
-    spot_units = orm.mapped_column(sa.Integer, nullable=False, default=0,
+    spot_lent = orm.mapped_column(sa.Integer, nullable=False, default=0,
                                    server_default='0')
     spot_used = orm.mapped_column(sa.Integer, nullable=False, default=0,
                                   server_default='0')

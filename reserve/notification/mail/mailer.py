@@ -94,9 +94,46 @@ class Mailer:
                           event, booking_id)
             return False
 
+    def spot_event(self, context, event, payload):
+        """Mail the user of a spot server about ``event`` (spot_warning,
+        spot_reclaimed); True if sent. Never raises."""
+        try:
+            return self._spot_event(event, payload)
+        except Exception:
+            LOG.exception('The %s mail of spot server %s was not sent',
+                          event, (payload or {}).get('server_id'))
+            return False
+
+    def _spot_event(self, event, payload):
+        if event not in render.SPOT_EVENTS:
+            return False
+        if event not in CONF.email.enabled_events:
+            LOG.debug('No %s mail: not in [email]enabled_events', event)
+            return False
+        user = payload.get('user_id') and self.address_book.lookup(
+            payload['user_id'])
+        if not user:
+            return False
+        message = render.build_spot_message(event, payload, user.email,
+                                            user_name=user.name)
+        return self._send(message, event, 'spot server %s' %
+                          payload['server_id'], payload['user_id'],
+                          user.email)
+
+    def _send(self, message, event, what, user_id, address):
+        try:
+            self.driver.send(message)
+        except Exception as exc:
+            LOG.warning('The %s mail of %s to %s was not sent: %s: %s',
+                        event, what, address, type(exc).__name__, exc)
+            return False
+        LOG.info('Sent the %s mail of %s to user %s <%s>', event, what,
+                 user_id, address)
+        return True
+
     def _booking_event(self, context, event, booking_id):
         if event not in _STILL_TRUE:
-            return False
+            return False  # a spot event is spot_event's
         if event not in CONF.email.enabled_events:
             LOG.debug('No %s mail: not in [email]enabled_events', event)
             return False
@@ -119,13 +156,5 @@ class Mailer:
         message = render.build_message(
             event, booking, user.email, user_name=user.name,
             flavor_name=flavor_name(context, booking))
-        try:
-            self.driver.send(message)
-        except Exception as exc:
-            LOG.warning('The %s mail of reservation %s to %s was not sent: '
-                        '%s: %s', event, booking_id, user.email,
-                        type(exc).__name__, exc)
-            return False
-        LOG.info('Sent the %s mail of reservation %s to user %s <%s>',
-                 event, booking_id, booking.user_id, user.email)
-        return True
+        return self._send(message, event, 'reservation %s' % booking_id,
+                          booking.user_id, user.email)

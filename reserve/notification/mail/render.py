@@ -21,8 +21,11 @@ from reserve.common import timeutils
 
 CONF = cfg.CONF
 
+# Mails about a booking.
 EVENTS = ('allocated', 'start', 'before_end', 'end', 'cancelled', 'healed',
           'degraded', 'restored')
+# Mails about a spot server (reserve.spot).
+SPOT_EVENTS = ('spot_warning', 'spot_reclaimed')
 PACKAGE = 'reserve.notification'
 TEMPLATE_DIR = 'templates'
 
@@ -134,12 +137,46 @@ def _domain(address):
     return addr.rpartition('@')[2] or 'localhost'
 
 
+def spot_values(payload, user_name=None, now=None):
+    """What a spot template may name, from a spot.server.* payload."""
+    now = now or timeutils.utcnow()
+    reclaim_by = timeutils.parse(payload['reclaim_by']) \
+        if payload.get('reclaim_by') else now
+    return {
+        'server_id': payload['server_id'],
+        'user_id': payload.get('user_id') or '',
+        'user_name': user_name or payload.get('user_id') or '',
+        'project_id': payload.get('project_id') or '',
+        'host': payload.get('host') or '',
+        'gpus': payload.get('gpus') or 0,
+        'action': {'shelve': 'shelved'}.get(payload.get('action'),
+                                             'deleted'),
+        'reason': payload.get('reason') or '',
+        'reclaim_by_iso': timeutils.isoformat(reclaim_by),
+        'reclaim_by_human': human(reclaim_by),
+        'time_left': about(reclaim_by - now),
+    }
+
+
+def build_spot_message(event, payload, to_address, user_name=None,
+                       now=None):
+    """The ``event`` mail about a spot server as an EmailMessage."""
+    subject, body = render(event, spot_values(payload, user_name, now))
+    return _message(event, subject, body, to_address,
+                    'X-Reserve-Server-Id', payload['server_id'])
+
+
 def build_message(event, booking, to_address, user_name=None,
                   flavor_name=None, now=None):
     """The ``event`` mail about ``booking`` as an EmailMessage."""
     values = template_values(booking, user_name=user_name,
                              flavor_name=flavor_name, now=now)
     subject, body = render(event, values)
+    return _message(event, subject, body, to_address,
+                    'X-Reserve-Reservation-Id', booking.id)
+
+
+def _message(event, subject, body, to_address, about_header, about_id):
     if CONF.email.subject_prefix:
         subject = '%s %s' % (CONF.email.subject_prefix, subject)
     msg = email.message.EmailMessage()
@@ -150,11 +187,11 @@ def build_message(event, booking, to_address, user_name=None,
     msg['Subject'] = subject
     msg['Date'] = email.utils.formatdate(usegmt=True)
     msg['Message-ID'] = email.utils.make_msgid(
-        idstring='%s.%s' % (event, booking.id),
+        idstring='%s.%s' % (event, about_id),
         domain=_domain(CONF.email.from_address))
     # RFC 3834: no vacation replies to a machine.
     msg['Auto-Submitted'] = 'auto-generated'
-    msg['X-Reserve-Reservation-Id'] = booking.id
+    msg[about_header] = about_id
     msg['X-Reserve-Event'] = event
     msg.set_content(body)
     return msg

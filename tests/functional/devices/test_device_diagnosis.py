@@ -84,7 +84,7 @@ def test_another_project_gets_the_404_of_get(gpu_api, a100):
 
 
 def test_the_doctor_lists_the_device_reservation_with_a_mismatch(gpu_api,
-                                                                  a100):
+                                                                 a100):
     rsv_id = _reserve(gpu_api, a100)
     doctor = gpu_api.app.get('/v1/diagnoses', {'kind': 'device_reservation'},
                              headers=dict(ADMIN, **V13)).json

@@ -130,4 +130,3 @@ def cloud(db, placement_server, override):
     yield found
     found.loop.stop()
     plugins._PLUGINS.clear()
-

@@ -131,7 +131,7 @@ class CreateDeviceReservation(base.ReserveCommand, command.ShowOne):
         if parsed_args.count and not parsed_args.model:
             raise exceptions.CommandError('--count needs --model')
         if parsed_args.devices and (parsed_args.model or
-                                  parsed_args.numa_local):
+                                    parsed_args.numa_local):
             raise exceptions.CommandError(
                 '--model and --numa-local go with --count, not --device')
         client = base.reserve_client(self)

@@ -6,8 +6,9 @@ from reserveclient.osc import utils
 
 SHOW_FIELDS = ('id', 'name', 'nova_flavor_id', 'description', 'slots',
                'gpus', 'gpu_slots', 'max_length_hours', 'active',
-               'is_public', 'start', 'end', 'category', 'availability_zone',
-               'projects', 'created_at', 'updated_at')
+               'is_public', 'spot', 'opted_in', 'start', 'end', 'category',
+               'availability_zone', 'projects', 'spot_project_ids',
+               'created_at', 'updated_at')
 
 
 def show(flavor):
@@ -23,9 +24,9 @@ def add_field_arguments(parser, create):
              '%s' % ('' if create else ' (new value)'))
     parser.add_argument(
         '--slots', metavar='<count>', type=utils.non_negative_int,
-        required=create,
         help='How many instances of the flavor can be reserved at the same '
-             'time')
+             'time%s' % (' (required, but for a spot flavor)' if create
+                         else ''))
     parser.add_argument(
         '--description', metavar='<text>',
         help='Description shown to users')
@@ -64,6 +65,17 @@ def add_field_arguments(parser, create):
     active.add_argument(
         '--disable', dest='active', action='store_false',
         help='No new reservations of the flavor; existing ones stay')
+    spot = parser.add_mutually_exclusive_group()
+    spot.add_argument(
+        '--spot', dest='spot', action='store_true', default=None,
+        help='A spot flavor: never booked; the projects that opt in '
+             '("openstack reserve flavor opt-in") boot its nova flavor, '
+             'which must be private and ask at least one GPU, on idle '
+             'reserved GPUs until they are taken back (API 1.4)')
+    if not create:
+        spot.add_argument(
+            '--no-spot', dest='spot', action='store_false',
+            help='Not a spot flavor (API 1.4)')
     if not create:
         for option, what in (('--no-max-length-hours', 'the length limit'),
                              ('--no-start', 'the earliest start'),
@@ -80,7 +92,7 @@ def add_field_arguments(parser, create):
 
 BODY_KEYS = ('nova_flavor_id', 'slots', 'description', 'max_length_hours',
              'start', 'end', 'category', 'availability_zone', 'is_public',
-             'active')
+             'active', 'spot')
 CLEARABLE = ('max_length_hours', 'start', 'end', 'description', 'category',
              'availability_zone')
 

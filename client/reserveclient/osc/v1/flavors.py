@@ -29,6 +29,10 @@ class CreateFlavor(base.ReserveCommand, command.ShowOne):
         return parser
 
     def take_action(self, parsed_args):
+        if parsed_args.slots is None and not parsed_args.spot:
+            raise exceptions.CommandError(
+                '--slots is required, but for a spot flavor (--spot), '
+                'which is never booked')
         client = base.reserve_client(self)
         body = flavor_fields.request_body(parsed_args)
         if parsed_args.projects:
@@ -227,6 +231,42 @@ class ListFlavorAccess(base.ReserveCommand, command.Lister):
                                       ('Project ID', 'project_id')])
 
 
+class _SpotOptCommand(base.ReserveCommand, command.Command):
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('flavor', metavar='<flavor>',
+                            help='Spot flavor (name or ID)')
+        parser.add_argument(
+            '--project', metavar='<project>',
+            help='Another project than yours (name or ID; admin)')
+        return parser
+
+    def _project(self, parsed_args):
+        return base.resolve_project(self, parsed_args.project)
+
+
+class OptInFlavor(_SpotOptCommand):
+    """Opt your project in to a spot flavor: it may then boot the spot
+    flavor's nova flavor, whose servers run on idle reserved GPUs and are
+    taken back when those are needed (API 1.4)."""
+
+    def take_action(self, parsed_args):
+        client = base.reserve_client(self)
+        client.flavors.opt_in(parsed_args.flavor,
+                              self._project(parsed_args))
+
+
+class OptOutFlavor(_SpotOptCommand):
+    """Opt your project out of a spot flavor: its access to the nova
+    flavor is taken away (API 1.4)."""
+
+    def take_action(self, parsed_args):
+        client = base.reserve_client(self)
+        client.flavors.opt_out(parsed_args.flavor,
+                               self._project(parsed_args))
+
+
 class FlavorFreeSlots(base.ReserveCommand, command.Lister):
     """List the windows in which a flavor can still be booked.
 
@@ -265,7 +305,9 @@ class FlavorAvailability(base.ReserveCommand, command.Lister):
     """Show how many instances of each flavor are free.
 
     Without a window: free now. With --start and --end: the fewest free
-    at any moment of the window.
+    at any moment of the window. A server that speaks API 1.4 also tells,
+    in the Spot column, how many instances of each spot flavor the GPUs
+    lent now still hold.
     """
 
     def get_parser(self, prog_name):
@@ -314,6 +356,8 @@ class FlavorAvailability(base.ReserveCommand, command.Lister):
                     ', '.join(sorted(missing)))
         fields = [('Flavor ID', 'flavor_id'), ('Name', 'name'),
                   ('Total', 'total'), ('Available', 'available')]
+        if client.flavors.shows_spot():
+            fields.append(('Spot', 'spot_available'))
         if parsed_args.long:
             fields += [('Slots', 'slots'), ('GPUs', 'gpus'),
                        ('Nova Flavor ID', 'nova_flavor_id'),

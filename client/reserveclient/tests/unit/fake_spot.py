@@ -1,8 +1,10 @@
 """The spot routes of the API double (since microversion 1.4):
 ``POST /v1/device-reservations/{id}/release`` and ``.../reclaim``, and
 ``POST /v1/devices/{id}/attach`` and ``.../detach`` of a device in the
-state ``spot``. Below 1.4 they are 404, as the API answers unknown
-routes."""
+state ``spot``, and ``POST``/``DELETE /v1/flavors/{id}/opt-in``; the
+spot fields of the catalogue's bodies and views. Below 1.4 the routes
+are 404, as the API answers unknown routes, ``spot`` in a body is
+refused as an unknown field, and views show no spot field."""
 import copy
 
 from reserveclient.tests.unit import fake_diagnoses
@@ -10,6 +12,10 @@ from reserveclient.tests.unit import fake_rest
 
 ACTIONS = ('release', 'reclaim')
 DEVICE_ACTIONS = ('attach', 'detach')
+SPOT = (1, 4)
+# The project of the caller of the double.
+PROJECT = 'project-a'
+FLAVOR_FIELDS = ('spot', 'opted_in', 'spot_project_ids')
 
 
 def is_spot(parts, method):
@@ -78,3 +84,52 @@ def answer(api, path, parts, body):
     return fake_rest.FakeResponse(200, {
         'device_ids': wanted, 'dry_run': False, 'terminated': terminated,
         'skipped': []})
+
+
+def _spot_served(api):
+    return fake_diagnoses._version(api.requests[-1].headers) >= SPOT
+
+
+def check_flavor_body(api, body):
+    """A body that writes a catalogue entry names spot from 1.4 only."""
+    if body and 'spot' in body and not _spot_served(api):
+        raise fake_rest.ApiError(400, "Invalid input: unknown field "
+                                      "'spot'")
+
+
+def flavor_view(api, item):
+    """A catalogue flavor as the request's microversion shows it."""
+    view = {k: v for k, v in item.items() if k not in FLAVOR_FIELDS}
+    if _spot_served(api):
+        view['spot'] = bool(item.get('spot'))
+        if view['spot']:
+            opted = item.get('spot_project_ids') or []
+            view['opted_in'] = PROJECT in opted
+            view['spot_project_ids'] = list(opted)
+    return view
+
+
+def availability_row(api, flavor, row):
+    if _spot_served(api):
+        row['spot'] = bool(flavor.get('spot'))
+        if row['spot']:
+            row['spot_available'] = api.spot_available.get(flavor['id'], 0)
+    return row
+
+
+def opt_in(api, method, flavor, params):
+    """POST (opt in) or DELETE (opt out) /v1/flavors/{id}/opt-in."""
+    check_version(api, '/v1/flavors/%s/opt-in' % flavor['id'])
+    if method not in ('POST', 'DELETE'):
+        raise fake_rest.ApiError(405, 'Method %s is not allowed.' % method,
+                                 'reserve.method_not_allowed')
+    if not flavor.get('spot'):
+        raise fake_rest.ApiError(409, 'Flavor %s is not a spot flavor' %
+                                 flavor['name'], 'reserve.not_spot_flavor')
+    opted = flavor.setdefault('spot_project_ids', [])
+    project = params.get('project_id', PROJECT)
+    if method == 'POST' and project not in opted:
+        opted.append(project)
+    if method == 'DELETE' and project in opted:
+        opted.remove(project)
+    return fake_rest.FakeResponse(204)

@@ -58,6 +58,8 @@ class FakeReserveAPI:
             filters=('all_projects', 'project_id', 'status', 'host'))
         self.free_slots = {}
         self.available = {}
+        # {spot flavor id: spot_available} of /v1/flavors/availability
+        self.spot_available = {}
         # {(host id, domain): project id} of /v1/hosts/{h}/domain-owners
         self.domain_owners = {}
         # {reservation id: diagnosis} of the diagnosis routes
@@ -222,21 +224,23 @@ class FakeReserveAPI:
 
     def _flavors(self, method, rest, params, body):
         if rest == ['availability'] and method == 'GET':
+            rows = [fake_spot.availability_row(self, f, {
+                'flavor_id': f['id'], 'name': f['name'],
+                'nova_flavor_id': f.get('nova_flavor_id'),
+                'category': f.get('category'),
+                'availability_zone': f.get('availability_zone'),
+                'active': f.get('active', True),
+                'total': f.get('slots'),
+                'available': self.available.get(f['id'], f.get('slots'))})
+                for f in self.flavors.items
+                if self.flavors.matches(f, params)]
             return FakeResponse(200, {
                 'start': params.get('start'), 'end': params.get('end'),
-                'availability': [
-                    {'flavor_id': f['id'], 'name': f['name'],
-                     'nova_flavor_id': f.get('nova_flavor_id'),
-                     'category': f.get('category'),
-                     'availability_zone': f.get('availability_zone'),
-                     'active': f.get('active', True),
-                     'total': f.get('slots'),
-                     'available': self.available.get(f['id'],
-                                                     f.get('slots'))}
-                    for f in self.flavors.items
-                    if self.flavors.matches(f, params)]})
+                'availability': rows})
         if len(rest) >= 2:
             flavor = self.flavors.lookup(rest[0])
+            if rest[1:] == ['opt-in']:
+                return fake_spot.opt_in(self, method, flavor, params)
             if rest[1] == 'projects':
                 grants = flavor.setdefault('projects', [])
                 if len(rest) == 2 and method == 'GET':
@@ -275,9 +279,22 @@ class FakeReserveAPI:
                           projects=[], created_at='2026-01-01T00:00:00Z',
                           updated_at='2026-01-01T00:00:00Z')
             values.update(body)
+            if values.get('spot'):
+                values.setdefault('slots', 0)
+                values.setdefault('spot_project_ids', [])
             return self.flavors.add(**values)
-        return self._crud(self.flavors, method, rest, params, body,
-                          create=create)
+        fake_spot.check_flavor_body(self, body)
+        answer = self._crud(self.flavors, method, rest, params, body,
+                            create=create)
+        doc = answer.json() if answer.content else None
+        if doc and ('flavor' in doc or 'flavors' in doc):
+            if 'flavor' in doc:
+                doc['flavor'] = fake_spot.flavor_view(self, doc['flavor'])
+            else:
+                doc['flavors'] = [fake_spot.flavor_view(self, f)
+                                  for f in doc['flavors']]
+            answer = FakeResponse(answer.status_code, doc)
+        return answer
 
     def _maintenance_windows(self, method, rest, params, body):
         def create(body):

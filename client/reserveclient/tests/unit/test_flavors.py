@@ -41,9 +41,11 @@ class TestCreate:
         assert api.requests[-1].body == {'name': 'f', 'nova_flavor_id': 'n',
                                          'slots': 0}
 
+    # Without --slots (and without --spot): test_spot_flavors.
     @pytest.mark.parametrize('argv', [
-        ['f', '--slots', '1'], ['f', '--nova-flavor', 'n'],
+        ['f', '--slots', '1'],
         ['f', '--nova-flavor', 'n', '--slots', '-1'],
+        ['f', '--nova-flavor', 'n', '--spot', '--no-spot'],
         ['f', '--nova-flavor', 'n', '--slots', '1', '--public',
          '--private'],
         ['f', '--nova-flavor', 'n', '--slots', '1', '--no-start']])

@@ -384,7 +384,7 @@ class DeviceReservationsController(rest.RestController):
     def delete(self, reservation_id=None, *, ctx):
         reservation = device_access.get(ctx, reservation_id)
         if not device_access.acts_for_owner(ctx, reservation,
-                               policies.DELETE_ALL_PROJECTS):
+                                            policies.DELETE_ALL_PROJECTS):
             raise exception.Forbidden(
                 action="cancel or remove another project's device "
                        'reservation')

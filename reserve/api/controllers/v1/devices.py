@@ -50,6 +50,8 @@ def list_params():
     if microversion.serves(microversion.SPOT):
         return _LIST_PARAMS + ('spot',)
     return _LIST_PARAMS
+
+
 AVAILABILITY_PARAMS = ('host', 'model', 'mdev_type', 'numa_local', 'start',
                        'end')
 

@@ -3,8 +3,9 @@
 Administrators write it; everybody reads the flavors they may book (the
 active ones that are public or granted to their project). Below a
 flavor: ``/projects`` (grants of a private flavor, administrators),
-``/free-slots`` (the calendar). ``/v1/flavors/availability`` tells how
-many instances of each flavor are free.
+``/free-slots`` (the calendar), ``/opt-in`` (since 1.4: a project opts
+in to a spot flavor, or out of it). ``/v1/flavors/availability`` tells
+how many instances of each flavor are free.
 """
 import datetime
 
@@ -15,13 +16,16 @@ import pecan
 from pecan import rest
 
 from reserve.api.controllers.v1 import method
+from reserve.api.controllers.v1 import spot as spot_routes
 from reserve.api.controllers.v1 import utils
+from reserve.api import microversion
 from reserve.api.schemas import flavors as schema
 from reserve.api.views import flavors as views
 from reserve.booking import admission
 from reserve.booking import catalogue
 from reserve.booking import gauntlet
 from reserve.booking import sizing
+from reserve.booking import spot_flavors
 from reserve.common import exception
 from reserve.common.policies import flavors as policies
 from reserve.common.policies import reservations as reservation_policies
@@ -34,35 +38,51 @@ LOG = logging.getLogger(__name__)
 PATH = '/v1/flavors'
 AVAILABILITY = 'availability'
 # Words of the URL space below /v1/flavors that cannot be flavor names.
-RESERVED_NAMES = (AVAILABILITY, 'projects', 'free-slots', 'new', 'edit',
-                  'delete')
+RESERVED_NAMES = (AVAILABILITY, 'projects', 'free-slots', 'opt-in', 'new',
+                  'edit', 'delete')
 
 LIST_PARAMS = ('category', 'availability_zone', 'is_public', 'active',
                'limit', 'marker')
 FREE_SLOTS_PARAMS = ('start', 'end', 'instance_count')
 AVAILABILITY_PARAMS = ('start', 'end', 'category', 'availability_zone')
+OPT_IN_PARAMS = ('project_id',)
 
 # The fields of the body that are dates.
 _DATES = ('start', 'end')
 
 
-def _read_nova_flavor(ctx, values, current=None):
+def _record_stands(current, values, spot):
+    """Whether the record of entry ``current`` may stand when nova cannot
+    be asked: its nova flavor stays the same, and a spot flavor's record
+    says that nova flavor is private."""
+    return (current is not None and bool(current.nova_flavor) and
+            current.nova_flavor_id == values['nova_flavor_id'] and
+            (not spot or current.nova_flavor.get('is_public') is False))
+
+
+def _read_nova_flavor(ctx, values, current=None, spot=False):
     """Record the entry's nova flavor in ``values``, refused (4xx) when
-    nova has no such flavor or no enrolled host can hold one of it.
+    nova has no such flavor, no enrolled host can hold one of it, or the
+    entry is a spot flavor (``spot``) and the nova flavor is public or
+    asks no GPU.
 
     current: the entry being updated. When its nova flavor stays the same
     and nova cannot be asked now, its record stands (an operator changing
     slots or a description does not need nova)."""
+    name = values.get('name') or current.name
     try:
         record = sizing.read(values['nova_flavor_id'])
     except exception.CloudError as exc:
-        if (current is not None and current.nova_flavor and
-                current.nova_flavor_id == values['nova_flavor_id']):
+        if _record_stands(current, values, spot):
             LOG.warning('Flavor %s: nova flavor %s not read again, the '
                         'record stands: %s', current.name,
                         current.nova_flavor_id, exc)
+            if spot:
+                sizing.check_spot(name, current.nova_flavor)
             return
         raise
+    if spot:
+        sizing.check_spot(name, record)
     sizing.check_fits(ctx, record)
     values['nova_flavor'] = record
     values['gpus'] = sizing.demand(record)
@@ -163,6 +183,8 @@ class FreeSlotsController(rest.RestController):
     @method.expose(policy=policies.FREE_SLOTS, params=FREE_SLOTS_PARAMS)
     def get_all(self, *, ctx, params):
         flavor = catalogue.visible(ctx, self.flavor_ref, _sees_hidden(ctx))
+        # A spot flavor has no calendar: it is never booked.
+        gauntlet.check_not_spot(flavor)
         now = timeutils.utcnow()
         start = (utils.parse_date(params['start'], 'start')
                  if 'start' in params else now)
@@ -195,11 +217,61 @@ def availability(*, ctx, params):
     # what the reservable hosts hold of its nova flavor when empty.
     offered = admission.offered(ctx, flavors)
     free = admission.availability(ctx, flavors, start, end, offered)
-    return views.availability_view(flavors, start, end, offered, free)
+    # spot_available (since 1.4): what the GPUs lent now still hold.
+    spot = (spot_flavors.available(ctx, flavors)
+            if microversion.serves(microversion.SPOT) else None)
+    return views.availability_view(flavors, start, end, offered, free, spot)
+
+
+class OptInController(rest.RestController):
+    """/v1/flavors/{id}/opt-in (since 1.4): the caller's project, or with
+    ``?project_id=`` another one (administrators), opts in to a spot
+    flavor (POST) or out of it (DELETE); both answer 204, and either
+    done twice is no error."""
+
+    def __init__(self, flavor_ref):
+        self.flavor_ref = flavor_ref
+
+    @pecan.expose('json')
+    def post(self, *remainder):
+        return self._opt(remainder, True)
+
+    @pecan.expose('json')
+    def delete(self, *remainder):
+        return self._opt(remainder, False)
+
+    def _opt(self, remainder, opt_in):
+        spot_routes.check_version()
+        if remainder:
+            pecan.abort(404)
+        return _opt_in(self.flavor_ref, opt_in)
+
+
+@method.handler(policy=policies.SPOT_OPT_IN, params=OPT_IN_PARAMS,
+                status=204)
+def _opt_in(flavor_ref, opt_in, *, ctx, params):
+    """The project the caller names (its own by default) opts in or out.
+    An entry the caller cannot see is 404, as its GET is; naming another
+    project needs the rule on that project (administrators)."""
+    project_id = params.get('project_id') or ctx.project_id
+    if project_id != ctx.project_id:
+        utils.authorize(ctx, policies.SPOT_OPT_IN, project_id)
+    flavor = catalogue.visible(ctx, flavor_ref, _sees_hidden(ctx))
+    if opt_in:
+        spot_flavors.check_opt_in(flavor, project_id)
+        if flavors_db.spot_opt_in(ctx, flavor.id, project_id):
+            LOG.info('Project %s opted in to spot flavor %s', project_id,
+                     flavor.name)
+    else:
+        spot_flavors.check_spot(flavor)
+        if flavors_db.spot_opt_out(ctx, flavor.id, project_id):
+            LOG.info('Project %s opted out of spot flavor %s', project_id,
+                     flavor.name)
 
 
 _SUBRESOURCES = {'projects': FlavorProjectsController,
-                 'free-slots': FreeSlotsController}
+                 'free-slots': FreeSlotsController,
+                 'opt-in': OptInController}
 
 
 class FlavorsController(rest.RestController):
@@ -222,8 +294,8 @@ class FlavorsController(rest.RestController):
         flavors = catalogue.visible_list(ctx, hidden, filters, limit=limit,
                                          marker=marker)
         return utils.collection(
-            'flavors', [views.flavor_view(f, hidden) for f in flavors], limit,
-            params, PATH)
+            'flavors', [views.flavor_view(f, hidden, ctx.project_id)
+                        for f in flavors], limit, params, PATH)
 
     @pecan.expose('json')
     def get_one(self, flavor_ref):
@@ -238,21 +310,26 @@ class FlavorsController(rest.RestController):
         flavor = catalogue.visible(ctx, flavor_ref, hidden)
         return {'flavor': views.detail(ctx, flavor, hidden)}
 
-    @method.expose(policy=policies.CREATE, body=schema.create, status=201)
+    @method.expose(policy=policies.CREATE, body=schema.served_create,
+                   status=201)
     def post(self, *args, ctx, body):
         _check_name(body['name'])
         values = _columns(body)
         _check_window(values.get('start'), values.get('end'))
         values.setdefault('max_length_hours',
                           CONF.booking.default_max_length_hours)
-        _read_nova_flavor(ctx, values)
+        spot = bool(values.get('spot'))
+        if spot:
+            # Never booked: its slots mean nothing.
+            values.setdefault('slots', 0)
+        _read_nova_flavor(ctx, values, spot=spot)
         flavor = flavors_db.flavor_create(ctx, values,
                                           body.get('projects', ()))
         utils.set_location('%s/%s' % (PATH, flavor.id))
         return {'flavor': views.detail(
             ctx, flavors_db.flavor_get(ctx, flavor.id), True)}
 
-    @method.expose(policy=policies.UPDATE, body=schema.update)
+    @method.expose(policy=policies.UPDATE, body=schema.served_update)
     def patch(self, flavor_ref=None, *, ctx, body):
         flavor = flavors_db.flavor_get(ctx, flavor_ref)
         if 'name' in body:
@@ -263,8 +340,12 @@ class FlavorsController(rest.RestController):
         # Every update reads the nova flavor again: the way to refresh
         # the entry after the nova flavor changed.
         values.setdefault('nova_flavor_id', flavor.nova_flavor_id)
-        _read_nova_flavor(ctx, values, current=flavor)
-        flavors_db.flavor_update(ctx, flavor.id, values)
+        spot = bool(values.get('spot', flavor.spot))
+        _read_nova_flavor(ctx, values, current=flavor, spot=spot)
+        if spot and not flavor.spot:
+            spot_flavors.become_spot(ctx, flavor.id, values)
+        else:
+            flavors_db.flavor_update(ctx, flavor.id, values)
         return {'flavor': views.detail(
             ctx, flavors_db.flavor_get(ctx, flavor.id), True)}
 
