@@ -50,7 +50,7 @@ class Host(Base):
     # last set on the host's child provider, and what spot servers used
     # of it then, in GPUs.
     spot_lent = orm.mapped_column(sa.Integer, nullable=False, default=0,
-                                   server_default='0')
+                                  server_default='0')
     spot_used = orm.mapped_column(sa.Integer, nullable=False, default=0,
                                   server_default='0')
 

@@ -149,8 +149,8 @@ def spot_values(payload, user_name=None, now=None):
         'project_id': payload.get('project_id') or '',
         'host': payload.get('host') or '',
         'gpus': payload.get('gpus') or 0,
-        'action': {'shelve': 'shelved'}.get(payload.get('action'),
-                                             'deleted'),
+        'action': ('shelved' if payload.get('action') == 'shelve'
+                   else 'deleted'),
         'reason': payload.get('reason') or '',
         'reclaim_by_iso': timeutils.isoformat(reclaim_by),
         'reclaim_by_human': human(reclaim_by),
