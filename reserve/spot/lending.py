@@ -148,18 +148,24 @@ class SpotLending:
         return done
 
     def _ensure_flavor(self, flavor, lends):
+        done = (self._made(flavor) if lends else self._withdrawn(flavor))
+        for line in done:
+            LOG.info('%s', line)
+        return done
+
+    def _withdrawn(self, flavor):
+        # Its specs stay: no host lends what they ask any more.
         nova_id = flavor.nova_flavor_id
-        if not lends:
-            # Its specs stay: no host lends what they ask any more.
-            granted = self.nova.flavor_projects(nova_id)
-            done = []
-            for project_id in sorted(granted & set(flavor.spot_project_ids)):
-                self.nova.remove_flavor_access(nova_id, project_id)
-                done.append('spot flavor %s withdrawn: access of project %s '
-                            'taken' % (flavor.name, project_id))
-            for line in done:
-                LOG.info('%s', line)
-            return done
+        granted = self.nova.flavor_projects(nova_id)
+        done = []
+        for project_id in sorted(granted & set(flavor.spot_project_ids)):
+            self.nova.remove_flavor_access(nova_id, project_id)
+            done.append('spot flavor %s withdrawn: access of project %s '
+                        'taken' % (flavor.name, project_id))
+        return done
+
+    def _made(self, flavor):
+        nova_id = flavor.nova_flavor_id
         written = self.nova.merge_flavor_specs(nova_id, flavor_specs(flavor))
         if written is None:
             LOG.warning('Spot flavor %s: nova flavor %s does not exist',
@@ -177,8 +183,6 @@ class SpotLending:
             self.nova.remove_flavor_access(nova_id, project_id)
             done.append('spot flavor %s: access of project %s taken (not '
                         'opted in)' % (flavor.name, project_id))
-        for line in done:
-            LOG.info('%s', line)
         return done
 
     # lending ---------------------------------------------------------------

@@ -25,6 +25,7 @@ There is no keystone in this cloud:
 
 Nothing here imports pytest, so other tools can use it too.
 """
+import contextlib
 import json
 import os
 import time
@@ -163,6 +164,37 @@ def kept_child_provider(host, suffix):
         raise CloudError('placement POST provider %s: %d %s' % (
             name, resp.status_code, resp.text))
     return resp.json()
+
+
+@contextlib.contextmanager
+def gpu_providers(resource_class, total, suffix):
+    """``total`` devices of ``resource_class`` (a custom class of the
+    test's own) on a kept child provider ``<host>_<suffix>`` of each
+    compute node, as nova reports PCI devices; yields {host: child uuid}.
+    The inventory and the class are removed at the end, whatever
+    happened."""
+    resp = placement_request('PUT', '/resource_classes/%s' % resource_class)
+    if resp.status_code not in (201, 204):
+        raise CloudError('placement PUT resource class %s: %d %s' % (
+            resource_class, resp.status_code, resp.text))
+    children = {}
+    try:
+        for host in COMPUTE_HOSTS:
+            child = kept_child_provider(host, suffix)
+            children[host] = child['uuid']
+            resp = placement_request(
+                'PUT', '/resource_providers/%s/inventories' % child['uuid'],
+                {'resource_provider_generation': child['generation'],
+                 'inventories': {resource_class: {'total': total,
+                                                  'max_unit': 1}}})
+            if resp.status_code != 200:
+                raise CloudError('placement PUT inventory of %s: %d %s' % (
+                    child['name'], resp.status_code, resp.text))
+        yield children
+    finally:
+        for uuid in children.values():
+            clear_inventory(uuid)
+        placement_request('DELETE', '/resource_classes/%s' % resource_class)
 
 
 def clear_inventory(rp_uuid, timeout=20):

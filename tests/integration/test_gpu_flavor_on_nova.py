@@ -53,26 +53,9 @@ def _active_or_error(daemons, booking_id, wanted):
 @pytest.fixture
 def vgpus(openstack_cloud):
     """One GPU_CLASS device on a child provider of each compute node."""
-    resp = cloud_mod.placement_request('PUT',
-                                       '/resource_classes/%s' % GPU_CLASS)
-    assert resp.status_code in (201, 204), resp.text
-    children = {}
-    try:
-        for host in cloud_mod.COMPUTE_HOSTS:
-            child = cloud_mod.kept_child_provider(
-                host, 'pgpu_0000_3b_00_0_itest')
-            children[host] = child['uuid']
-            resp = cloud_mod.placement_request(
-                'PUT', '/resource_providers/%s/inventories' % child['uuid'],
-                {'resource_provider_generation': child['generation'],
-                 'inventories': {GPU_CLASS: {'total': 1, 'max_unit': 1}}})
-            assert resp.status_code == 200, resp.text
+    with cloud_mod.gpu_providers(GPU_CLASS, 1, 'pgpu_0000_3b_00_0_itest') \
+            as children:
         yield children
-    finally:
-        for uuid_ in children.values():
-            cloud_mod.clear_inventory(uuid_)
-        cloud_mod.placement_request('DELETE',
-                                    '/resource_classes/%s' % GPU_CLASS)
 
 
 def test_gpu_flavor_booked_and_booted(daemons, admin_nova, vgpus):  # noqa
