@@ -113,7 +113,7 @@ def stretch(session, seconds):
 
 # Hosts ---------------------------------------------------------------------
 
-def _usable(host, gpus):
+def usable(host, gpus):
     """The capacity of a host less what other consumers use of it."""
     foreign = host.foreign_usage or {}
     capacity = {'vcpus': (host.vcpus or 0) - foreign.get('vcpus', 0),
@@ -144,7 +144,7 @@ def _load_hosts(context):
                     libvirt_hosts = devices_db.libvirt_hosts(context)
                 gpus = host_gpus.of_host(context, host,
                                          libvirt_hosts=libvirt_hosts)[0]
-            capacity = _usable(host, gpus)
+            capacity = usable(host, gpus)
             records.append(HostRecord(
                 host.id, host.name, capacity,
                 {c.key: c.value for c in host.capabilities},

@@ -107,7 +107,7 @@ def held_by_host(context, now, until, lease_reservation_ids=()):
 def host_gpus(host):
     """GPUs of a host other consumers do not use."""
     return sum(max(0, n) for n in
-               store._usable(host, host.gpus)['gpus'].values())
+               store.usable(host, host.gpus)['gpus'].values())
 
 
 class SpotLending:
@@ -116,7 +116,8 @@ class SpotLending:
         self.placement = placement_client
         self._children = {}   # hypervisor name: child provider uuid
         self._asked = {}      # server id: monotonic time nova was asked
-        self._warned = set()  # server ids warned of a coming booking
+        # hypervisor name: ids of its spot servers warned of a reclaim
+        self._warned = collections.defaultdict(set)
         self._checked = {}    # hypervisor name: when its inventory was read
         # spot flavor id: (what was last made so, when)
         self._flavors = {}
@@ -250,6 +251,8 @@ class SpotLending:
         if spot_used > later.lent:
             self._warn(context, host, child, spot_used - later.lent,
                        now + warning)
+        else:
+            self._warned.pop(host.name, None)
         # New spot servers are lent only what lasts the warning time, so
         # that none is reclaimed without notice by a coming booking.
         self._set_inventory(context, host, child,
@@ -332,7 +335,6 @@ class SpotLending:
             if asked is not None and clock - asked < ASK_AGAIN_SECONDS:
                 continue
             self._asked[view['id']] = clock
-            self._warned.discard(view['id'])
             self._take(context, host, view, gpus, why)
         self._forget_gone()
 
@@ -360,13 +362,16 @@ class SpotLending:
     def _warn(self, context, host, child, wanted, reclaim_by):
         """Warn the oldest spot servers of ``host`` holding ``wanted``
         GPUs, once each; those a reclaim already asked count, unwarned."""
-        for view, gpus in self._spot_servers(host, child):
+        servers = self._spot_servers(host, child)
+        warned = self._warned[host.name]
+        warned &= {view['id'] for view, _ in servers}  # the gone forgotten
+        for view, gpus in servers:
             if wanted <= 0:
                 break
             wanted -= gpus
-            if view['id'] in self._warned or view['id'] in self._asked:
+            if view['id'] in warned or view['id'] in self._asked:
                 continue
-            self._warned.add(view['id'])
+            warned.add(view['id'])
             LOG.info('Spot server %s of project %s on host %s will be '
                      'reclaimed by %s: a booking needs its GPUs',
                      view['id'], view.get('project_id'), host.name,
