@@ -105,9 +105,13 @@ def held_by_host(context, now, until, lease_reservation_ids=()):
 
 
 def host_gpus(host):
-    """GPUs of a host other consumers do not use."""
-    return sum(max(0, n) for n in
-               store.usable(host, host.gpus)['gpus'].values())
+    """GPUs of a host other consumers do not use, when they are all of
+    one kind; 0 when there are GPUs of two kinds: the spot class counts
+    GPUs as one kind, so a spot server could take the other kind's
+    GPUs a reservation holds."""
+    found = {key: n for key, n in
+             store.usable(host, host.gpus)['gpus'].items() if n > 0}
+    return sum(found.values()) if len(found) == 1 else 0
 
 
 class SpotLending:

@@ -76,7 +76,12 @@ class Spot:
             '%s_0000:17:00.0' % name)
 
     def spot_capacity(self, name):
-        found = self.cloud.placement.inventories(self.child(name)['uuid'])
+        """What new spot servers may take on host ``name`` (None: no
+        spot inventory there)."""
+        child = self.child(name)
+        if child is None:
+            return None
+        found = self.cloud.placement.inventories(child['uuid'])
         record = found.get(SPOT)
         return record and record['total'] - record['reserved']
 
@@ -305,3 +310,19 @@ def test_spot_inventory_edited_by_hand_is_set_back(cloud, spot):  # noqa
     assert spot.spot_capacity(host) == 40
     spot.run()
     assert spot.spot_capacity(host) == 2
+
+
+def test_a_host_with_gpus_of_two_kinds_lends_none(cloud, spot):  # noqa
+    host = sorted(cloud.hosts)[0]
+    other = sorted(cloud.hosts)[1]
+    row = spot.host(host)
+    cloud.placement.add_device_provider(row.provider_uuid,
+                                        '%s_0000:3b:00.0' % host,
+                                        'CUSTOM_PCI_10DE_1EB8', 1)
+    refresh.refresh(_admin(), row, placement.PlacementClient())
+    assert set(spot.host(host).gpus) == {A100_CLASS, 'CUSTOM_PCI_10DE_1EB8'}
+    budgets = spot.run()
+    # The spot class counts GPUs of one kind: a spot server asking a T4
+    # could take one an A100 reservation holds, so nothing is lent.
+    assert host not in budgets and spot.spot_capacity(host) is None
+    assert budgets[other].lent == 2

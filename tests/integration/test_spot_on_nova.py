@@ -1,7 +1,9 @@
 """Spot servers on fenced capacity, proven by nova and placement.
 
-The loopback computes get two GPUs each (a PCI class of the test's own on
-a child provider, as in test_gpu_flavor_on_nova). An administrator makes
+The loopback computes have two vGPUs each, the quick start's (VGPU on a
+child provider of the compute node, which stays: tools/cloud/
+quickstart_cloud.py); a host lends spot GPUs only when they are all of
+one kind, so the test's flavors ask VGPU too. An administrator makes
 a spot catalogue entry over a private nova flavor asking one GPU, and a
 spot project opts in. Then, with the four daemons as processes:
 
@@ -30,13 +32,14 @@ import pytest
 from tests.fixtures import backends
 from tests.integration import cloud as cloud_mod
 from tests.integration import reserve_daemons
+from tools.cloud import quickstart_cloud
 
 pytestmark = pytest.mark.integration
 
 PROJECT = 'owner-%s' % uuid.uuid4().hex[:6]
 SPOT_PROJECT = 'spot-%s' % uuid.uuid4().hex[:6]
 STRANGER = 'stranger-%s' % uuid.uuid4().hex[:6]
-GPU_CLASS = 'CUSTOM_PCI_10DE_%s' % uuid.uuid4().hex[:4].upper()
+GPU_CLASS = 'VGPU'
 SPOT_CLASS = cloud_mod.SPOT_CLASS
 VERSION = {'OpenStack-API-Version': 'reserve 1.4'}
 LEAD, WARNING = 40, 20
@@ -71,10 +74,8 @@ def daemons(openstack_cloud, tmp_path):
 
 @pytest.fixture
 def gpus(openstack_cloud):
-    """Two GPU_CLASS devices on a child provider of each compute node."""
-    with cloud_mod.gpu_providers(GPU_CLASS, 2, 'pgpu_0000_3c_00_0_spot') \
-            as children:
-        yield children
+    """The quick start's two vGPUs on each compute node."""
+    return [quickstart_cloud.add_vgpus(h) for h in cloud_mod.COMPUTE_HOSTS]
 
 
 @pytest.fixture
