@@ -56,7 +56,8 @@ class TestVersions:
             'application/json'
 
     def test_pinned_version_is_sent_as_is(self):
-        client, session = make(api_version='1.3')
+        client, session = make(fakes.FakeReserveAPI(max_version='1.4'),
+                               api_version='1.3')
         client.reservations.list()
         assert [r.url for r in session.api.requests] == ['/v1/reservations']
         assert session.api.requests[0].headers[

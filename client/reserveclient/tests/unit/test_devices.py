@@ -18,7 +18,7 @@ def _unit(api, pci, host='gpu-a100-01', **values):
 def test_device_list_filters_and_columns(runner, api):
     _unit(api, '0000:3b:00.0')
     _unit(api, '0000:3c:00.0', numa_node=1, state='reserved',
-          reservation_id='r1')
+          device_reservation_id='r1')
     columns, rows = runner.take(device_cmds.ListDevice, [])
     assert columns == ('ID', 'Host', 'PCI Address', 'Model', 'NUMA Node',
                        'State')
@@ -104,10 +104,10 @@ def test_create_dry_run_reserves_nothing(runner, api):
 
 def test_list_and_show(runner, api):
     mine = api.device_reservations.add(
-        host='gpu-a100-01', unit_ids=['u1', 'u2'], start='s', end=None,
+        host='gpu-a100-01', device_ids=['u1', 'u2'], start='s', end=None,
         status='active', project_id='project-a', domains=['vm1'],
-        units=[{'id': 'u1', 'pci_address': '0000:3b:00.0',
-                'model': 'A100', 'numa_node': 0}],
+        devices=[{'id': 'u1', 'pci_address': '0000:3b:00.0',
+                  'model': 'A100', 'numa_node': 0}],
         attachments=[{'domain': 'vm1', 'pci_address': '0000:3b:00.0',
                       'kind': 'pci', 'state': 'attached'}])
     columns, rows = runner.take(rsv_cmds.ListDeviceReservation, [])

@@ -18,10 +18,10 @@ def _lease(api, **values):
             'ephemeral_gb': 0, 'extra_specs': {'pci_passthrough:alias':
                                                'a100:1'},
             'resource_properties': None, 'affinity': None,
-            'flavor_id': 'lr-1', 'aggregate': 'lr-1',
+            'reserved_flavor_id': 'lr-1', 'aggregate': 'lr-1',
             'resource_class': 'CUSTOM_RESERVATION_LR_1',
-            'allocations': [{'host_id': 'h1', 'host': 'gpu1', 'count': 1},
-                            {'host_id': 'h2', 'host': 'gpu2', 'count': 1}]}],
+            'allocations': [{'host_id': 'h1', 'host': 'gpu1', 'amount': 1},
+                            {'host_id': 'h2', 'host': 'gpu2', 'amount': 1}]}],
         events=[
             {'id': 1, 'event_type': 'start_lease',
              'time': '2030-01-01T00:00:00Z', 'status': 'UNDONE',

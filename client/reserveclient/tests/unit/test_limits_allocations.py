@@ -28,10 +28,10 @@ def test_limits_of_another_project(runner, api):
 def test_allocations(runner, api):
     host = api.hosts.add(name='gpu1')
     api.allocations.add(host_id=host['id'], host='gpu1',
-                        reservation_id='r1', booking_id='b1',
-                        lease_id='l1', count=2)
-    api.allocations.add(host_id='h2', host='gpu2', reservation_id='r2',
-                        booking_id=None, lease_id='l2', count=1)
+                        lease_reservation_id='r1', booking_id='b1',
+                        lease_id='l1', amount=2)
+    api.allocations.add(host_id='h2', host='gpu2', lease_reservation_id='r2',
+                        booking_id=None, lease_id='l2', amount=1)
     columns, rows = runner.take(allocations.ListAllocation, [])
     # The booking ID the user holds, not the lease reservation's.
     assert columns == ('Host', 'Booking ID', 'Lease ID', 'Count',
@@ -54,7 +54,7 @@ def test_allocations(runner, api):
 
 def test_allocations_of_an_older_server(runner, api):
     # No booking_id in its answers: the column is empty.
-    api.allocations.add(host_id='h1', host='gpu1', reservation_id='r1',
-                        lease_id='l1', count=1)
+    api.allocations.add(host_id='h1', host='gpu1',
+                        lease_reservation_id='r1', lease_id='l1', amount=1)
     listed = runner.json(allocations.ListAllocation, [])
     assert listed[0]['Booking ID'] is None

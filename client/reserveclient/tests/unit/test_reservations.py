@@ -108,7 +108,7 @@ class TestCreateWait:
     def _allocate_after(self, api, polls, **values):
         values.setdefault('status', 'ALLOCATED')
         values.setdefault('lease_id', 'lease-1')
-        values.setdefault('compute_flavor', 'rsv-1')
+        values.setdefault('reserved_flavor_id', 'rsv-1')
 
         def on_sleep(count):
             if count == polls:
@@ -164,7 +164,7 @@ class TestCreateWait:
     def test_wait_error_exits_with_the_reason(self, runner, api,
                                               monkeypatch):
         FakeClock(monkeypatch, self._allocate_after(
-            api, 1, status='ERROR', lease_id=None, compute_flavor=None,
+            api, 1, status='ERROR', lease_id=None, reserved_flavor_id=None,
             status_reason='Not enough hosts available'))
         cmd, parsed = runner.parse(reservations.CreateReservation,
                                    self.ARGV + ['--wait'])
@@ -302,7 +302,7 @@ class TestList:
 
     def test_long(self, runner, api):
         _booking(api, status='ERROR', status_reason='No capacity',
-                 lease_id=None, compute_flavor=None)
+                 lease_id=None, reserved_flavor_id=None)
         listed = runner.json(reservations.ListReservation, ['--long'])
         assert listed[0]['Status Reason'] == 'No capacity'
         assert set(listed[0]) >= {'Project ID', 'Lease ID',
@@ -335,14 +335,14 @@ class TestList:
 class TestShow:
 
     def test_show(self, runner, api):
-        booking = _booking(api, lease_id='l1', compute_flavor='c1',
+        booking = _booking(api, lease_id='l1', reserved_flavor_id='c1',
                            status_reason=None)
         shown = runner.json(reservations.ShowReservation, [booking['id']])
         assert shown['lease_id'] == 'l1'
         assert shown['compute_flavor'] == 'c1'
 
     def test_columns(self, runner, api):
-        booking = _booking(api, lease_id='l1', compute_flavor='c1')
+        booking = _booking(api, lease_id='l1', reserved_flavor_id='c1')
         out = runner.output(reservations.ShowReservation, [
             booking['id'], '-f', 'value', '-c', 'status', '-c', 'lease_id',
             '-c', 'compute_flavor'])

@@ -11,8 +11,8 @@ SPOT = 'reserve 1.4'
 def _reservation(api):
     return api.device_reservations.add(
         status='active', device_ids=['d1', 'd2'],
-        units=[{'id': 'd1', 'pci_address': '0000:17:00.0'},
-               {'id': 'd2', 'pci_address': '0000:31:00.0'}])
+        devices=[{'id': 'd1', 'pci_address': '0000:17:00.0'},
+                 {'id': 'd2', 'pci_address': '0000:31:00.0'}])
 
 
 def test_release_by_id_or_pci_address(runner, api):
