@@ -88,7 +88,16 @@ class DictColumn(format_columns.DictColumn):
 
 
 class ListColumn(format_columns.ListColumn):
-    """A list shown comma-separated (a list in json/yaml)."""
+    """A list shown comma-separated (a list in json/yaml); a list of
+    objects (such as a reservation's missing_capacity) one a line, as
+    key='value' pairs."""
+
+    def human_readable(self):
+        items = self._value or []
+        if all(isinstance(item, str) for item in items):
+            return super().human_readable()
+        return '\n'.join(utils.format_dict(item) if isinstance(item, dict)
+                         else str(item) for item in items)
 
 
 class AllocationsColumn(columns.FormattableColumn):
