@@ -1,11 +1,14 @@
-"""The API double names fields as the server does at each microversion:
-its tables against the server's views, when the server's code is at
-hand (a checkout of the whole repository); skipped otherwise."""
+"""The API double names fields as the server does at each microversion,
+and so does the client: their tables against the server's views, when
+the server's code is at hand (a checkout of the whole repository);
+skipped otherwise."""
 import types
 
 import pytest
 
 from reserveclient.tests.unit import fake_names
+from reserveclient.v1 import httpclient
+from reserveclient.v1 import names
 
 microversion = pytest.importorskip('reserve.api.microversion')
 server_schema = pytest.importorskip('reserve.api.schemas.device_reservations')
@@ -104,3 +107,13 @@ def test_limits(serve):
 
 def test_device_reservation_names():
     assert fake_names.DEVICE_RESERVATION == server_schema._BEFORE_ONE_NAME
+
+
+def test_the_client_knows_the_server():
+    """The client's tables and versions are the server's too."""
+    assert httpclient.MAX_VERSION == microversion.VERSIONS[-1]
+    assert httpclient.MIN_VERSION == microversion.VERSIONS[0]
+    assert names.ONE_NAME == str(microversion.ONE_NAME)
+    for table in ('RESERVATION', 'ALLOCATION', 'DEVICE',
+                  'DEVICE_RESERVATION'):
+        assert getattr(names, table) == getattr(fake_names, table), table

@@ -102,6 +102,7 @@ def test_show_by_booking_id(runner, api):
     assert shown == {'id': lease['id']}
     # The lease's own ID first (404), then the booking, then its lease.
     assert [(r.method, r.url) for r in api.requests] == [
+        ('GET', '/v1'),
         ('GET', '/v1/leases/bk-1'), ('GET', '/v1/reservations/bk-1'),
         ('GET', '/v1/leases/%s' % lease['id'])]
 
@@ -132,3 +133,22 @@ def test_show_by_the_name_a_booking_gives_its_lease(runner, api):
     lease = _lease(api, name='reservation-bk-4')
     shown = runner.json(leases.ShowLease, ['bk-4', '-c', 'id'])
     assert shown == {'id': lease['id']}
+
+
+@pytest.mark.parametrize('version,flavor,amount', [
+    ('1.4', 'reserved flavor', 'amount'), ('1.0', 'flavor', 'count')])
+def test_show_names_of_the_version_spoken(runner, api, version, flavor,
+                                          amount):
+    runner.pin(version)
+    lease = _lease(api)
+    shown = runner.json(leases.ShowLease, [lease['id']])
+    reservation = shown['reservations'][0]
+    assert reservation['allocations'][0][amount] == 1
+    table = runner.output(leases.ShowLease, [lease['id']])
+    assert '|   %s: lr-1 ' % flavor in table
+    assert 'allocations: gpu1 x1, gpu2 x1' in table
+    if version == '1.0':
+        assert 'reserved_flavor_id' not in reservation
+        assert 'reserved flavor:' not in table
+    else:
+        assert 'flavor_id' not in reservation

@@ -110,8 +110,10 @@ def test_events_column_sorted_with_errors():
 
 
 def test_allocations_column():
-    column = utils.AllocationsColumn([{'host': 'gpu1', 'count': 2}])
-    assert column.human_readable() == 'gpu1 x2'
+    column = utils.AllocationsColumn([{'host': 'gpu1', 'amount': 2},
+                                      {'host': 'gpu2', 'count': 3}])
+    # amount from API 1.2, count before it.
+    assert column.human_readable() == 'gpu1 x2\ngpu2 x3'
 
 
 def test_list_column_of_strings_and_of_objects():
