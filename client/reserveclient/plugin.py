@@ -136,8 +136,9 @@ def build_option_parser(parser):
         default=utils.env('OS_RESERVE_API_VERSION',
                           default=DEFAULT_API_VERSION),
         help='Reserve API version: 1 (default: the newest 1.x both sides '
-             'know) or a microversion such as 1.0 '
-             '(Env: OS_RESERVE_API_VERSION)')
+             'know, up to %s) or a microversion such as 1.0, which shows '
+             'the field names of that version '
+             '(Env: OS_RESERVE_API_VERSION)' % httpclient.MAX_VERSION)
     parser.add_argument(
         '--os-reserve-url',
         metavar='<reserve-url>',

@@ -6,6 +6,8 @@ from cliff import columns
 from osc_lib.cli import format_columns
 from osc_lib import utils
 
+from reserveclient.v1 import names
+
 DATE_HELP = ('ISO 8601 date and time, e.g. 2026-12-01T09:00:00Z; a plain '
              'date (2026-12-01) means midnight UTC, a time without a '
              'timezone is UTC, "now" is the current time')
@@ -88,28 +90,45 @@ class DictColumn(format_columns.DictColumn):
 
 
 class ListColumn(format_columns.ListColumn):
-    """A list shown comma-separated (a list in json/yaml)."""
+    """A list shown comma-separated (a list in json/yaml); a list of
+    objects (such as a reservation's missing_capacity) one a line, as
+    key='value' pairs."""
+
+    def human_readable(self):
+        items = self._value or []
+        if all(isinstance(item, str) for item in items):
+            return super().human_readable()
+        return '\n'.join(utils.format_dict(item) if isinstance(item, dict)
+                         else str(item) for item in items)
+
+
+def _amount(allocation):
+    """What an allocation holds: its amount (its count before API 1.2)."""
+    return allocation.get('amount', allocation.get('count', 1))
 
 
 class AllocationsColumn(columns.FormattableColumn):
-    """Allocations of a lease reservation: 'host ×count' per line."""
+    """Allocations of a lease reservation: 'host ×amount' per line."""
 
     def human_readable(self):
         lines = []
         for alloc in self._value or []:
             name = alloc.get('host') or alloc.get('host_id')
-            lines.append('%s x%s' % (name, alloc.get('count', 1)))
+            lines.append('%s x%s' % (name, _amount(alloc)))
         return '\n'.join(lines)
 
     def machine_readable(self):
         return [dict(a) for a in self._value or []]
 
 
+# flavor_id: the name of reserved_flavor_id before API 1.2 (shown beside
+# it in 1.1).
 _RSV_FIELDS = (('status', 'status'), ('resource_type', 'type'),
                ('amount', 'amount'), ('source_flavor_id', 'source flavor'),
                ('vcpus', 'vcpus'), ('memory_mb', 'memory_mb'),
-               ('disk_gb', 'disk_gb'), ('flavor_id', 'flavor'),
-               ('aggregate', 'aggregate'),
+               ('disk_gb', 'disk_gb'),
+               ('reserved_flavor_id', 'reserved flavor'),
+               ('flavor_id', 'flavor'), ('aggregate', 'aggregate'),
                ('resource_class', 'resource class'))
 
 
@@ -133,7 +152,7 @@ class LeaseReservationsColumn(columns.FormattableColumn):
             if allocations:
                 lines.append('  allocations: %s' % ', '.join(
                     '%s x%s' % (a.get('host') or a.get('host_id'),
-                                a.get('count', 1)) for a in allocations))
+                                _amount(a)) for a in allocations))
             else:
                 lines.append('  allocations: none')
             blocks.append('\n'.join(lines))
@@ -198,6 +217,16 @@ def list_rows(items, fields, formatters=None):
             row.append(formatter(value) if formatter else value)
         rows.append(tuple(row))
     return tuple(h for h, _ in fields), rows
+
+
+def renamed_column(client, table, key, heading_, earlier_heading):
+    """(heading, key) of a list column of a field renamed in API 1.2
+    (``key`` its name since, in ``table`` of reserveclient.v1.names):
+    under its earlier heading and name when the client speaks an older
+    version."""
+    if names.one_name(client.http):
+        return heading_, key
+    return earlier_heading, table[key]
 
 
 def heading(key):

@@ -2,6 +2,7 @@
 from reserveclient.v1 import base
 from reserveclient.v1 import diagnoses
 from reserveclient.v1 import httpclient
+from reserveclient.v1 import names
 
 # Spot devices (release, reclaim) exist from this microversion of the
 # API; these calls ask for it whatever version the client speaks
@@ -25,8 +26,11 @@ class DeviceReservationManager(base.Manager):
         return self._list(params, limit=limit, marker=marker)
 
     def create(self, dry_run=False, **values):
-        """Either unit_ids, or count (with model, host, numa_local)."""
-        body = httpclient.compact(values)
+        """Either device_ids, or device_count (with model, host,
+        numa_local): the names of API 1.2, sent as unit_ids and count
+        before it."""
+        body = names.sent(self.http, names.DEVICE_RESERVATION,
+                          httpclient.compact(values))
         if dry_run:
             return self.http.post(self.path, body,
                                   {'dry_run': 'true'})['dry_run']
@@ -44,11 +48,13 @@ class DeviceReservationManager(base.Manager):
     def affirm(self, reservation_id):
         return self._action(reservation_id, 'affirm')
 
-    def attach(self, reservation_id, domain, unit_ids=None):
+    def attach(self, reservation_id, domain, device_ids=None):
+        """Attach the devices (or ``device_ids`` of them) to ``domain``."""
         body = {'domain': domain}
-        if unit_ids:
-            body['unit_ids'] = list(unit_ids)
-        return self._action(reservation_id, 'attach', body)
+        if device_ids:
+            body['device_ids'] = list(device_ids)
+        return self._action(reservation_id, 'attach', names.sent(
+            self.http, names.DEVICE_RESERVATION, body))
 
     def detach(self, reservation_id, domain):
         return self._action(reservation_id, 'detach', {'domain': domain})

@@ -63,6 +63,7 @@ class DeviceManager(base.Manager):
         raise not_found
 
     def availability(self, start=None, end=None, **filters):
-        """{start, end, availability: [{host, model, free, unit_ids}]}"""
+        """{start, end, availability: [{host, model, free, device_ids}]}
+        (unit_ids before API 1.2)"""
         return self.http.get('%s/availability' % self.path,
                              dict(filters, start=start, end=end))

@@ -20,9 +20,10 @@ SERVICE_TYPE = 'reserve'
 VERSION_HEADER = 'OpenStack-API-Version'
 
 # The microversions this client knows, oldest first. The default ("1")
-# asks for the newest of these that the server offers too.
+# asks for the newest of these that the server offers too (see
+# reserveclient.v1.names for the names each reads and shows).
 MIN_VERSION = '1.0'
-MAX_VERSION = '1.0'
+MAX_VERSION = '1.4'
 
 
 def parse_version(text):

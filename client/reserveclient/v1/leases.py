@@ -22,7 +22,7 @@ class LeaseManager(base.Manager):
     def find(self, ref):
         """A lease by its id, the id of its booking (/v1/reservations),
         its name ("reservation-<booking-id>") or the id of a reservation
-        inside it (which is also the compute flavor's id)."""
+        inside it (which is also the reserved flavor's id)."""
         try:
             return self.get(ref)
         except exceptions.NotFound as exc:

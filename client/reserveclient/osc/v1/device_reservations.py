@@ -5,18 +5,23 @@ from osc_lib import exceptions
 from reserveclient.osc import utils
 from reserveclient.osc.v1 import base
 from reserveclient.osc.v1 import devices
+from reserveclient.v1 import names
 
 STATUSES = ('pending', 'active', 'expired', 'cancelled', 'needs-review')
 
-SHOW_FIELDS = ('id', 'status', 'status_reason', 'host', 'host_id',
-               'project_id', 'user_id', 'allowed_projects',
-               'managing_projects', 'unit_ids', 'units', 'mdev_type',
+# unit_ids and units: the names of device_ids and devices before API 1.2;
+# missing_capacity: from 1.3; released_device_ids: from 1.4.
+SHOW_FIELDS = ('id', 'status', 'status_reason', 'missing_capacity', 'host',
+               'host_id', 'project_id', 'user_id', 'allowed_projects',
+               'managing_projects', 'device_ids', 'unit_ids',
+               'released_device_ids', 'devices', 'units', 'mdev_type',
                'start', 'end', 'domains', 'attachments', 'contract_ref',
                'reason', 'request', 'lease_id', 'topology_generation',
                'released_at', 'created_at', 'updated_at')
 
-DRY_RUN_FIELDS = ('fits', 'reason', 'host', 'host_id', 'unit_ids', 'units',
-                  'start', 'end', 'attachments')
+DRY_RUN_FIELDS = ('fits', 'reason', 'host', 'host_id', 'device_ids',
+                  'unit_ids', 'devices', 'units', 'start', 'end',
+                  'attachments')
 
 
 class DevicesColumn(utils.ListColumn):
@@ -43,7 +48,8 @@ class AttachmentsColumn(utils.ListColumn):
         return '\n'.join(lines)
 
 
-FORMATTERS = {'units': DevicesColumn, 'attachments': AttachmentsColumn}
+FORMATTERS = {'devices': DevicesColumn, 'units': DevicesColumn,
+              'attachments': AttachmentsColumn}
 
 
 def _show(item, fields=SHOW_FIELDS):
@@ -139,9 +145,9 @@ class CreateDeviceReservation(base.ReserveCommand, command.ShowOne):
         if parsed_args.devices:
             device_ids = [client.devices.find(ref, host=parsed_args.host)['id']
                           for ref in parsed_args.devices]
-        # The names of microversion 1.0, which this client speaks.
+        # The manager sends them under the names of the version spoken.
         values = dict(
-            unit_ids=device_ids, count=parsed_args.count,
+            device_ids=device_ids, device_count=parsed_args.count,
             model=parsed_args.model, host=parsed_args.host,
             numa_local=parsed_args.numa_local or None,
             mdev_type=parsed_args.mdev_type,
@@ -192,9 +198,11 @@ class ListDeviceReservation(base.ReserveCommand, command.Lister):
             project_id=base.resolve_project(self, parsed_args.project),
             status=parsed_args.status, host=parsed_args.host,
             limit=parsed_args.limit, marker=parsed_args.marker)
-        fields = [('ID', 'id'), ('Host', 'host'), ('Units', 'unit_ids'),
+        ids = utils.renamed_column(client, names.DEVICE_RESERVATION,
+                                   'device_ids', 'Device IDs', 'Units')
+        fields = [('ID', 'id'), ('Host', 'host'), ids,
                   ('Start', 'start'), ('End', 'end'), ('Status', 'status')]
-        formatters = {'unit_ids': utils.ListColumn}
+        formatters = {ids[1]: utils.ListColumn}
         if parsed_args.long:
             fields += [('Project ID', 'project_id'),
                        ('Allowed Projects', 'allowed_projects'),

@@ -3,15 +3,19 @@ from osc_lib.command import command
 
 from reserveclient.osc import utils
 from reserveclient.osc.v1 import base
+from reserveclient.v1 import names
 
 STATES = ('available', 'reserved', 'in-use', 'missing', 'spot')
 
+# reservation_id: the name of device_reservation_id before API 1.2
+# (shown beside it in 1.1).
 SHOW_FIELDS = ('id', 'host', 'host_id', 'pci_address', 'node_device',
                'model', 'vendor_id', 'vendor_name', 'product_id',
                'product_name', 'numa_node', 'iommu_group',
-               'iommu_group_members', 'state', 'reservation_id', 'driver',
-               'mdev_types', 'mdevs', 'in_use_by', 'sriov', 'address',
-               'pci_class', 'created_at', 'updated_at')
+               'iommu_group_members', 'state', 'device_reservation_id',
+               'reservation_id', 'driver', 'mdev_types', 'mdevs',
+               'in_use_by', 'sriov', 'address', 'pci_class', 'created_at',
+               'updated_at')
 
 
 def add_host_argument(parser, help_text):
@@ -56,7 +60,9 @@ class ListDevice(base.ReserveCommand, command.Lister):
                   ('NUMA Node', 'numa_node'), ('State', 'state')]
         formatters = {}
         if parsed_args.long:
-            fields += [('Reservation ID', 'reservation_id'),
+            fields += [utils.renamed_column(
+                           client, names.DEVICE, 'device_reservation_id',
+                           'Device Reservation ID', 'Reservation ID'),
                        ('IOMMU Group', 'iommu_group'),
                        ('Driver', 'driver'), ('mdev Types', 'mdev_types')]
             formatters['mdev_types'] = utils.ListColumn

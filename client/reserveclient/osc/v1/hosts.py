@@ -5,10 +5,12 @@ from osc_lib import exceptions
 from reserveclient.osc import utils
 from reserveclient.osc.v1 import base
 
+# failure and failed_at: from API 1.3.
 SHOW_FIELDS = ('id', 'name', 'service_name', 'kind', 'provider_uuid',
                'vcpus', 'memory_mb', 'local_gb', 'reservable', 'properties',
                'gpus', 'gpu_source', 'uri', 'topology_generation',
-               'refreshed_at', 'refresh_error', 'created_at', 'updated_at')
+               'refreshed_at', 'refresh_error', 'failure', 'failed_at',
+               'created_at', 'updated_at')
 
 
 def _show(host):

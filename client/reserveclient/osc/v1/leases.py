@@ -75,7 +75,7 @@ class ShowLease(base.ReserveCommand, command.ShowOne):
         parser.add_argument(
             'lease', metavar='<lease>',
             help='Lease ID or name, or the ID of the reservation (booking) '
-                 'it serves, or of a reservation inside it (the compute '
+                 'it serves, or of a reservation inside it (the reserved '
                  'flavor ID)')
         return parser
 

@@ -23,6 +23,9 @@ class ShowLimits(base.ReserveCommand, command.Lister):
 
     reservations counts live reservations (PENDING_CREATE, ALLOCATED,
     ACTIVE); instance_hours is instance count x started hours of each.
+    device_reservations counts live device reservations, device_hours is
+    devices x started hours of each (unit_reservations and unit_hours
+    before API 1.2).
     """
 
     def get_parser(self, prog_name):

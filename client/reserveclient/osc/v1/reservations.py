@@ -8,6 +8,7 @@ from osc_lib import exceptions
 from reserveclient import exceptions as rc_exceptions
 from reserveclient.osc import utils
 from reserveclient.osc.v1 import base
+from reserveclient.v1 import names
 
 LOG = logging.getLogger(__name__)
 
@@ -20,9 +21,12 @@ PENDING = 'PENDING_CREATE'
 WAIT_TIMEOUT = 300
 POLL_INTERVAL = 2
 
+# compute_flavor: the name of reserved_flavor_id before API 1.2 (shown
+# beside it in 1.1); missing_capacity and delivery: from 1.3.
 SHOW_FIELDS = ('id', 'project_id', 'user_id', 'flavor_id', 'instance_count',
-               'start', 'end', 'status', 'status_reason', 'lease_id',
-               'compute_flavor', 'created_at', 'updated_at')
+               'start', 'end', 'status', 'status_reason',
+               'missing_capacity', 'lease_id', 'reserved_flavor_id',
+               'compute_flavor', 'delivery', 'created_at', 'updated_at')
 
 
 def _show(item):
@@ -34,7 +38,7 @@ class CreateReservation(base.ReserveCommand, command.ShowOne):
 
     The booking is accepted (PENDING_CREATE) at once when there is room; it
     becomes ALLOCATED when its lease is built, which gives it its lease_id
-    and compute_flavor (the flavor to boot), and ACTIVE at its start.
+    and reserved_flavor_id (the flavor to boot), and ACTIVE at its start.
     --wait waits for that.
     """
 
@@ -58,8 +62,8 @@ class CreateReservation(base.ReserveCommand, command.ShowOne):
             '--wait', action='store_true', default=False,
             help='Wait until the reservation leaves PENDING_CREATE (its '
                  'lease is built: ALLOCATED, with lease_id and '
-                 'compute_flavor) and show it then; fail if it goes to '
-                 'ERROR')
+                 'reserved_flavor_id) and show it then; fail if it goes '
+                 'to ERROR')
         parser.add_argument(
             '--wait-timeout', metavar='<seconds>', type=utils.positive_int,
             help='With --wait (implied), give up after <seconds> '
@@ -79,8 +83,10 @@ class CreateReservation(base.ReserveCommand, command.ShowOne):
                 WAIT_TIMEOUT if timeout is None else timeout)
         elif booking.get('status') == PENDING:
             self.app.stderr.write(
-                'lease_id and compute_flavor appear once it is ALLOCATED: '
-                'openstack reserve reservation show %s\n' % booking['id'])
+                'lease_id and %s appear once it is ALLOCATED: openstack '
+                'reserve reservation show %s\n' % (names.name(
+                    client.http, names.RESERVATION, 'reserved_flavor_id'),
+                    booking['id']))
         return _show(booking)
 
 
@@ -178,7 +184,7 @@ class ListReservation(base.ReserveCommand, command.Lister):
         parser.add_argument(
             '--long', action='store_true', default=False,
             help='Show more columns (the flavor ID, status reason, lease '
-                 'ID and compute flavor)')
+                 'ID and reserved flavor ID)')
         utils.add_paging_arguments(parser, 'reservations')
         return parser
 
@@ -189,11 +195,11 @@ class ListReservation(base.ReserveCommand, command.Lister):
             all_projects=parsed_args.all_projects, project_id=project_id,
             flavor_id=parsed_args.flavor, status=parsed_args.status,
             limit=parsed_args.limit, marker=parsed_args.marker)
-        names = flavor_names(client) if items else {}
+        catalogue = flavor_names(client) if items else {}
         for item in items:
             # The catalogue flavor by name; its ID if the list lacks it.
-            item['flavor'] = names.get(item.get('flavor_id'),
-                                       item.get('flavor_id'))
+            item['flavor'] = catalogue.get(item.get('flavor_id'),
+                                           item.get('flavor_id'))
         fields = [('ID', 'id')]
         if parsed_args.all_projects or project_id or parsed_args.long:
             fields.append(('Project ID', 'project_id'))
@@ -204,7 +210,9 @@ class ListReservation(base.ReserveCommand, command.Lister):
             fields += [('Flavor ID', 'flavor_id'),
                        ('Status Reason', 'status_reason'),
                        ('Lease ID', 'lease_id'),
-                       ('Compute Flavor', 'compute_flavor')]
+                       utils.renamed_column(
+                           client, names.RESERVATION, 'reserved_flavor_id',
+                           'Reserved Flavor ID', 'Compute Flavor')]
         return utils.list_rows(items, fields)
 
 

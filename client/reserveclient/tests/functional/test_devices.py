@@ -24,25 +24,26 @@ def _wait(cli, rsv_id, wanted, timeout=60):
 
 
 def test_device_list_and_show(cli):
-    units = cli.json('reserve', 'device', 'list', '--host', HOST,
-                     '--model', MODEL)
-    # More units than the server's page size (2): every page is read.
-    assert len(units) >= 4
-    assert {u['Host'] for u in units} == {HOST}
-    assert all(MODEL in u['Model'] for u in units)
-    assert set(units[0]) == {'ID', 'Host', 'PCI Address', 'Model',
-                             'NUMA Node', 'State'}
-    unit = units[0]
-    shown = cli.json('reserve', 'device', 'show', unit['PCI Address'],
+    devices = cli.json('reserve', 'device', 'list', '--host', HOST,
+                       '--model', MODEL)
+    # More devices than the server's page size (2): every page is read.
+    assert len(devices) >= 4
+    assert {u['Host'] for u in devices} == {HOST}
+    assert all(MODEL in u['Model'] for u in devices)
+    assert set(devices[0]) == {'ID', 'Host', 'PCI Address', 'Model',
+                               'NUMA Node', 'State'}
+    device = devices[0]
+    shown = cli.json('reserve', 'device', 'show', device['PCI Address'],
                      '--host', HOST)
-    assert shown['id'] == unit['ID']
-    assert shown['pci_address'] == unit['PCI Address']
-    by_id = cli.json('reserve', 'device', 'show', unit['ID'], '-c', 'model',
-                     '-c', 'numa_node')
-    assert by_id == {'model': unit['Model'], 'numa_node': unit['NUMA Node']}
+    assert shown['id'] == device['ID']
+    assert shown['pci_address'] == device['PCI Address']
+    by_id = cli.json('reserve', 'device', 'show', device['ID'], '-c',
+                     'model', '-c', 'numa_node')
+    assert by_id == {'model': device['Model'],
+                     'numa_node': device['NUMA Node']}
     on_node = cli('reserve', 'device', 'list', '--host', HOST, '--numa-node',
-                  unit['NUMA Node'], '-f', 'value', '-c', 'ID')
-    assert unit['ID'] in on_node.split()
+                  device['NUMA Node'], '-f', 'value', '-c', 'ID')
+    assert device['ID'] in on_node.split()
     err = cli.fails('reserve', 'device', 'show', '0000:99:99.9')
     assert 'could not be found' in err
 
@@ -52,8 +53,8 @@ def test_device_reservation_lifecycle(cli):
                    '--count', '2', '--model', MODEL, '--host', HOST,
                    '--numa-local', '--dry-run')
     assert dry['fits'] is True
-    assert len(dry['unit_ids']) == 2
-    assert len({u['numa_node'] for u in dry['units']}) == 1
+    assert len(dry['device_ids']) == 2
+    assert len({u['numa_node'] for u in dry['devices']}) == 1
 
     created = cli.json('reserve', 'device', 'reservation', 'create',
                        '--count', '2', '--model', MODEL, '--host', HOST,
@@ -64,19 +65,25 @@ def test_device_reservation_lifecycle(cli):
     assert created['end'] is None
     assert created['contract_ref'] == 'FN-1'
     assert created['allowed_projects'] == ['noauth-project']
-    assert len(created['unit_ids']) == 2
+    assert len(created['device_ids']) == 2
     assert _wait(cli, rsv_id, ('active',)) == 'active'
 
     shown = cli.json('reserve', 'device', 'reservation', 'show', rsv_id)
     assert shown['domains'] == ['gpu-vm-2']
     assert {a['domain'] for a in shown['attachments']} == {'gpu-vm-2'}
     table = cli('reserve', 'device', 'reservation', 'show', rsv_id)
-    assert '(NUMA %s)' % shown['units'][0]['numa_node'] in table
-    # The units now show as reserved by it.
+    assert '(NUMA %s)' % shown['devices'][0]['numa_node'] in table
+    # The devices now show as reserved by it.
     reserved = cli.json('reserve', 'device', 'list', '--host', HOST,
                         '--state', 'reserved', '--long')
     assert {u['ID'] for u in reserved
-            if u['Reservation ID'] == rsv_id} == set(shown['unit_ids'])
+            if u['Device Reservation ID'] == rsv_id} == \
+        set(shown['device_ids'])
+    # The names of API 1.0 when it is asked for.
+    old = cli.json('--os-reserve-api-version', '1.0', 'reserve', 'device',
+                   'reservation', 'show', rsv_id)
+    assert old['unit_ids'] == shown['device_ids']
+    assert 'device_ids' not in old
 
     listed = cli.json('reserve', 'device', 'reservation', 'list',
                       '--status', 'active', '--host', HOST)
@@ -96,17 +103,18 @@ def test_device_reservation_lifecycle(cli):
 
 
 def _in_three_weeks():
-    # Within the project's default unit-hours quota ([quota] unit_hours).
+    # Within the project's default device-hours quota ([quota]
+    # device_hours).
     return (datetime.date.today() + datetime.timedelta(days=21)).isoformat()
 
 
 def test_device_reservation_affirm(server, cli):
-    units = cli.json('reserve', 'device', 'list', '--host', 'gpu-t4-01')
-    unit = units[-1]
+    devices = cli.json('reserve', 'device', 'list', '--host', 'gpu-t4-01')
+    device = devices[-1]
     created = cli.json('reserve', 'device', 'reservation', 'create',
-                       '--device', unit['PCI Address'], '--host', 'gpu-t4-01',
-                       '--end', _in_three_weeks())
-    assert created['unit_ids'] == [unit['ID']]
+                       '--device', device['PCI Address'], '--host',
+                       'gpu-t4-01', '--end', _in_three_weeks())
+    assert created['device_ids'] == [device['ID']]
     assert _wait(cli, created['id'], ('active',)) == 'active'
     # Only a reservation in needs-review can be affirmed.
     err = cli.fails('reserve', 'device', 'reservation', 'affirm',
@@ -132,6 +140,6 @@ def test_enroll_a_libvirt_host_by_uri(cli, tmp_path):
                     'test://%s' % path)
     assert host['kind'] == 'libvirt'
     assert host['uri'] == 'test://%s' % path
-    units = cli.json('reserve', 'device', 'list', '--host', 'fn-rtx')
-    assert units and {u['Host'] for u in units} == {'fn-rtx'}
+    devices = cli.json('reserve', 'device', 'list', '--host', 'fn-rtx')
+    assert devices and {u['Host'] for u in devices} == {'fn-rtx'}
     cli('reserve', 'host', 'delete', 'fn-rtx')

@@ -1,6 +1,7 @@
 """openstack reserve reservation ... and lease ... against the real API."""
 import datetime
 import json
+import re
 import uuid
 
 import pytest
@@ -103,7 +104,7 @@ def test_create_hints_or_waits(cli, flavor):
                      _future(61), '-f', 'value', '-c', 'id')
     booking_id = result.stdout.strip()
     assert result.stderr == (
-        'lease_id and compute_flavor appear once it is ALLOCATED: '
+        'lease_id and reserved_flavor_id appear once it is ALLOCATED: '
         'openstack reserve reservation show %s\n' % booking_id)
     result = cli.run('reserve', 'reservation', 'create', '--flavor',
                      flavor['ref'], '--start', _future(62), '--end',
@@ -111,7 +112,8 @@ def test_create_hints_or_waits(cli, flavor):
                      '-f', 'json')
     waited = json.loads(result.stdout)
     assert waited['status'] == 'ALLOCATED'
-    assert waited['lease_id'] and waited['compute_flavor']
+    assert waited['lease_id'] and waited['reserved_flavor_id']
+    assert 'compute_flavor' not in waited
     lines = result.stderr.splitlines()
     assert lines[0] == ('Reservation %s: PENDING_CREATE, waiting for its '
                         'lease (0s)' % waited['id'])
@@ -228,11 +230,17 @@ def test_output_formats(cli, flavor):
                 '-f', 'shell', '-c', 'instance_count')
     assert shell.strip() == 'instance_count="1"'
     table = cli('reserve', 'reservation', 'show', booking['id'])
-    assert '| Field' in table and '| instance_count | 1' in table
+    assert '| Field' in table
+    assert re.search(r'\| instance_count +\| 1 ', table)
     listed = cli('reserve', 'reservation', 'list', '--long', '-f', 'csv',
-                 '-c', 'ID', '-c', 'Compute Flavor')
-    assert listed.splitlines()[0] == '"ID","Compute Flavor"'
+                 '-c', 'ID', '-c', 'Reserved Flavor ID')
+    assert listed.splitlines()[0] == '"ID","Reserved Flavor ID"'
     assert listed.count(booking['id']) == 1
+    # The names of API 1.0 when it is asked for.
+    old = cli('--os-reserve-api-version', '1.0', 'reserve', 'reservation',
+              'list', '--long', '-f', 'csv', '-c', 'ID', '-c',
+              'Compute Flavor')
+    assert old.splitlines()[0] == '"ID","Compute Flavor"'
     listing = cli('reserve', 'reservation', 'list', '--long')
     assert '| Status Reason' in listing
 
@@ -390,12 +398,12 @@ def test_allocation_list_filters(cli, seeded_lease):
                                                'fn-lease-gpu2']
     # Seeded without a booking; the lease reservation is under --long.
     assert {r['Booking ID'] for r in rows} == {None}
-    assert 'Reservation ID' not in rows[0]
+    assert 'Lease Reservation ID' not in rows[0]
     rows = cli.json('reserve', 'allocation', 'list', '--lease',
                     seeded_lease['id'], '--long')
-    assert {r['Reservation ID'] for r in rows} == {
+    assert {r['Lease Reservation ID'] for r in rows} == {
         seeded_lease['reservation_id']}
-    assert {r['Count'] for r in rows} == {1}
+    assert {r['Amount'] for r in rows} == {1}
     on_one = cli.json('reserve', 'allocation', 'list', '--host',
                       'fn-lease-gpu1', '--reservation-id',
                       seeded_lease['reservation_id'])

@@ -29,6 +29,13 @@ class Runner:
             client_manager=FakeClientManager(self.client),
             options=types.SimpleNamespace(debug=False))
 
+    def pin(self, version):
+        """The commands speak ``version`` from now on, as with
+        --os-reserve-api-version."""
+        self.client = reserve_client.Client(fakes.FakeSession(self.api),
+                                            api_version=version)
+        self.app.client_manager = FakeClientManager(self.client)
+
     def command(self, cls):
         return cls(self.app, None)
 

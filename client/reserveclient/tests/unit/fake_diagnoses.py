@@ -15,15 +15,9 @@ def is_diagnosis(parts):
         len(parts) == 4 and parts[1] in ITEMS and parts[3] == 'diagnosis')
 
 
-def _version(headers):
-    value = (headers or {}).get('OpenStack-API-Version', 'reserve 1.0')
-    major, minor = value.split()[1].split('.')
-    return int(major), int(minor)
-
-
 def answer(api, method, path, parts):
     request = api.requests[-1]
-    if _version(request.headers) < (1, 3):
+    if api.version() < (1, 3):
         raise fake_rest.ApiError(404, 'The resource %s could not be found.'
                                  % path)
     if method != 'GET':

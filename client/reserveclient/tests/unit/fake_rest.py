@@ -11,6 +11,25 @@ import urllib.parse
 import uuid
 
 ENDPOINT = 'http://reserve.example:8785'
+VERSION_HEADER = 'OpenStack-API-Version'
+MIN_VERSION = (1, 0)
+
+
+def parse_version(text):
+    major, minor = str(text).split('.')
+    return int(major), int(minor)
+
+
+def version_of(headers, maximum):
+    """The microversion a request asks for, as the server reads its
+    header: the oldest without one, ``maximum`` for ``latest``."""
+    value = (headers or {}).get(VERSION_HEADER)
+    if value is None:
+        return MIN_VERSION
+    wanted = value.split()[1]
+    if wanted == 'latest':
+        return parse_version(maximum)
+    return parse_version(wanted)
 
 
 class FakeResponse:
@@ -54,13 +73,22 @@ def _error(status, detail, code=None, request_id='req-fake'):
 class Collection:
     """One resource collection: /v1/<name>."""
 
-    def __init__(self, api, name, key, filters=(), by_name=False):
+    def __init__(self, api, name, key, filters=(), by_name=False,
+                 view=None):
         self.api = api
         self.name = name
         self.key = key
         self.filters = filters
         self.by_name = by_name
+        # view(item, one): an item as the request's microversion shows it
+        # (one: in the answer about it alone, not in a page).
+        self.view = view
         self.items = []
+
+    def show(self, item, one=True):
+        """A copy of ``item`` as the API answers it."""
+        shown = copy.deepcopy(item)
+        return self.view(shown, one) if self.view else shown
 
     def add(self, **values):
         item = dict(values)
@@ -111,5 +139,6 @@ class Collection:
             query.update(limit=limit, marker=page[-1]['id'])
             links.append({'rel': 'next', 'href': '%s/v1/%s?%s' % (
                 ENDPOINT, self.name, urllib.parse.urlencode(query))})
-        return {self.name.replace('-', '_'): copy.deepcopy(page),
+        return {self.name.replace('-', '_'): [self.show(i, one=False)
+                                              for i in page],
                 'links': links}

@@ -5,9 +5,6 @@ state ``spot``, and ``POST``/``DELETE /v1/flavors/{id}/opt-in``; the
 spot fields of the catalogue's bodies and views. Below 1.4 the routes
 are 404, as the API answers unknown routes, ``spot`` in a body is
 refused as an unknown field, and views show no spot field."""
-import copy
-
-from reserveclient.tests.unit import fake_diagnoses
 from reserveclient.tests.unit import fake_rest
 
 ACTIONS = ('release', 'reclaim')
@@ -25,7 +22,7 @@ def is_spot(parts, method):
 
 
 def check_version(api, path):
-    if fake_diagnoses._version(api.requests[-1].headers) < (1, 4):
+    if api.version() < SPOT:
         raise fake_rest.ApiError(404, 'The resource %s could not be found.'
                                  % path)
 
@@ -52,7 +49,7 @@ def _device_action(api, parts, body):
                                                          body['domain']))
         del api.spot_domains[item['id']]
         item['state'] = 'spot'
-    return fake_rest.FakeResponse(200, {'device': copy.deepcopy(item)})
+    return fake_rest.FakeResponse(200, {'device': api.devices.show(item)})
 
 
 def answer(api, path, parts, body):
@@ -69,8 +66,8 @@ def answer(api, path, parts, body):
                                           'reservation %s: %s' % (
                                               item['id'], ', '.join(unknown)))
         lent.extend(d for d in body['device_ids'] if d not in lent)
-        return fake_rest.FakeResponse(200, {'device_reservation':
-                                            copy.deepcopy(item)})
+        return fake_rest.FakeResponse(200, {
+            'device_reservation': api.device_reservations.show(item)})
     wanted = body.get('device_ids') or list(lent)
     terminated = [{'device_id': d, 'domain': 'spot-vm', 'project_id':
                    'project-b'} for d in wanted]
@@ -87,7 +84,7 @@ def answer(api, path, parts, body):
 
 
 def _spot_served(api):
-    return fake_diagnoses._version(api.requests[-1].headers) >= SPOT
+    return api.version() >= SPOT
 
 
 def check_flavor_body(api, body):

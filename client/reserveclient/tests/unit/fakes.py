@@ -2,10 +2,12 @@
 
 It keeps resources in memory and answers like the real API: the error
 body ``{"errors": [...]}``, paging with ``limit``/``marker`` and a
-``next`` link, 404 for unknown paths, the version document at ``/v1``.
-Every request is recorded so tests can check what the client sent.
+``next`` link, 404 for unknown paths, the version document at ``/v1``,
+406 for a version it does not offer. It keeps each resource under the
+names of microversion 1.2 and answers under those of the version asked
+(``fake_names``): tests add items under the names of 1.2. Every request
+is recorded so tests can check what the client sent.
 """
-import copy
 import types
 import urllib.parse
 import uuid
@@ -13,8 +15,9 @@ import uuid
 from keystoneauth1 import exceptions as ks_exceptions
 
 from reserveclient.tests.unit import fake_diagnoses
-from reserveclient.tests.unit import fake_spot
+from reserveclient.tests.unit import fake_names
 from reserveclient.tests.unit import fake_rest
+from reserveclient.tests.unit import fake_spot
 
 # How the double answers, whatever the resource (see fake_rest), by the
 # names the routes below and the tests use.
@@ -28,18 +31,22 @@ Collection = fake_rest.Collection
 class FakeReserveAPI:
     """The routes of the reserve API the client uses."""
 
-    def __init__(self, max_limit=1000, max_version='1.0'):
+    def __init__(self, max_limit=1000, max_version='1.4'):
         self.max_limit = max_limit
         self.max_version = max_version
         self.requests = []
         self.reservations = Collection(
             self, 'reservations', 'reservation',
-            filters=('all_projects', 'project_id', 'flavor_id', 'status'))
+            filters=('all_projects', 'project_id', 'flavor_id', 'status'),
+            view=lambda item, one: fake_names.reservation(
+                item, self.version(), one, self.requests[-1].method))
         self.leases = Collection(
             self, 'leases', 'lease',
-            filters=('all_projects', 'project_id', 'status'))
-        self.hosts = Collection(self, 'hosts', 'host',
-                                filters=('reservable',), by_name=True)
+            filters=('all_projects', 'project_id', 'status'),
+            view=lambda item, one: fake_names.lease(item, self.version()))
+        self.hosts = Collection(
+            self, 'hosts', 'host', filters=('reservable',), by_name=True,
+            view=lambda item, one: fake_names.host(item, self.version()))
         self.flavors = Collection(
             self, 'flavors', 'flavor', by_name=True,
             filters=('category', 'availability_zone', 'is_public',
@@ -49,13 +56,19 @@ class FakeReserveAPI:
                                   filters=('flavor_id', 'include_past'))
         self.allocations = Collection(
             self, 'allocations', 'allocation',
-            filters=('host_id', 'reservation_id', 'lease_id'))
+            filters=('host_id', 'lease_reservation_id', 'lease_id'),
+            view=lambda item, one: fake_names.shown(
+                item, self.version(), fake_names.ALLOCATION))
         self.devices = Collection(
             self, 'devices', 'device',
-            filters=('host', 'model', 'state', 'numa_node'))
+            filters=('host', 'model', 'state', 'numa_node'),
+            view=lambda item, one: fake_names.shown(
+                item, self.version(), fake_names.DEVICE))
         self.device_reservations = Collection(
             self, 'device-reservations', 'device_reservation',
-            filters=('all_projects', 'project_id', 'status', 'host'))
+            filters=('all_projects', 'project_id', 'status', 'host'),
+            view=lambda item, one: fake_names.device_reservation(
+                item, self.version()))
         self.free_slots = {}
         self.available = {}
         # {spot flavor id: spot_available} of /v1/flavors/availability
@@ -75,6 +88,20 @@ class FakeReserveAPI:
 
     # -- the dispatcher ------------------------------------------------------
 
+    def version(self):
+        """The microversion of the request being served."""
+        return fake_rest.version_of(self.requests[-1].headers,
+                                    self.max_version)
+
+    def _check_version(self):
+        version = self.version()
+        if not fake_rest.MIN_VERSION <= version <= fake_rest.parse_version(
+                self.max_version):
+            raise ApiError(406, 'Not acceptable: version %d.%d of the '
+                           'reserve API is not supported; this server '
+                           'supports 1.0 to %s' % (version + (
+                               self.max_version,)), 'reserve.not_acceptable')
+
     def __call__(self, method, url, headers, params, body):
         self.requests.append(types.SimpleNamespace(
             method=method, url=url, headers=headers, params=params or {},
@@ -85,6 +112,7 @@ class FakeReserveAPI:
         params.update(urllib.parse.parse_qsl(split.query))
         params = {k: str(v) for k, v in params.items()}
         try:
+            self._check_version()
             return self._route(method, path, params, body)
         except ApiError as exc:
             return _error(exc.status, exc.detail, exc.code)
@@ -113,17 +141,17 @@ class FakeReserveAPI:
                 return FakeResponse(200, coll.list(params))
             if method == 'POST':
                 item = create(body) if create else coll.add(**body)
-                return FakeResponse(201, {coll.key: copy.deepcopy(item)})
+                return FakeResponse(201, {coll.key: coll.show(item)})
         elif len(rest) == 1:
             item = coll.lookup(rest[0])
             if method == 'GET':
-                return FakeResponse(200, {coll.key: copy.deepcopy(item)})
+                return FakeResponse(200, {coll.key: coll.show(item)})
             if method == 'PATCH':
                 if update:
                     update(item, body)
                 else:
                     item.update(body)
-                return FakeResponse(200, {coll.key: copy.deepcopy(item)})
+                return FakeResponse(200, {coll.key: coll.show(item)})
             if method == 'DELETE':
                 coll.items.remove(item)
                 return FakeResponse(204)
@@ -151,7 +179,7 @@ class FakeReserveAPI:
             values = dict(
                 project_id='project-a', user_id='alice', instance_count=1,
                 status='PENDING_CREATE', status_reason=None, lease_id=None,
-                compute_flavor=None, created_at='2026-01-01T00:00:00Z',
+                reserved_flavor_id=None, created_at='2026-01-01T00:00:00Z',
                 updated_at='2026-01-01T00:00:00Z')
             values.update(body)
             return self.reservations.add(**values)
@@ -310,6 +338,11 @@ class FakeReserveAPI:
                           create=create)
 
     def _allocations(self, method, rest, params, body):
+        if not rest:
+            # lease_reservation_id from 1.2, reservation_id before it.
+            params = fake_names.read(params, self.version(),
+                                     fake_names.ALLOCATION,
+                                     fake_names.unknown_param)
         return self._crud(self.allocations, method, rest, params, body)
 
     def _devices(self, method, rest, params, body):
@@ -329,33 +362,82 @@ class FakeReserveAPI:
             answer = FakeResponse(answer.status_code, body)
         return answer
 
-    def _device_reservations(self, method, rest, params, body):
-        if len(rest) == 2 and method == 'POST':
-            item = self.device_reservations.lookup(rest[0])
-            if rest[1] != 'affirm':
-                raise ApiError(404, 'The resource could not be found.')
+    def _device_reservation_action(self, item, action, body):
+        """POST /v1/device-reservations/{id}/affirm, attach or detach."""
+        coll = self.device_reservations
+        if action == 'affirm':
             if item['status'] != 'needs-review':
                 raise ApiError(409, 'Device reservation %s is %s' % (
                     item['id'], item['status']), 'reserve.invalid_state')
             item['status'] = 'active'
-            return FakeResponse(200, {'device_reservation':
-                                      copy.deepcopy(item)})
-        if not rest and method == 'POST' and \
-                params.get('dry_run') == 'true':
-            return FakeResponse(200, {'dry_run': {
-                'fits': True, 'host': 'gpu-a100-01',
-                'unit_ids': body.get('unit_ids') or ['u1'],
-                'start': body.get('start'), 'end': body.get('end')}})
+        elif action == 'attach':
+            body = fake_names.read(body, self.version(),
+                                   fake_names.DEVICE_RESERVATION,
+                                   fake_names.unknown_field)
+            domain = body['domain']
+            if domain not in item.setdefault('domains', []):
+                item['domains'].append(domain)
+            by_id = {d['id']: d for d in item.get('devices') or []}
+            item.setdefault('attachments', []).extend(
+                {'domain': domain, 'device_id': device_id,
+                 'pci_address': by_id.get(device_id, {}).get('pci_address'),
+                 'kind': 'pci', 'state': 'planned'}
+                for device_id in body.get('device_ids')
+                or item.get('device_ids') or [])
+        elif action == 'detach':
+            item['domains'] = [d for d in item.get('domains') or []
+                               if d != body['domain']]
+            item['attachments'] = [a for a in item.get('attachments') or []
+                                   if a['domain'] != body['domain']]
+        else:
+            raise ApiError(404, 'The resource could not be found.')
+        return FakeResponse(200, {coll.key: coll.show(item)})
+
+    def _device_reservation_body(self, body):
+        """A creation's body under the names of 1.2 (each version refuses
+        the other's names, and asks for one of the two ways)."""
+        body = fake_names.read(body, self.version(),
+                               fake_names.DEVICE_RESERVATION,
+                               fake_names.unknown_field)
+        if ('device_ids' in body) == ('device_count' in body):
+            ids, count = (fake_names.name_at(
+                name, self.version(), fake_names.DEVICE_RESERVATION)
+                for name in ('device_ids', 'device_count'))
+            raise ApiError(400, "give either '%s' (specific devices) or "
+                           "'%s' (a number of devices of a model), not %s" %
+                           (ids, count, 'both' if 'device_count' in body
+                            else 'neither'))
+        return body
+
+    def _dry_run(self, body):
+        device_ids = body.get('device_ids') or [
+            'u%d' % (i + 1) for i in range(body['device_count'])]
+        devices = [{'id': d, 'pci_address': '0000:%02x:00.0' % (i + 0x3b),
+                    'model': body.get('model') or 'A100 SXM4 80GB',
+                    'numa_node': 0} for i, d in enumerate(device_ids)]
+        return FakeResponse(200, {'dry_run': fake_names.shown({
+            'fits': True, 'host_id': 'h-gpu-a100-01', 'host': 'gpu-a100-01',
+            'device_ids': device_ids, 'devices': devices,
+            'attachments': [], 'start': body.get('start'),
+            'end': body.get('end')}, self.version(),
+            fake_names.DEVICE_RESERVATION)})
+
+    def _device_reservations(self, method, rest, params, body):
+        if len(rest) == 2 and method == 'POST':
+            return self._device_reservation_action(
+                self.device_reservations.lookup(rest[0]), rest[1], body)
+        dry_run = False
         if not rest and method == 'POST':
-            params.pop('dry_run', None)
+            dry_run = params.pop('dry_run', None) == 'true'
+            body = self._device_reservation_body(body)
+        if dry_run:
+            return self._dry_run(body)
 
         def create(body):
-            if ('unit_ids' in body) == ('count' in body):
-                raise ApiError(400, "give either 'unit_ids' or 'count'")
             values = dict(
                 project_id='project-a', user_id='alice', host='gpu-a100-01',
                 allowed_projects=['project-a'], managing_projects=[],
-                unit_ids=body.get('unit_ids', []), units=[],
+                device_ids=body.get('device_ids', []), devices=[],
                 status='pending', status_reason=None, start='now',
                 end=None, domains=[], attachments=[], contract_ref=None,
                 reason=None, request=dict(body))
@@ -376,7 +458,9 @@ class FakeReserveAPI:
         project = params.get('project_id', 'project-a')
         return FakeResponse(200, {'limits': {
             'project_id': project, 'driver': 'config',
-            'resources': self.limits.get(project, {})}})
+            'resources': fake_names.shown(self.limits.get(project, {}),
+                                          self.version(),
+                                          fake_names.LIMITS)}})
 
 
 class FakeSession:

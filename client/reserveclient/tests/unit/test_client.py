@@ -21,13 +21,15 @@ class TestEndpoint:
         assert session.endpoint_requests == [{
             'service_type': 'reserve', 'interface': 'internal',
             'region_name': 'RegionX'}]
-        assert session.api.requests[0].url == '/v1/reservations'
+        # The versions of the server first, once.
+        assert [r.url for r in session.api.requests] == [
+            '/v1', '/v1/reservations']
 
     def test_override_skips_the_catalog_and_drops_v1(self):
         client, session = make(endpoint_override=fakes.ENDPOINT + '/v1/')
         client.hosts.list()
         assert session.endpoint_requests == []
-        assert session.api.requests[0].url == '/v1/hosts'
+        assert [r.url for r in session.api.requests] == ['/v1', '/v1/hosts']
 
     def test_no_endpoint_says_how_to_set_one(self):
         client, session = make()
@@ -50,13 +52,30 @@ class TestVersions:
     def test_header_on_every_request(self):
         client, session = make()
         client.reservations.list()
+        discovery, listing = session.api.requests
+        assert 'OpenStack-API-Version' not in discovery.headers
+        # The newest this client knows, which the server offers.
+        assert listing.headers['OpenStack-API-Version'] == 'reserve 1.4'
+        assert listing.headers['Accept'] == 'application/json'
+        assert client.api_version == httpclient.MAX_VERSION == '1.4'
+
+    def test_a_server_of_1_0_is_spoken_to_in_1_0(self):
+        client, session = make(fakes.FakeReserveAPI(max_version='1.0'))
+        client.reservations.list()
         assert session.api.requests[-1].headers[
             'OpenStack-API-Version'] == 'reserve 1.0'
-        assert session.api.requests[-1].headers['Accept'] == \
-            'application/json'
+        assert client.api_version == '1.0'
+
+    def test_pinned_1_0_is_not_negotiated(self):
+        client, session = make(api_version='1.0')
+        client.reservations.list()
+        assert [r.url for r in session.api.requests] == ['/v1/reservations']
+        assert session.api.requests[0].headers[
+            'OpenStack-API-Version'] == 'reserve 1.0'
 
     def test_pinned_version_is_sent_as_is(self):
-        client, session = make(api_version='1.3')
+        client, session = make(fakes.FakeReserveAPI(max_version='1.4'),
+                               api_version='1.3')
         client.reservations.list()
         assert [r.url for r in session.api.requests] == ['/v1/reservations']
         assert session.api.requests[0].headers[
@@ -146,6 +165,11 @@ class TestErrors:
                           osc_exceptions.CommandError)
 
 
+def _listings(api):
+    """The requests after the discovery of the versions."""
+    return [r for r in api.requests if r.url != '/v1']
+
+
 class TestPaging:
 
     def _api(self, count, max_limit=2):
@@ -159,7 +183,7 @@ class TestPaging:
         client, _ = make(api)
         items = client.reservations.list(all_projects=True)
         assert [i['id'] for i in items] == ['r0', 'r1', 'r2', 'r3', 'r4']
-        assert [r.params for r in api.requests] == [
+        assert [r.params for r in _listings(api)] == [
             {'all_projects': 'true'},
             {'all_projects': 'true', 'limit': '2', 'marker': 'r1'},
             {'all_projects': 'true', 'limit': '2', 'marker': 'r3'}]
@@ -169,14 +193,14 @@ class TestPaging:
         client, _ = make(api)
         items = client.reservations.list(limit=3)
         assert [i['id'] for i in items] == ['r0', 'r1', 'r2']
-        assert [r.params for r in api.requests] == [{'limit': 3}]
+        assert [r.params for r in _listings(api)] == [{'limit': 3}]
 
     def test_limit_above_the_server_page_size(self):
         api = self._api(5, max_limit=2)
         client, _ = make(api)
         items = client.reservations.list(limit=3)
         assert [i['id'] for i in items] == ['r0', 'r1', 'r2']
-        assert len(api.requests) == 2
+        assert len(_listings(api)) == 2
 
     def test_marker(self):
         client, _ = make(self._api(5, max_limit=10))
@@ -188,7 +212,7 @@ class TestPaging:
         page = {'reservations': [{'id': 'x'}], 'links': [
             {'rel': 'next', 'href': 'http://h/v1/reservations?marker=x'}]}
         api._route = lambda *a: fakes.FakeResponse(200, page)
-        client, _ = make(api)
+        client, _ = make(api, api_version='1.4')
         assert len(client.reservations.list()) == 2
         assert len(api.requests) == 2
 
@@ -243,3 +267,57 @@ class TestLookups:
         with pytest.raises(exceptions.NotFound):
             client.hosts.get('a/b c')
         assert api.requests[-1].url == '/v1/hosts/a%2Fb%20c'
+
+
+class TestNames:
+    """The managers take the names of API 1.2 and send the names of the
+    version spoken; answers come back as the server gave them."""
+
+    def _reservation(self, api):
+        return api.device_reservations.add(
+            status='active', device_ids=['d1', 'd2'], domains=[],
+            attachments=[], devices=[
+                {'id': 'd1', 'pci_address': '0000:17:00.0'},
+                {'id': 'd2', 'pci_address': '0000:31:00.0'}])
+
+    @pytest.mark.parametrize('version,ids,attachment', [
+        ('1.4', 'device_ids', 'device_id'), ('1.2', 'device_ids',
+                                             'device_id'),
+        ('1.1', 'unit_ids', 'unit_id'), ('1.0', 'unit_ids', 'unit_id')])
+    def test_attach(self, api, version, ids, attachment):
+        rsv = self._reservation(api)
+        client, _ = make(api, api_version=version)
+        shown = client.device_reservations.attach(rsv['id'], 'vm1', ['d2'])
+        assert api.requests[-1].body == {'domain': 'vm1', ids: ['d2']}
+        assert [a[attachment] for a in shown['attachments']] == ['d2']
+        assert shown[ids] == ['d1', 'd2']
+
+    def test_the_server_refuses_the_names_of_another_version(self, api):
+        client, _ = make(api, api_version='1.2')
+        with pytest.raises(exceptions.BadRequest) as err:
+            client.http.post('/v1/device-reservations', {'count': 1})
+        assert "unknown field 'count'" in str(err.value)
+        with pytest.raises(exceptions.BadRequest):
+            client.http.get('/v1/allocations', {'reservation_id': 'r1'})
+
+    @pytest.mark.parametrize('version,param', [
+        ('1.4', 'lease_reservation_id'), ('1.1', 'reservation_id')])
+    def test_allocation_filter(self, api, version, param):
+        api.allocations.add(lease_reservation_id='r1', amount=1)
+        api.allocations.add(lease_reservation_id='r2', amount=1)
+        client, _ = make(api, api_version=version)
+        found = client.allocations.list(lease_reservation_id='r2')
+        assert api.requests[-1].params == {param: 'r2'}
+        assert [a[param] for a in found] == ['r2']
+
+    def test_one_name(self, api):
+        from reserveclient.v1 import names
+        client, _ = make(api)
+        assert names.one_name(client.http)
+        assert not names.one_name(client.http, '1.1')
+        assert names.name(client.http, names.DEVICE, 'device_reservation_id',
+                          '1.0') == 'reservation_id'
+        old, _ = make(fakes.FakeReserveAPI(max_version='1.1'))
+        assert not names.one_name(old.http)
+        assert names.sent(old.http, names.DEVICE_RESERVATION, {
+            'device_count': 2, 'model': 'T4'}) == {'count': 2, 'model': 'T4'}

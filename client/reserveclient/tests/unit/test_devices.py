@@ -18,7 +18,7 @@ def _unit(api, pci, host='gpu-a100-01', **values):
 def test_device_list_filters_and_columns(runner, api):
     _unit(api, '0000:3b:00.0')
     _unit(api, '0000:3c:00.0', numa_node=1, state='reserved',
-          reservation_id='r1')
+          device_reservation_id='r1')
     columns, rows = runner.take(device_cmds.ListDevice, [])
     assert columns == ('ID', 'Host', 'PCI Address', 'Model', 'NUMA Node',
                        'State')
@@ -27,10 +27,29 @@ def test_device_list_filters_and_columns(runner, api):
         '--host', 'gpu-a100-01', '--model', 'A100 SXM4 80GB', '--state',
         'reserved', '--numa-node', '1', '--long'])
     assert [r['PCI Address'] for r in listed] == ['0000:3c:00.0']
-    assert listed[0]['Reservation ID'] == 'r1'
+    assert listed[0]['Device Reservation ID'] == 'r1'
+    assert 'Reservation ID' not in listed[0]
     assert api.requests[-1].params == {
         'host': 'gpu-a100-01', 'model': 'A100 SXM4 80GB',
         'state': 'reserved', 'numa_node': 1}
+    shown = runner.json(device_cmds.ShowDevice, [listed[0]['ID']])
+    assert shown['device_reservation_id'] == 'r1'
+    assert 'reservation_id' not in shown
+
+
+@pytest.mark.parametrize('version', ['1.0', '1.1'])
+def test_device_holder_before_1_2(runner, api, version):
+    runner.pin(version)
+    _unit(api, '0000:3c:00.0', state='reserved', device_reservation_id='r1')
+    listed = runner.json(device_cmds.ListDevice, ['--long'])
+    assert listed[0]['Reservation ID'] == 'r1'
+    assert 'Device Reservation ID' not in listed[0]
+    shown = runner.json(device_cmds.ShowDevice, [listed[0]['ID']])
+    assert shown['reservation_id'] == 'r1'
+    # 1.1 names it both ways, in the order of the later name.
+    assert ('device_reservation_id' in shown) == (version == '1.1')
+    assert list(shown).index('reservation_id') == \
+        list(shown).index('state') + 1 + (version == '1.1')
 
 
 def test_device_list_refuses_an_unknown_state(runner):
@@ -65,20 +84,45 @@ def test_create_by_count_and_model(runner, api):
         '--reason', 'training run'])
     assert api.requests[-1].method == 'POST'
     assert api.requests[-1].body == {
-        'count': 2, 'model': 'A100 SXM4 80GB', 'host': 'gpu-a100-01',
+        'device_count': 2, 'model': 'A100 SXM4 80GB', 'host': 'gpu-a100-01',
         'numa_local': True, 'domains': ['gpu-vm-2'],
         'allowed_projects': ['p1', 'p2'], 'managing_projects': ['ops'],
         'start': '2030-01-07T00:00:00Z', 'end': '2030-01-07T18:00:00Z',
         'contract_ref': 'C-17', 'reason': 'training run'}
     assert shown['status'] == 'pending'
     assert list(shown)[:3] == ['id', 'status', 'status_reason']
+    assert shown['request']['device_count'] == 2
+    assert 'unit_ids' not in shown and 'device_ids' in shown
 
 
-def test_create_by_units_resolves_pci_addresses(runner, api):
+def test_create_by_devices_resolves_pci_addresses(runner, api):
     unit = _unit(api, '0000:3b:00.0')
-    runner.take(rsv_cmds.CreateDeviceReservation, [
+    shown = runner.json(rsv_cmds.CreateDeviceReservation, [
         '--device', '0000:3b:00.0', '--device', unit['id']])
-    assert api.requests[-1].body == {'unit_ids': [unit['id'], unit['id']]}
+    assert api.requests[-1].body == {'device_ids': [unit['id'], unit['id']]}
+    assert shown['device_ids'] == [unit['id'], unit['id']]
+
+
+@pytest.mark.parametrize('server,pinned', [('1.0', None), ('1.4', '1.0'),
+                                           ('1.4', '1.1')])
+def test_create_before_1_2_sends_the_earlier_names(runner, api, server,
+                                                   pinned):
+    api.max_version = server
+    if pinned:
+        runner.pin(pinned)
+    unit = _unit(api, '0000:3b:00.0')
+    shown = runner.json(rsv_cmds.CreateDeviceReservation,
+                        ['--device', unit['id']])
+    assert api.requests[-1].body == {'unit_ids': [unit['id']]}
+    assert shown['unit_ids'] == [unit['id']]
+    assert 'device_ids' not in shown
+    runner.take(rsv_cmds.CreateDeviceReservation,
+                ['--count', '2', '--model', 'T4'])
+    assert api.requests[-1].body == {'count': 2, 'model': 'T4'}
+    dry = runner.json(rsv_cmds.CreateDeviceReservation,
+                      ['--count', '1', '--model', 'T4', '--dry-run'])
+    assert list(dry)[:6] == ['fits', 'host', 'host_id', 'unit_ids',
+                             'units', 'start']
 
 
 def test_create_checks_its_options(runner):
@@ -98,20 +142,27 @@ def test_create_dry_run_reserves_nothing(runner, api):
     shown = runner.json(rsv_cmds.CreateDeviceReservation, [
         '--count', '1', '--model', 'T4', '--dry-run'])
     assert shown['fits'] is True
+    assert list(shown)[:5] == ['fits', 'host', 'host_id', 'device_ids',
+                               'devices']
     assert api.requests[-1].params == {'dry_run': 'true'}
+    assert api.requests[-1].body == {'device_count': 1, 'model': 'T4'}
     assert api.device_reservations.items == []
+    table = runner.output(rsv_cmds.CreateDeviceReservation, [
+        '--count', '1', '--model', 'T4', '--dry-run'])
+    assert '0000:3b:00.0 T4 (NUMA 0)' in table
 
 
 def test_list_and_show(runner, api):
     mine = api.device_reservations.add(
-        host='gpu-a100-01', unit_ids=['u1', 'u2'], start='s', end=None,
+        host='gpu-a100-01', device_ids=['u1', 'u2'], start='s', end=None,
         status='active', project_id='project-a', domains=['vm1'],
-        units=[{'id': 'u1', 'pci_address': '0000:3b:00.0',
-                'model': 'A100', 'numa_node': 0}],
+        devices=[{'id': 'u1', 'pci_address': '0000:3b:00.0',
+                  'model': 'A100', 'numa_node': 0}],
         attachments=[{'domain': 'vm1', 'pci_address': '0000:3b:00.0',
                       'kind': 'pci', 'state': 'attached'}])
     columns, rows = runner.take(rsv_cmds.ListDeviceReservation, [])
-    assert columns == ('ID', 'Host', 'Units', 'Start', 'End', 'Status')
+    assert columns == ('ID', 'Host', 'Device IDs', 'Start', 'End',
+                       'Status')
     table = runner.output(rsv_cmds.ListDeviceReservation, [])
     assert 'u1, u2' in table
     runner.take(rsv_cmds.ListDeviceReservation, [
@@ -121,10 +172,43 @@ def test_list_and_show(runner, api):
         'all_projects': 'true', 'status': 'active', 'host': 'gpu-a100-01',
         'project_id': 'project-a'}
     shown = runner.json(rsv_cmds.ShowDeviceReservation, [mine['id']])
-    assert shown['units'][0]['pci_address'] == '0000:3b:00.0'
+    assert shown['devices'][0]['pci_address'] == '0000:3b:00.0'
+    assert shown['device_ids'] == ['u1', 'u2']
+    assert not {'units', 'unit_ids'} & set(shown)
+    # What 1.3 and 1.4 add.
+    assert shown['missing_capacity'] == []
+    assert shown['released_device_ids'] == []
+    assert list(shown)[:4] == ['id', 'status', 'missing_capacity',
+                               'host']
     table = runner.output(rsv_cmds.ShowDeviceReservation, [mine['id']])
     assert '0000:3b:00.0 A100 (NUMA 0)' in table
     assert 'vm1: 0000:3b:00.0 pci attached' in table
+
+
+@pytest.mark.parametrize('version', ['1.0', '1.1'])
+def test_list_and_show_before_1_2(runner, api, version):
+    runner.pin(version)
+    mine = api.device_reservations.add(
+        host='gpu-a100-01', device_ids=['u1'], status='active',
+        devices=[{'id': 'u1', 'pci_address': '0000:3b:00.0',
+                  'model': 'A100', 'numa_node': 0}],
+        attachments=[{'domain': 'vm1', 'device_id': 'u1',
+                      'pci_address': '0000:3b:00.0', 'kind': 'pci',
+                      'state': 'attached'}],
+        request={'device_ids': ['u1']})
+    columns, rows = runner.take(rsv_cmds.ListDeviceReservation, [])
+    assert columns == ('ID', 'Host', 'Units', 'Start', 'End', 'Status')
+    assert 'u1' in runner.output(rsv_cmds.ListDeviceReservation, [])
+    shown = runner.json(rsv_cmds.ShowDeviceReservation, [mine['id']])
+    assert shown['unit_ids'] == ['u1']
+    assert shown['units'][0]['pci_address'] == '0000:3b:00.0'
+    assert shown['attachments'][0]['unit_id'] == 'u1'
+    assert shown['request'] == {'unit_ids': ['u1']}
+    assert not {'device_ids', 'devices', 'missing_capacity',
+                'released_device_ids'} & set(shown)
+    assert list(shown)[:5] == ['id', 'status', 'host', 'unit_ids', 'units']
+    table = runner.output(rsv_cmds.ShowDeviceReservation, [mine['id']])
+    assert '0000:3b:00.0 A100 (NUMA 0)' in table
 
 
 def test_set_sends_domains_on_their_own(runner, api):

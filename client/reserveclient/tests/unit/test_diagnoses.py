@@ -82,9 +82,15 @@ def test_doctor_rows_and_json(runner, api):
     assert api.requests[-1].headers[HEADER] == 'reserve 1.3'
 
 
-def test_the_other_commands_still_speak_1_0(runner, api):
+def test_the_other_commands_speak_the_version_negotiated(runner, api):
+    api.max_version = '1.3'
     _diagnosis(api, 'rsv-1')
     runner.take(diagnoses.DiagnoseReservation, ['rsv-1'])
+    runner.take(reservations.ListReservation, [])
+    assert api.requests[-1].headers[HEADER] == 'reserve 1.3'
+    runner.pin('1.0')
+    runner.take(diagnoses.DiagnoseReservation, ['rsv-1'])
+    assert api.requests[-1].headers[HEADER] == 'reserve 1.3'
     runner.take(reservations.ListReservation, [])
     assert api.requests[-1].headers[HEADER] == 'reserve 1.0'
 

@@ -215,8 +215,9 @@ class TestCalendar:
         api.available[flavor['id']] = 1
         listed = runner.json(flavors.FlavorAvailability, [
             '--start', '2030-01-01', '--end', '2030-01-02'])
+        # A server of 1.4 tells the spot instances (none: not spot).
         assert listed[0] == {'Flavor ID': flavor['id'], 'Name': 'gpu.a100',
-                             'Total': 4, 'Available': 1}
+                             'Total': 4, 'Available': 1, 'Spot': None}
         assert api.requests[-1].url == '/v1/flavors/availability'
         assert api.requests[-1].params == {'start': '2030-01-01T00:00:00Z',
                                            'end': '2030-01-02T00:00:00Z'}

@@ -18,10 +18,10 @@ def _lease(api, **values):
             'ephemeral_gb': 0, 'extra_specs': {'pci_passthrough:alias':
                                                'a100:1'},
             'resource_properties': None, 'affinity': None,
-            'flavor_id': 'lr-1', 'aggregate': 'lr-1',
+            'reserved_flavor_id': 'lr-1', 'aggregate': 'lr-1',
             'resource_class': 'CUSTOM_RESERVATION_LR_1',
-            'allocations': [{'host_id': 'h1', 'host': 'gpu1', 'count': 1},
-                            {'host_id': 'h2', 'host': 'gpu2', 'count': 1}]}],
+            'allocations': [{'host_id': 'h1', 'host': 'gpu1', 'amount': 1},
+                            {'host_id': 'h2', 'host': 'gpu2', 'amount': 1}]}],
         events=[
             {'id': 1, 'event_type': 'start_lease',
              'time': '2030-01-01T00:00:00Z', 'status': 'UNDONE',
@@ -102,6 +102,7 @@ def test_show_by_booking_id(runner, api):
     assert shown == {'id': lease['id']}
     # The lease's own ID first (404), then the booking, then its lease.
     assert [(r.method, r.url) for r in api.requests] == [
+        ('GET', '/v1'),
         ('GET', '/v1/leases/bk-1'), ('GET', '/v1/reservations/bk-1'),
         ('GET', '/v1/leases/%s' % lease['id'])]
 
@@ -132,3 +133,22 @@ def test_show_by_the_name_a_booking_gives_its_lease(runner, api):
     lease = _lease(api, name='reservation-bk-4')
     shown = runner.json(leases.ShowLease, ['bk-4', '-c', 'id'])
     assert shown == {'id': lease['id']}
+
+
+@pytest.mark.parametrize('version,flavor,amount', [
+    ('1.4', 'reserved flavor', 'amount'), ('1.0', 'flavor', 'count')])
+def test_show_names_of_the_version_spoken(runner, api, version, flavor,
+                                          amount):
+    runner.pin(version)
+    lease = _lease(api)
+    shown = runner.json(leases.ShowLease, [lease['id']])
+    reservation = shown['reservations'][0]
+    assert reservation['allocations'][0][amount] == 1
+    table = runner.output(leases.ShowLease, [lease['id']])
+    assert '|   %s: lr-1 ' % flavor in table
+    assert 'allocations: gpu1 x1, gpu2 x1' in table
+    if version == '1.0':
+        assert 'reserved_flavor_id' not in reservation
+        assert 'reserved flavor:' not in table
+    else:
+        assert 'flavor_id' not in reservation

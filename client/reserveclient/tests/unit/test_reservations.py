@@ -108,7 +108,7 @@ class TestCreateWait:
     def _allocate_after(self, api, polls, **values):
         values.setdefault('status', 'ALLOCATED')
         values.setdefault('lease_id', 'lease-1')
-        values.setdefault('compute_flavor', 'rsv-1')
+        values.setdefault('reserved_flavor_id', 'rsv-1')
 
         def on_sleep(count):
             if count == polls:
@@ -126,9 +126,17 @@ class TestCreateWait:
         booking = api.reservations.items[0]
         assert out == '%s\n' % booking['id']
         assert runner.app.stderr.getvalue() == (
-            'lease_id and compute_flavor appear once it is ALLOCATED: '
+            'lease_id and reserved_flavor_id appear once it is ALLOCATED: '
             'openstack reserve reservation show %s\n' % booking['id'])
         assert not self._gets(api)
+
+    def test_the_hint_names_the_field_of_the_version_spoken(self, runner,
+                                                            api):
+        runner.pin('1.0')
+        runner.output(reservations.CreateReservation,
+                      self.ARGV + ['-f', 'value', '-c', 'id'])
+        assert runner.app.stderr.getvalue().startswith(
+            'lease_id and compute_flavor appear once it is ALLOCATED: ')
 
     def test_wait_until_allocated(self, runner, api, monkeypatch):
         clock = FakeClock(monkeypatch, self._allocate_after(api, 3))
@@ -136,7 +144,8 @@ class TestCreateWait:
                             self.ARGV + ['--wait'])
         assert shown['status'] == 'ALLOCATED'
         assert shown['lease_id'] == 'lease-1'
-        assert shown['compute_flavor'] == 'rsv-1'
+        assert shown['reserved_flavor_id'] == 'rsv-1'
+        assert 'compute_flavor' not in shown
         assert clock.sleeps == [reservations.POLL_INTERVAL] * 3
         assert len(self._gets(api)) == 3
         err = runner.app.stderr.getvalue()
@@ -164,7 +173,7 @@ class TestCreateWait:
     def test_wait_error_exits_with_the_reason(self, runner, api,
                                               monkeypatch):
         FakeClock(monkeypatch, self._allocate_after(
-            api, 1, status='ERROR', lease_id=None, compute_flavor=None,
+            api, 1, status='ERROR', lease_id=None, reserved_flavor_id=None,
             status_reason='Not enough hosts available'))
         cmd, parsed = runner.parse(reservations.CreateReservation,
                                    self.ARGV + ['--wait'])
@@ -210,7 +219,8 @@ class TestCreateWait:
         calls = []
 
         def flaky(url, method, **kwargs):
-            if method == 'GET':
+            # The polls of the reservation (not the versions' discovery).
+            if method == 'GET' and '/v1/reservations/' in url:
                 calls.append(url)
                 if len(calls) == 1:
                     raise ks_exceptions.ConnectFailure('restarting')
@@ -264,7 +274,7 @@ class TestList:
 
     def test_no_flavor_listing_without_rows(self, runner, api):
         assert runner.take(reservations.ListReservation, [])[1] == []
-        assert [r.url for r in api.requests] == ['/v1/reservations']
+        assert [r.url for r in api.requests] == ['/v1', '/v1/reservations']
 
     def test_flavor_ids_when_the_catalogue_cannot_be_read(self, runner,
                                                           api):
@@ -302,11 +312,24 @@ class TestList:
 
     def test_long(self, runner, api):
         _booking(api, status='ERROR', status_reason='No capacity',
-                 lease_id=None, compute_flavor=None)
+                 lease_id=None, reserved_flavor_id=None)
         listed = runner.json(reservations.ListReservation, ['--long'])
         assert listed[0]['Status Reason'] == 'No capacity'
         assert set(listed[0]) >= {'Project ID', 'Lease ID',
-                                  'Compute Flavor'}
+                                  'Reserved Flavor ID'}
+        assert 'Compute Flavor' not in listed[0]
+
+    @pytest.mark.parametrize('server,pinned', [('1.0', None),
+                                               ('1.4', '1.0'),
+                                               ('1.4', '1.1')])
+    def test_long_before_1_2(self, runner, api, server, pinned):
+        api.max_version = server
+        if pinned:
+            runner.pin(pinned)
+        _booking(api, reserved_flavor_id='lr-1')
+        listed = runner.json(reservations.ListReservation, ['--long'])
+        assert listed[0]['Compute Flavor'] == 'lr-1'
+        assert 'Reserved Flavor ID' not in listed[0]
 
     def test_follows_pages_unless_limited(self, runner, api):
         api.max_limit = 2
@@ -335,18 +358,44 @@ class TestList:
 class TestShow:
 
     def test_show(self, runner, api):
-        booking = _booking(api, lease_id='l1', compute_flavor='c1',
+        booking = _booking(api, lease_id='l1', reserved_flavor_id='c1',
                            status_reason=None)
         shown = runner.json(reservations.ShowReservation, [booking['id']])
         assert shown['lease_id'] == 'l1'
-        assert shown['compute_flavor'] == 'c1'
+        assert shown['reserved_flavor_id'] == 'c1'
+        assert 'compute_flavor' not in shown
+        # What 1.3 adds to the answer about one reservation.
+        assert shown['missing_capacity'] == []
+        assert shown['delivery']['hosts_replaced'] == 0
+        assert list(shown)[-4:] == ['missing_capacity', 'lease_id',
+                                    'reserved_flavor_id', 'delivery']
 
     def test_columns(self, runner, api):
-        booking = _booking(api, lease_id='l1', compute_flavor='c1')
+        booking = _booking(api, lease_id='l1', reserved_flavor_id='c1')
         out = runner.output(reservations.ShowReservation, [
             booking['id'], '-f', 'value', '-c', 'status', '-c', 'lease_id',
-            '-c', 'compute_flavor'])
+            '-c', 'reserved_flavor_id'])
         assert out.splitlines() == ['ALLOCATED', 'l1', 'c1']
+
+    def test_missing_capacity_in_a_table(self, runner, api):
+        booking = _booking(api, missing_capacity=[
+            {'host': 'gpu1', 'instances': 2, 'since': None,
+             'reason': 'down'}])
+        table = runner.output(reservations.ShowReservation, [booking['id']])
+        assert ("| missing_capacity | host='gpu1', instances='2', "
+                "reason='down', since=" in table)
+
+    @pytest.mark.parametrize('version', ['1.0', '1.1'])
+    def test_pinned_before_1_2(self, runner, api, version):
+        runner.pin(version)
+        booking = _booking(api, lease_id='l1', reserved_flavor_id='c1')
+        shown = runner.json(reservations.ShowReservation, [booking['id']])
+        assert shown['compute_flavor'] == 'c1'
+        # 1.1 shows both names, 1.0 the first one only.
+        assert ('reserved_flavor_id' in shown) == (version == '1.1')
+        assert 'missing_capacity' not in shown
+        assert api.requests[-1].headers['OpenStack-API-Version'] == \
+            'reserve %s' % version
 
     def test_missing(self, runner):
         with pytest.raises(rc_exceptions.NotFound) as err:

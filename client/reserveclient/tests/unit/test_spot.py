@@ -11,8 +11,8 @@ SPOT = 'reserve 1.4'
 def _reservation(api):
     return api.device_reservations.add(
         status='active', device_ids=['d1', 'd2'],
-        units=[{'id': 'd1', 'pci_address': '0000:17:00.0'},
-               {'id': 'd2', 'pci_address': '0000:31:00.0'}])
+        devices=[{'id': 'd1', 'pci_address': '0000:17:00.0'},
+                 {'id': 'd2', 'pci_address': '0000:31:00.0'}])
 
 
 def test_release_by_id_or_pci_address(runner, api):
@@ -71,7 +71,13 @@ def test_device_list_spot(runner, api):
     assert request.headers['OpenStack-API-Version'] == SPOT
     runner.take(device_cmds.ListDevice, [])
     assert 'spot' not in api.requests[-1].params
-    assert api.requests[-1].headers['OpenStack-API-Version'] != SPOT
+    # --spot asks for 1.4 whatever the version spoken otherwise.
+    runner.pin('1.0')
+    runner.take(device_cmds.ListDevice, [])
+    assert api.requests[-1].headers['OpenStack-API-Version'] == \
+        'reserve 1.0'
+    runner.take(device_cmds.ListDevice, ['--spot'])
+    assert api.requests[-1].headers['OpenStack-API-Version'] == SPOT
 
 
 def test_device_list_takes_the_spot_state(runner):

@@ -63,7 +63,12 @@ class TestCreate:
         request = api.requests[-1]
         assert request.body == {'name': 'f', 'nova_flavor_id': 'n',
                                 'slots': 2}
-        assert request.headers[HEADER] != SPOT
+        # The version negotiated; an older one asked for is kept.
+        assert request.headers[HEADER] == SPOT
+        _pinned(runner, api, '1.0')
+        runner.take(flavors.CreateFlavor, ['g', '--nova-flavor', 'n',
+                                           '--slots', '2'])
+        assert api.requests[-1].headers[HEADER] == 'reserve 1.0'
 
     def test_a_server_before_1_4_is_not_asked(self, runner):
         runner.api.max_version = '1.3'

@@ -110,5 +110,27 @@ def test_events_column_sorted_with_errors():
 
 
 def test_allocations_column():
-    column = utils.AllocationsColumn([{'host': 'gpu1', 'count': 2}])
-    assert column.human_readable() == 'gpu1 x2'
+    column = utils.AllocationsColumn([{'host': 'gpu1', 'amount': 2},
+                                      {'host': 'gpu2', 'count': 3}])
+    # amount from API 1.2, count before it.
+    assert column.human_readable() == 'gpu1 x2\ngpu2 x3'
+
+
+def test_list_column_of_strings_and_of_objects():
+    assert utils.ListColumn(['b', 'a']).human_readable() == 'a, b'
+    assert utils.ListColumn([]).human_readable() == ''
+    missing = [{'host': 'gpu1', 'instances': 2, 'since': None,
+                'reason': 'down'},
+               {'host': 'gpu2', 'instances': 1, 'since': None,
+                'reason': 'down'}]
+    column = utils.ListColumn(missing)
+    assert column.human_readable().splitlines() == [
+        "host='gpu1', instances='2', reason='down', since=",
+        "host='gpu2', instances='1', reason='down', since="]
+    assert column.machine_readable() == missing
+
+
+def test_show_fields_of_a_list_of_objects():
+    _keys, values = utils.show_fields(
+        {'id': 'r1', 'missing_capacity': [{'host': 'gpu1'}]}, ('id',))
+    assert values[1].human_readable() == "host='gpu1'"
