@@ -111,8 +111,9 @@ def test_free_slots_and_availability(server, cli):
     during = cli.json('reserve', 'flavor', 'availability', '--start',
                       base.future(3, hour=6), '--end',
                       base.future(3, hour=12), '--flavor', flavor['name'])
+    # Spot: what a spot flavor may boot now; none for a booked flavor.
     assert during == [{'Flavor ID': flavor['id'], 'Name': flavor['name'],
-                       'Total': 1, 'Available': 0}]
+                       'Total': 1, 'Available': 0, 'Spot': None}]
     now = cli.json('reserve', 'flavor', 'availability', '--long')
     row = [r for r in now if r['Flavor ID'] == flavor['id']][0]
     assert row['Available'] == 1
