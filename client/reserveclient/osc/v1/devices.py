@@ -22,6 +22,17 @@ def add_host_argument(parser, help_text):
     parser.add_argument('--host', metavar='<host>', help=help_text)
 
 
+def add_device_arguments(parser):
+    """The <device> a command names, and --host to tell a PCI address
+    apart."""
+    parser.add_argument(
+        'device', metavar='<device>',
+        help='GPU device: ID, PCI address (0000:3b:00.0) or node device '
+             'name (pci_0000_3b_00_0)')
+    add_host_argument(parser, 'Host of the device (name or ID), when a '
+                              'PCI address is not unique')
+
+
 class ListDevice(base.ReserveCommand, command.Lister):
     """List the GPU devices of the libvirt hosts."""
 
@@ -74,12 +85,7 @@ class ShowDevice(base.ReserveCommand, command.ShowOne):
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument(
-            'device', metavar='<device>',
-            help='GPU device: ID, PCI address (0000:3b:00.0) or node device '
-                 'name (pci_0000_3b_00_0)')
-        add_host_argument(parser, 'Host of the device (name or ID), when a '
-                                  'PCI address is not unique')
+        add_device_arguments(parser)
         return parser
 
     def take_action(self, parsed_args):

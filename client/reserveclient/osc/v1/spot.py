@@ -101,16 +101,10 @@ class _SpotDeviceCommand(base.ReserveCommand, command.ShowOne):
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument(
-            'device', metavar='<device>',
-            help='GPU device: ID, PCI address (0000:3b:00.0) or node device '
-                 'name (pci_0000_3b_00_0)')
+        device_cmds.add_device_arguments(parser)
         parser.add_argument(
             '--domain', metavar='<domain>', required=True,
             help=self._domain_help)
-        device_cmds.add_host_argument(
-            parser, 'Host of the device (name or ID), when a PCI address is '
-                    'not unique')
         return parser
 
     def take_action(self, parsed_args):
