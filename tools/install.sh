@@ -11,6 +11,11 @@ PY=${PYTHON:-python3}
 want_apt=()
 command -v pkg-config >/dev/null || want_apt+=(pkg-config)
 pkg-config --exists libvirt 2>/dev/null || want_apt+=(libvirt-dev)
+# The browser tests (tests/browser) drive Debian's headless Chromium.
+if [ "${1:-}" = --test ]; then
+    command -v chromium >/dev/null || want_apt+=(chromium)
+    command -v chromedriver >/dev/null || want_apt+=(chromium-driver)
+fi
 if [ ${#want_apt[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         echo "Installing ${want_apt[*]} (apt)"

@@ -1,6 +1,7 @@
 #!/bin/bash
-# Run every test of reserve: unit, functional and integration (the last
-# brings up placement and nova on loopback, see tools/cloud/).
+# Run every test of reserve: unit, functional, browser (the calendar page
+# in headless Chromium) and integration (which brings up placement and
+# nova on loopback, see tools/cloud/).
 #   tools/run-tests.sh                 everything, then a check that the
 #                                      loopback cloud (if running) holds
 #                                      nothing the tests left
@@ -44,7 +45,7 @@ trap 'rm -f "$before" "$client_log"' EXIT
     -p no:cacheprovider -q reserveclient/tests) >"$client_log" 2>&1 &
 client_pid=$!
 .venv/bin/python -m pytest -p no:cacheprovider -q --durations=40 \
-    tests/integration || {
+    tests/browser tests/integration || {
     rc=$?; [ $status != 0 ] || status=$rc; }
 client_rc=0
 wait $client_pid || client_rc=$?

@@ -10,6 +10,8 @@ Middleware, outermost first:
 * HTTPProxyToWSGI: honours X-Forwarded-* behind a proxy when enabled;
 * CORS: only active when ``[cors]allowed_origin`` is set;
 * ``/healthcheck`` (oslo.middleware Healthcheck), unauthenticated;
+* ``/calendar/``: the calendar page's static files, unauthenticated
+  (reserve.api.pages);
 * FaultMiddleware: one JSON error body for every error, no tracebacks;
 * RequestGuard: no NUL in the URL (400), bodies are JSON (else 415)
   and nest at most MAX_DEPTH levels;
@@ -31,6 +33,7 @@ from reserve.api import edge
 from reserve.api import errors
 from reserve.api import hooks
 from reserve.api import microversion
+from reserve.api import pages
 from reserve.api import request_guard
 
 HEALTHCHECK_PATH = '/healthcheck'
@@ -85,6 +88,7 @@ def setup_app(conf=None):
     app = request_guard.RequestGuard(app)
     app = errors.FaultMiddleware(app)
     app = HealthcheckDispatcher(app, conf)
+    app = pages.PagesDispatcher(app)
     _set_cors_defaults()
     app = cors.CORS(app, conf)
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)

@@ -33,23 +33,20 @@ attached too; every A100 is in use while the rounds run.
     .venv/bin/python tests/benchmarks/bench_reclaim.py --http --busy
 """
 import argparse
-import json
 import os
 import pathlib
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, REPO)
 from reserve.db import device_reservations  # noqa: E402
 from reserve.db import domain_owners as owners_db  # noqa: E402
+from tests.fixtures.all_in_one import ADMIN  # noqa: E402
+from tests.fixtures.all_in_one import AllInOne  # noqa: E402
 from tests.functional.devices import gpu_cloud  # noqa: E402
 
 SPOT_DOMAINS = ('gpu-vm-3', 'transient-vm')
@@ -135,130 +132,13 @@ def _check_busy(statuses):
 
 # through the REST API of reserve-all-in-one --------------------------------
 
-STARTUP_TIMEOUT = 120
-# The project of the noauth API's callers, which owns the embedded
-# hosts' domains, and the spot user's.
-OWNER = {'X-Project-Id': 'noauth-project', 'X-User-Id': 'owner',
-         'X-Roles': 'member,reader'}
+# The spot user's project (the owner's is the noauth API's default).
 SPOT_USER = {'X-Project-Id': 'spot-project', 'X-User-Id': 'spot',
              'X-Roles': 'member,reader'}
-ADMIN = {'X-Project-Id': 'admin-project', 'X-User-Id': 'admin',
-         'X-Roles': 'admin,member,reader'}
-V14 = {'OpenStack-API-Version': 'reserve 1.4'}
-
-
-def _executable(name):
-    """The console script next to this interpreter, else on PATH."""
-    local = os.path.join(os.path.dirname(sys.executable), name)
-    if os.access(local, os.X_OK):
-        return local
-    return shutil.which(name)
-
-
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
-
-
-class AllInOne:
-    """reserve-all-in-one on a free loopback port, its state directory
-    and log in a temporary directory; a context manager that stops it
-    and removes that directory whatever happens."""
-
-    def __init__(self):
-        self.work = tempfile.mkdtemp(prefix='bench-reclaim-')
-        self.port = _free_port()
-        self.url = 'http://127.0.0.1:%d' % self.port
-        self.process = None
-        self._log = None
-
-    def __enter__(self):
-        try:
-            self._start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(self, *exc):
-        self.stop()
-
-    def _start(self):
-        command = _executable('reserve-all-in-one')
-        if command is None:
-            raise RuntimeError('reserve-all-in-one is not installed')
-        config = os.path.join(self.work, 'reserve.conf')
-        with open(config, 'w') as out:
-            # Loopback only; no quota in the way; a reconciler that
-            # keeps to itself while the rounds run.
-            out.write('[api]\nhost_ip = 127.0.0.1\nport = %d\n\n'
-                      '[worker]\nreconcile_interval = 3600\n\n'
-                      '[quota]\ndevice_reservations = -1\n'
-                      'device_hours = -1\n' % self.port)
-        # The code of this checkout, not only the one installed.
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-            [REPO] + [p for p in os.environ.get('PYTHONPATH', '').split(
-                os.pathsep) if p]))
-        self._log = open(os.path.join(self.work, 'all-in-one.log'), 'w')
-        self.process = subprocess.Popen(
-            [command, '--config-file', config, '--state-dir',
-             os.path.join(self.work, 'state')], stdout=self._log,
-            stderr=subprocess.STDOUT, cwd=self.work, env=env)
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        while not self._answers():
-            if self.process.poll() is not None or \
-                    time.monotonic() > deadline:
-                raise RuntimeError('reserve-all-in-one did not start:\n%s'
-                                   % self.log_tail())
-            time.sleep(0.2)
-
-    def _answers(self):
-        try:
-            with urllib.request.urlopen(self.url + '/', timeout=2) as got:
-                return got.status == 200
-        except (OSError, urllib.error.URLError):
-            return False
-
-    def log_tail(self, size=4000):
-        if self._log is not None:
-            self._log.flush()
-        try:
-            with open(os.path.join(self.work, 'all-in-one.log')) as log:
-                return log.read()[-size:]
-        except OSError:
-            return ''
-
-    def stop(self):
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        if self._log is not None:
-            self._log.close()
-            self._log = None
-        shutil.rmtree(self.work, ignore_errors=True)
-
-    def call(self, method, path, body=None, headers=OWNER, expect=200):
-        """The answer's JSON; RuntimeError unless its status is
-        ``expect``."""
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(
-            self.url + path, data=data, method=method,
-            headers=dict(headers, **V14,
-                         **{'Content-Type': 'application/json'}))
-        try:
-            with urllib.request.urlopen(request, timeout=120) as got:
-                status, text = got.status, got.read().decode()
-        except urllib.error.HTTPError as exc:
-            status, text = exc.code, exc.read().decode()
-        if status != expect:
-            raise RuntimeError('%s %s answered %d: %s' % (method, path,
-                                                          status, text))
-        return json.loads(text) if text else None
+# No quota in the way; a reconciler that keeps to itself while the
+# rounds run.
+CONFIG = {'worker': {'reconcile_interval': 3600},
+          'quota': {'device_reservations': -1, 'device_hours': -1}}
 
 
 def _wait_active(server, reservation_id, timeout=60):
@@ -301,7 +181,7 @@ def _spot_hostdevs(server, host_id, addresses):
 
 
 def run_http(rounds, busy=False):
-    with AllInOne() as server:
+    with AllInOne(config=CONFIG, prefix='bench-reclaim-') as server:
         try:
             return _rounds_http(server, rounds, busy)
         except BaseException:

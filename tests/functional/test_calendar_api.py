@@ -187,4 +187,3 @@ def test_below_1_5_there_is_no_calendar(api):
                     version={'OpenStack-API-Version': 'reserve 1.4'})
     assert response.status_int == 404
     assert _get(api, flavor_id='gpu.a100').status_int == 200
-

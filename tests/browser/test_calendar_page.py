@@ -1,0 +1,244 @@
+"""The calendar page (/calendar/) in headless Chromium, against a
+reserve-all-in-one process: the bookings the test made are drawn, a free
+stretch is booked through the form, a refusal shows the API's message,
+the keyboard moves between bars, and every view renders (screenshots in
+test-artefacts/calendar/, checked for blank or broken renders)."""
+import datetime
+import os
+import subprocess
+import sys
+import urllib.parse
+
+import pytest
+
+from tests.browser import screenshots
+from tests.fixtures import all_in_one
+
+FLAVOR = 'gpu.a100'
+SLOTS = 4
+OTHER = {'X-Project-Id': 'project-b', 'X-User-Id': 'bob',
+         'X-Roles': 'member,reader'}
+WAIT = 30
+
+
+def _seed(url):
+    subprocess.run([sys.executable, '-m', 'tests.browser.seed', url,
+                    '--flavor', FLAVOR, '--slots', str(SLOTS)],
+                   check=True, cwd=all_in_one.REPO, capture_output=True)
+
+
+def _iso(when):
+    return when.replace(microsecond=0).isoformat() + 'Z'
+
+
+def _monday():
+    today = datetime.datetime.now(datetime.timezone.utc).replace(
+        tzinfo=None, hour=0, minute=0, second=0, microsecond=0)
+    return today - datetime.timedelta(days=today.weekday())
+
+
+@pytest.fixture(scope='module')
+def server():
+    with all_in_one.AllInOne(before_start=_seed,
+                             prefix='reserve-browser-') as aio:
+        yield aio
+
+
+@pytest.fixture(scope='module')
+def made(server):
+    """The test's bookings: two of the page's project (noauth-project)
+    today and tomorrow, one of project-b, and a maintenance window, in
+    this week; and a device reservation on the embedded GPU host."""
+    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    hour = datetime.timedelta(hours=1)
+    soon = now + hour
+    mine = server.call('POST', '/v1/reservations', {
+        'flavor_id': FLAVOR, 'start': _iso(soon), 'end': _iso(soon + 6 * hour),
+        'instance_count': 2}, expect=201)['reservation']
+    later = server.call('POST', '/v1/reservations', {
+        'flavor_id': FLAVOR, 'start': _iso(soon + 26 * hour),
+        'end': _iso(soon + 30 * hour), 'instance_count': 1},
+        expect=201)['reservation']
+    theirs = server.call('POST', '/v1/reservations', {
+        'flavor_id': FLAVOR, 'start': _iso(soon + 2 * hour),
+        'end': _iso(soon + 10 * hour), 'instance_count': 1},
+        headers=OTHER, expect=201)['reservation']
+    flavor = server.call('GET', '/v1/flavors/%s' % FLAVOR)['flavor']
+    window = server.call('POST', '/v1/maintenance-windows', {
+        'start': _iso(soon + 40 * hour), 'end': _iso(soon + 44 * hour),
+        'flavors': [flavor['id']], 'note': 'firmware'},
+        headers=all_in_one.ADMIN, expect=201)['maintenance_window']
+    devices = server.call('POST', '/v1/device-reservations', {
+        'device_count': 1, 'host': 'gpu-a100-01', 'start': _iso(soon),
+        'end': _iso(soon + 8 * hour)}, expect=201)['device_reservation']
+    return {'mine': [mine, later], 'theirs': theirs, 'window': window,
+            'devices': devices, 'flavor': flavor}
+
+
+def _open(browser, server, **query):
+    browser.get('%s/calendar/?%s' % (server.url,
+                                     urllib.parse.urlencode(query)))
+    return _drawn(browser)
+
+
+def _drawn(browser, before=0):
+    from selenium.webdriver.support import ui
+    ui.WebDriverWait(browser, WAIT).until(
+        lambda b: int(b.find_element('tag name', 'body')
+                      .get_attribute('data-drawn') or 0) > before)
+    return int(browser.find_element('tag name', 'body')
+               .get_attribute('data-drawn'))
+
+
+def _bars(browser):
+    return browser.find_elements('css selector', '#chart .bar')
+
+
+def _errors_in_console(browser):
+    return [entry for entry in browser.get_log('browser')
+            if entry['level'] == 'SEVERE']
+
+
+def test_the_week_shows_the_bookings_made(browser, server, made,
+                                          artefacts):
+    _open(browser, server, flavor=FLAVOR, range='week')
+    rows = browser.find_elements('css selector', '#chart .row:not(.axis)')
+    labels = [r.find_element('css selector', '.row-label').text
+              for r in rows]
+    assert labels == ['slot 1', 'slot 2', 'slot 3', 'slot 4', 'Free']
+    bars = _bars(browser)
+    ids = [b.get_attribute('data-id') for b in bars]
+    # The page's project is an administrator on the noauth API: every
+    # booking has its id; the other project's is drawn as another's.
+    assert ids.count(made['mine'][0]['id']) == 2    # two instances
+    theirs = [b for b in bars
+              if b.get_attribute('data-id') == made['theirs']['id']]
+    assert len(theirs) == 1
+    assert 'busy' in theirs[0].get_attribute('class')
+    assert 'project-b' in theirs[0].get_attribute('aria-label')
+    maintenance = [b for b in bars if 'maintenance' in
+                   b.get_attribute('class')]
+    assert len(maintenance) == SLOTS
+    assert 'firmware' in maintenance[0].get_attribute('aria-label')
+    now = browser.find_elements('css selector', '#chart .now')
+    assert len(now) == 1 and now[0].text == 'now'
+    legend = browser.find_element('id', 'legend').text
+    for word in ('ACTIVE', 'busy', 'maintenance', 'Free row'):
+        assert word in legend
+    assert _errors_in_console(browser) == []
+    screenshots.save_and_check(browser, artefacts, 'flavor-week')
+
+
+@pytest.mark.parametrize('view', ['day', 'month'])
+def test_the_day_and_month_views_render(browser, server, made, artefacts,
+                                        view):
+    _open(browser, server, flavor=FLAVOR, range=view)
+    assert _bars(browser)
+    ticks = browser.find_elements('css selector', '#chart .tick')
+    assert len(ticks) == (8 if view == 'day' else
+                          len(set(t.text for t in ticks)))
+    assert _errors_in_console(browser) == []
+    screenshots.save_and_check(browser, artefacts, 'flavor-%s' % view)
+
+
+def test_a_gpu_host_shows_its_devices_and_their_reservation(
+        browser, server, made, artefacts):
+    _open(browser, server, host='gpu-a100-01', range='week')
+    labels = [e.text for e in browser.find_elements(
+        'css selector', '#chart .row:not(.axis):not(.free) .row-label')]
+    assert labels and all(label.startswith('0000:') for label in labels)
+    ids = [b.get_attribute('data-id') for b in _bars(browser)]
+    assert ids == [made['devices']['id']]
+    screenshots.save_and_check(browser, artefacts, 'host-week')
+
+
+def _free_button(browser):
+    steps = browser.find_elements('css selector', '#chart button.free-step')
+    # The first free stretch that starts in the future, or the one now.
+    return steps[0]
+
+
+def test_book_a_free_stretch_through_the_form(browser, server, made,
+                                              artefacts):
+    drawn = _open(browser, server, flavor=FLAVOR, range='week')
+    before = len(server.call('GET', '/v1/reservations')['reservations'])
+    _free_button(browser).click()
+    dialog = browser.find_element('id', 'booking')
+    assert dialog.get_attribute('open') is not None
+    screenshots.save_and_check(browser, artefacts, 'booking-form')
+    # Snap to a window that fits, then book it.
+    browser.find_element('id', 'booking-snap').click()
+    from selenium.webdriver.support import ui
+    ui.WebDriverWait(browser, WAIT).until(
+        lambda b: 'window that fits' in b.find_element(
+            'id', 'booking-hint').text or
+        b.find_element('id', 'booking-error').text)
+    assert browser.find_element('id', 'booking-error').text == ''
+    browser.find_element('id', 'booking-submit').click()
+    _drawn(browser, drawn)
+    message = browser.find_element('id', 'message').text
+    assert message.startswith('Booked: reservation '), message
+    booked = message.split()[2].rstrip(',')
+    listed = server.call('GET', '/v1/reservations')['reservations']
+    assert len(listed) == before + 1
+    assert booked in [r['id'] for r in listed]
+    assert booked in [b.get_attribute('data-id') for b in _bars(browser)]
+
+
+def test_a_refusal_shows_the_api_s_message(browser, server, made,
+                                           artefacts):
+    _open(browser, server, flavor=FLAVOR, range='week')
+    _free_button(browser).click()
+    count = browser.find_element('id', 'booking-count')
+    count.clear()
+    count.send_keys(str(SLOTS + 5))
+    browser.execute_script(
+        "document.getElementById('booking-count').removeAttribute('max')")
+    start = browser.find_element('id', 'booking-start').get_attribute(
+        'value')
+    end = browser.find_element('id', 'booking-end').get_attribute('value')
+    browser.find_element('id', 'booking-submit').click()
+    from selenium.webdriver.support import ui
+    error = ui.WebDriverWait(browser, WAIT).until(
+        lambda b: b.find_element('id', 'booking-error').text)
+    # The very message the API gives the same request.
+    refused = server.call('POST', '/v1/reservations', {
+        'flavor_id': made['flavor']['id'], 'start': start + ':00Z',
+        'end': end + ':00Z', 'instance_count': SLOTS + 5},
+        expect=409)
+    assert error == refused['errors'][0]['detail']
+    assert browser.find_element('id', 'booking').get_attribute(
+        'open') is not None
+    screenshots.save_and_check(browser, artefacts, 'booking-refused')
+    browser.find_element('id', 'booking-cancel').click()
+
+
+def test_the_keyboard_moves_between_bars(browser, server, made):
+    from selenium.webdriver.common import keys
+    _open(browser, server, flavor=FLAVOR, range='week')
+    first = _bars(browser)[0]
+    first.send_keys(keys.Keys.NULL)
+    browser.execute_script('arguments[0].focus()', first)
+    first.send_keys(keys.Keys.ARROW_RIGHT)
+    focused = browser.switch_to.active_element
+    assert focused != first
+    assert focused.tag_name == 'button'
+    focused.send_keys(keys.Keys.ARROW_DOWN)
+    below = browser.switch_to.active_element
+    assert below.tag_name == 'button'
+    assert below.get_attribute('aria-label')
+
+
+def test_the_page_is_served_with_its_guards(server):
+    import urllib.request
+    with urllib.request.urlopen(server.url + '/calendar/') as got:
+        assert got.status == 200
+        assert "default-src 'none'" in got.headers[
+            'Content-Security-Policy']
+        assert got.headers['X-Content-Type-Options'] == 'nosniff'
+        body = got.read().decode()
+    # Nothing from elsewhere: no CDN, no build.
+    assert 'http://' not in body and 'https://' not in body
+    assert os.path.exists(os.path.join(
+        all_in_one.REPO, 'reserve', 'api', 'static', 'calendar',
+        'calendar.js'))
