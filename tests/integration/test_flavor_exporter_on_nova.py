@@ -14,7 +14,7 @@ then runs the four daemons with [gpu] source = aggregates and
 * a booking of one instance from now: available drops to 3 in both at
   once;
 * the aggregate says one GPU per host, the hosts are refreshed: the
-  totals drop to 2 in both.
+  totals drop to 2 in both; the booking cancelled, 2 are available.
 
 Nothing is booted (the fake driver has no PCI devices for the alias).
 Everything the test makes in nova (the aggregate, its hosts, the
@@ -192,4 +192,7 @@ def test_exporter_urls_agree_with_availability_on_aggregates(
         _agree(daemons, alias_flavor.id, (2, 1))
     finally:
         _cancel(daemons, booking_id)
+    # Cancelled: free again in both once its hand-over guard has passed.
+    _wait('the cancelled instance free again',
+          lambda: _exported(daemons, alias_flavor.id) == (2, 2), 150)
     _agree(daemons, alias_flavor.id, (2, 2))
