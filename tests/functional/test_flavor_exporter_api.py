@@ -130,8 +130,10 @@ def test_the_exporter_shape_with_live_figures(gpu_cloud, exporter, casts):
     assert sorted((r['flavor_openstack_id'], r['total'], r['available'])
                   for r in _rows(exporter, '/gpus/flavors')) == [
         ('f-1v100', 4, 2), ('f-1v100', 4, 2), ('f-2v100', 2, 1)]
-    # Without the trailing slash too, and HEAD.
+    # Without the trailing slash too, and HEAD; parameters are ignored,
+    # as the exporter ignored them (a dashboard's cache buster).
     assert exporter.head('/v2/flavors', headers=MEMBER_A).status_int == 200
+    assert len(_rows(exporter, '/gpus/flavors/?_=1733322000')) == 3
 
 
 def test_the_exporter_agrees_with_v1_availability(gpu_cloud, exporter,
