@@ -17,7 +17,11 @@ Middleware, outermost first:
   and nest at most MAX_DEPTH levels;
 * MicroversionMiddleware: ``OpenStack-API-Version`` negotiation;
 * authentication (keystonemiddleware or noauth; ``/``, ``/v1`` and
-  ``/v1/openapi.json`` public);
+  ``/v1/openapi.json`` public, and the flavor exporter's URLs when
+  ``[flavor_exporter] auth_required = False``);
+* FlavorExporterDispatcher: the de.NBI flavor exporter's
+  ``/gpus/flavors/`` and ``/v2/flavors/`` when ``[flavor_exporter]
+  enabled`` (reserve.api.flavor_exporter);
 * the pecan application and its hooks.
 """
 from oslo_config import cfg
@@ -31,6 +35,7 @@ from reserve.api import auth
 from reserve.api.controllers import root
 from reserve.api import edge
 from reserve.api import errors
+from reserve.api import flavor_exporter
 from reserve.api import hooks
 from reserve.api import microversion
 from reserve.api import pages
@@ -83,6 +88,7 @@ def setup_app(conf=None):
     """The WSGI application with its whole middleware stack."""
     conf = conf or cfg.CONF
     app = setup_pecan_app()
+    app = flavor_exporter.FlavorExporterDispatcher(app, conf)
     app = auth.wrap(app, conf)
     app = microversion.MicroversionMiddleware(app)
     app = request_guard.RequestGuard(app)

@@ -8,7 +8,8 @@ the X-User-Id / X-Project-Id / X-Roles headers the context is built from.
 The version documents (``/`` and ``/v1``) and the OpenAPI description
 (``/v1/openapi.json``) are public: they are served without a token, as
 other OpenStack APIs do, so clients can discover the API before they
-authenticate.
+authenticate. So are the flavor exporter's URLs with ``[flavor_exporter]
+auth_required = False`` (reserve.api.flavor_exporter).
 """
 import ipaddress
 
@@ -18,6 +19,7 @@ from oslo_middleware import request_id
 
 from reserve.api import edge
 from reserve.api import errors
+from reserve.api import flavor_exporter
 
 PUBLIC_PATHS = ('/', '/v1', '/v1/openapi.json')
 
@@ -86,10 +88,12 @@ class NoAuthMiddleware:
 
 
 def is_public(path):
+    """The version documents, the OpenAPI description, and the flavor
+    exporter's URLs when [flavor_exporter] opens them."""
     path = path or '/'
     if path != '/':
         path = path.rstrip('/')
-    return path in PUBLIC_PATHS
+    return path in PUBLIC_PATHS or flavor_exporter.is_open(path)
 
 
 class PublicPathsMiddleware:

@@ -255,9 +255,11 @@ def configured_demand(extra_specs, conf):
     """demand() with the aliases and classes of ``conf`` ([pci] alias,
     [gpu] resource_classes). The aliases are parsed only for a flavor
     naming one, so a bad alias line fails the GPU flavors it concerns,
-    not every booking."""
+    not every booking; with [gpu] source = aggregates, not at all."""
     aliases = {}
-    if ALIAS_SPEC in (extra_specs or {}):
+    # With [gpu] source = aggregates an alias is the gpu_type of the
+    # hosts' aggregates (key alias:<name>), not a [pci] alias.
+    if ALIAS_SPEC in (extra_specs or {}) and conf.gpu.source != 'aggregates':
         aliases = parse_aliases(conf.pci.alias)
     return demand(extra_specs, aliases, configured_classes(conf))
 

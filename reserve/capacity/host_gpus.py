@@ -1,13 +1,15 @@
 """Where a host's GPUs are read from, for flavor bookings.
 
-The capacity model reads only the database: what placement reported
-last (recorded on the host row by reserve.capacity.refresh), else the
+The capacity model reads only the database: what placement (or, with
+[gpu] source = aggregates, the host's nova aggregates) reported last
+(recorded on the host row by reserve.capacity.refresh), else the
 devices libvirt discovered on the same machine, else the host's
 capabilities. The maths is in gpus.py.
 """
 from oslo_config import cfg
 from oslo_log import log as logging
 
+from reserve.capacity import aggregate_gpus
 from reserve.capacity import gpus
 from reserve.common import exception
 from reserve.db import devices as devices_db
@@ -39,14 +41,18 @@ def of_host(context, host, placement_gpus=None, libvirt_hosts=None):
     if placement_gpus is None:
         placement_gpus = host.gpus or {}
     if placement_gpus:
-        return dict(placement_gpus), 'placement'
+        # Recorded by the capacity refresh: from its nova aggregates
+        # with [gpu] source = aggregates.
+        return dict(placement_gpus), (
+            aggregate_gpus.SOURCE if aggregate_gpus.enabled() else
+            'placement')
     devices = gpus.from_devices(libvirt_devices(context, host,
                                                 libvirt_hosts))
     if devices:
         return devices, 'libvirt'
     capabilities = {c.key: c.value for c in host.capabilities}
     aliases = {}
-    if capabilities.get('gpu_type'):
+    if capabilities.get('gpu_type') and not aggregate_gpus.enabled():
         try:
             aliases = gpus.parse_aliases(CONF.pci.alias)
         except exception.Invalid as exc:

@@ -13,6 +13,10 @@ decision ever waits on placement:
   its usage is already counted by the allocations; a spot server
   (reserve.spot) holds the spot class and borrows what they count.
 
+With [gpu] source = aggregates the GPUs are not placement's but the
+metadata of the host's nova aggregates (reserve.capacity.aggregate_gpus,
+the de.NBI flavor exporter's convention).
+
 The record is read at enrollment, by the manager every
 [manager]capacity_refresh_interval seconds, and on demand (POST
 /v1/hosts/{id}/refresh); it is written only when it changed.
@@ -20,8 +24,10 @@ The record is read at enrollment, by the manager every
 from oslo_config import cfg
 from oslo_log import log as logging
 
+from reserve.capacity import aggregate_gpus
 from reserve.capacity import gpus
 from reserve.common import exception
+from reserve.common import nova as nova_api
 from reserve.common import placement as placement_api
 from reserve.common import timeutils
 from reserve.db import hosts as hosts_db
@@ -38,10 +44,12 @@ def _usable(inventory):
                       inventory.get('allocation_ratio', 1.0)))
 
 
-def read(placement, provider_uuid):
+def read(placement, provider_uuid, aggregate_host_gpus=None):
     """The capacity record of the host whose compute node provider is
     ``provider_uuid``: {vcpus, memory_mb, local_gb, gpus,
-    foreign_usage}. CloudError when placement does not answer."""
+    foreign_usage}. CloudError when placement does not answer.
+    ``aggregate_host_gpus``: the host's GPUs from its aggregates, which
+    stand for placement's with [gpu] source = aggregates."""
     classes = gpus.configured_classes(CONF)
     tree = placement.get_tree(provider_uuid)
     inventories = {p['uuid']: placement.get_inventories(p['uuid'])
@@ -52,8 +60,11 @@ def read(placement, provider_uuid):
     record = {column: _usable(root[rc]) if rc in root else 0
               for rc, column in _ROOT_CLASSES.items()}
     record['local_gb'] = record.pop('disk_gb')
-    record['gpus'] = gpus.from_inventories(list(inventories.values()),
-                                           classes)
+    if aggregate_gpus.enabled():
+        record['gpus'] = dict(aggregate_host_gpus or {})
+    else:
+        record['gpus'] = gpus.from_inventories(list(inventories.values()),
+                                               classes)
     # Who is reserve's: a consumer holding a reservation class anywhere,
     # or the spot class (a spot server borrows what the allocations
     # count; it goes when they need it).
@@ -76,13 +87,28 @@ def read(placement, provider_uuid):
     return record
 
 
-def refresh(context, host, placement):
+def gpus_by_host(nova=None):
+    """{host: GPUs} from the nova aggregates with [gpu] source =
+    aggregates (CloudError when nova does not answer), else None."""
+    if not aggregate_gpus.enabled():
+        return None
+    nova = nova or nova_api.NovaClient()
+    return aggregate_gpus.by_host(nova.list_aggregates())
+
+
+def refresh(context, host, placement, nova=None, by_host=None):
     """Read ``host``'s record and write it if it changed; returns True if
-    it did. Placement failing leaves the last record (logged)."""
+    it did. Placement (or, with [gpu] source = aggregates, nova) failing
+    leaves the last record (logged). ``by_host``: gpus_by_host(), when
+    the caller has it."""
     if host.kind != 'nova' or not host.provider_uuid:
         return False
     try:
-        record = read(placement, host.provider_uuid)
+        if by_host is None:
+            by_host = gpus_by_host(nova)
+        record = read(placement, host.provider_uuid,
+                      aggregate_gpus.of_host(by_host or {},
+                                             host.service_name, host.name))
     except exception.CloudError as exc:
         LOG.warning('Capacity of host %s not read, the last record stands:'
                     ' %s', host.name, exc)
@@ -98,9 +124,16 @@ def refresh(context, host, placement):
     return True
 
 
-def refresh_all(context, placement):
-    """Refresh every enrolled nova host; returns how many changed."""
+def refresh_all(context, placement, nova=None):
+    """Refresh every enrolled nova host; returns how many changed. With
+    [gpu] source = aggregates the aggregates are listed once for all."""
+    try:
+        by_host = gpus_by_host(nova)
+    except exception.CloudError as exc:
+        LOG.warning('Aggregates not read, the last capacity records '
+                    'stand: %s', exc)
+        return 0
     changed = 0
     for host in hosts_db.host_list(context):
-        changed += refresh(context, host, placement)
+        changed += refresh(context, host, placement, by_host=by_host)
     return changed

@@ -9,6 +9,7 @@ from reserve.conf import default
 from reserve.conf import devices
 from reserve.conf import email
 from reserve.conf import fence
+from reserve.conf import flavor_exporter
 from reserve.conf import gpu
 from reserve.conf import manager
 from reserve.conf import notification
@@ -38,3 +39,5 @@ devices.register_opts(CONF)
 gpu.register_opts(CONF)
 # spot flavors on idle fenced capacity
 spot.register_opts(CONF)
+# the de.NBI flavor exporter's URLs
+flavor_exporter.register_opts(CONF)

@@ -41,6 +41,25 @@ gpu_opts = [
              'with resource_class in nova\'s [pci] device_spec. A flavor '
              'asking resources:<class>=<n> for one of them is counted '
              'against each host\'s inventory of that class.'),
+    cfg.StrOpt(
+        'source', default='placement',
+        choices=[('placement', 'a host\'s GPUs are its provider tree\'s '
+                               'GPU inventories; pci_passthrough:alias '
+                               'names a [pci] alias'),
+                 ('aggregates', 'the de.NBI flavor exporter\'s '
+                                'convention: a host\'s GPUs are the '
+                                'metadata gpu=True, gpu_count=<n>, '
+                                'gpu_type=<alias> of its nova aggregates, '
+                                'and pci_passthrough:alias=<alias>:<n> '
+                                'asks n of gpu_type <alias>')],
+        help='Where the capacity record of a nova host (read by the '
+             'manager\'s capacity refresh) takes the host\'s GPUs from, '
+             'and how a flavor\'s pci_passthrough:alias is counted '
+             'against them. With aggregates, [pci] alias is not used: an '
+             'alias matches the aggregates whose gpu_type has its name; '
+             'the vCPUs, memory and disk still come from placement, and '
+             'GPUs used by servers other than reserve\'s are not seen '
+             '(placement does not track passthrough devices there).'),
 ]
 
 

@@ -12,6 +12,7 @@ from reserve.conf import default
 from reserve.conf import devices
 from reserve.conf import email
 from reserve.conf import fence
+from reserve.conf import flavor_exporter
 from reserve.conf import gpu
 from reserve.conf import manager
 from reserve.conf import notification
@@ -22,7 +23,7 @@ from reserve.conf import worker
 
 _MODULES = (default, api, database, manager, worker, notification, clients,
             email, booking, quota, fence, devices, gpu, spot,
-            upgrade_levels)
+            flavor_exporter, upgrade_levels)
 
 
 def list_opts():

@@ -10,6 +10,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 import oslo_messaging as messaging
 
+from reserve.capacity import aggregate_gpus
 from reserve.capacity import refresh as capacity_refresh
 from reserve.capacity import store as capacity_store
 from reserve.common import exception
@@ -271,8 +272,11 @@ class LeaseManager:
             # without placement, the hypervisor's figures stand until the
             # periodic refresh reads it.
             try:
-                row.update(capacity_refresh.read(self._placement,
-                                                 provider['uuid']))
+                by_host = capacity_refresh.gpus_by_host(self._nova) or {}
+                row.update(capacity_refresh.read(
+                    self._placement, provider['uuid'],
+                    aggregate_gpus.of_host(by_host, row['service_name'],
+                                           name)))
                 row['capacity_read_at'] = timeutils.utcnow()
             except exception.CloudError as exc:
                 LOG.warning('Host %s: capacity not read from placement '
@@ -309,7 +313,8 @@ class LeaseManager:
     def _refresh_capacity(self, context):
         """Read every nova host's capacity record again (the periodic
         task); returns how many changed."""
-        return capacity_refresh.refresh_all(context, self._placement)
+        return capacity_refresh.refresh_all(context, self._placement,
+                                            self._nova)
 
     # diagnosis ---------------------------------------------------------------
 
@@ -338,7 +343,7 @@ class LeaseManager:
         host = hosts_db.host_get(context, host_id)
         if host.kind == 'nova':
             return {'capacity_changed': capacity_refresh.refresh(
-                context, host, self._placement)}
+                context, host, self._placement, self._nova)}
         return device_refresh.refresh(context, host_id)
 
     @portable.portable_errors

@@ -88,8 +88,9 @@ def response_schemas():
             'gpus': dict(parts.GPU_COUNTS,
                          description='nova hosts: the GPUs flavor bookings '
                                      'are counted against'),
-            'gpu_source': parts.enum(('placement', 'libvirt',
-                                      'capabilities'), nullable=True),
+            'gpu_source': parts.enum(('placement', 'aggregates',
+                                      'libvirt', 'capabilities'),
+                                     nullable=True),
             'uri': parts.STR_OR_NULL,
             'topology_generation': parts.STR_OR_NULL,
             'refreshed_at': parts.DATE_OR_NULL,
