@@ -53,7 +53,7 @@ def browser():
         driver.quit()
 
 
-@pytest.fixture(scope='module')
+@pytest.fixture(scope='session')
 def artefacts():
     folder = os.path.join(ARTEFACTS, 'calendar')
     shutil.rmtree(folder, ignore_errors=True)

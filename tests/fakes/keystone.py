@@ -10,6 +10,9 @@ does for the calls keystoneauth makes on behalf of reserve:
   and a service catalog whose ``identity`` endpoints point here (at the
   root, as many deployments register it, so the v3 endpoint is found by
   discovery);
+* ``GET /v3/auth/tokens``: a token handed to reserve-api validated, as
+  keystonemiddleware asks (``X-Subject-Token``; 404 for one keystone
+  never issued); ``user_token`` issues one of a user on a project;
 * ``GET /v3/users/{user_id}``: 401 without a valid ``X-Auth-Token``, 403
   without the admin or reader role, 404 with keystone's error body for an
   unknown user, else ``{"user": {...}}``, where ``email`` is there only if
@@ -136,26 +139,52 @@ class FakeKeystone:
                 scope.get('name') != self.service_project['name']):
             return _error(401, 'Unauthorized', 'The request you have made '
                           'requires authentication.')
+        token_id, token = self._token(
+            {'id': svc['id'], 'name': svc['name']}, self.service_project,
+            svc['roles'])
+        return 201, {'X-Subject-Token': token_id}, {'token': token}
+
+    def _token(self, user, project, roles):
+        """A new token (id, body) of ``user`` scoped to ``project``."""
         token_id = uuid.uuid4().hex
         now = _now()
-        self.tokens[token_id] = {'user_id': svc['id'],
-                                 'roles': svc['roles']}
         token = {
             'methods': ['password'],
-            'user': {'id': svc['id'], 'name': svc['name'],
+            'user': {'id': user['id'], 'name': user['name'],
                      'domain': DOMAIN, 'password_expires_at': None},
             'audit_ids': [uuid.uuid4().hex[:22]],
             'issued_at': _ts(now),
             'expires_at': _ts(now + datetime.timedelta(hours=1)),
-            'project': {'id': self.service_project['id'],
-                        'name': self.service_project['name'],
+            'project': {'id': project['id'], 'name': project['name'],
                         'domain': DOMAIN},
             'is_domain': False,
-            'roles': [{'id': uuid.uuid4().hex, 'name': r}
-                      for r in svc['roles']],
+            'roles': [{'id': uuid.uuid4().hex, 'name': r} for r in roles],
             'catalog': self.catalog(),
         }
-        return 201, {'X-Subject-Token': token_id}, {'token': token}
+        self.tokens[token_id] = {'user_id': user['id'], 'roles': list(roles),
+                                 'body': token}
+        return token_id, token
+
+    def user_token(self, user, project_id, roles):
+        """The id of a token of ``user`` (add_user's) on project
+        ``project_id`` with ``roles``, as a user gets from
+        ``openstack token issue``."""
+        token_id, _ = self._token(
+            user, {'id': project_id, 'name': project_id}, roles)
+        return token_id
+
+    def validate_token(self, service_token, subject_token):
+        """(status, headers, body) of GET /v3/auth/tokens: what
+        keystonemiddleware asks of a token it was handed."""
+        if service_token not in self.tokens:
+            return _error(401, 'Unauthorized', 'The request you have made '
+                          'requires authentication.')
+        found = self.tokens.get(subject_token)
+        if found is None:
+            return _error(404, 'Not Found', 'Could not find token: %s.' %
+                          subject_token)
+        return 200, {'X-Subject-Token': subject_token}, {
+            'token': found['body']}
 
     def get_user(self, token_id, user_id):
         token = self.tokens.get(token_id)
@@ -242,6 +271,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 'values': [ks.version()]}})
         if path in ('/v3', '/v3/'):
             return self._answer(200, {}, {'version': ks.version()})
+        if path.rstrip('/') == '/v3/auth/tokens':
+            return self._answer(*ks.validate_token(
+                self.headers.get('X-Auth-Token'),
+                self.headers.get('X-Subject-Token')))
         if path.startswith('/v3/users/'):
             user_id = urllib.parse.unquote(path[len('/v3/users/'):])
             return self._answer(*ks.get_user(

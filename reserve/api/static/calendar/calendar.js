@@ -496,6 +496,14 @@
       $('token-box').hidden = true;
       restart();
     });
+    // A dashboard that embeds the page may hand a new token over later.
+    window.addEventListener('hashchange', function () {
+      if (/token=/.test(window.location.hash)) {
+        takeTokenFromHash();
+        $('token-box').hidden = true;
+        restart();
+      }
+    });
     window.addEventListener('message', function (event) {
       var data = event.data || {};
       if (event.source === window.parent && data.type === 'reserve-token' &&
