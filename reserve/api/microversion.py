@@ -53,7 +53,9 @@ ENV_KEY = 'reserve.api_version'
 #         and in its view with opted_in and spot_project_ids), POST and
 #         DELETE /v1/flavors/{id}/opt-in, spot and spot_available of
 #         /v1/flavors/availability
-VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4')
+#   1.5 - the calendar: GET /v1/calendar?flavor_id= or ?host_id=, what the
+#         calendar page (/calendar/) and the terminal timeline draw
+VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5')
 
 
 class Version(collections.namedtuple('Version', 'major minor')):
@@ -81,6 +83,7 @@ GLOSSARY_NAMES = Version(1, 1)
 ONE_NAME = Version(1, 2)
 PLAYBOOK = Version(1, 3)
 SPOT = Version(1, 4)
+CALENDAR = Version(1, 5)
 
 
 def _requested(header_value):

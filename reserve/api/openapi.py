@@ -16,6 +16,7 @@ import copy
 from reserve.api import errors
 from reserve.api import microversion
 from reserve.api.schemas import allocations
+from reserve.api.schemas import calendar
 from reserve.api.schemas import device_reservations
 from reserve.api.schemas import devices
 from reserve.api.schemas import diagnoses
@@ -36,7 +37,7 @@ PATH = '/v1/openapi.json'
 # In the order of the document.
 RESOURCES = (reservations, leases, hosts, domain_owners, allocations, flavors,
              maintenance, limits, reports, devices, device_reservations,
-             spot, diagnoses)
+             spot, diagnoses, calendar)
 
 
 def _gather(part):
@@ -156,6 +157,8 @@ TAGS = [
     {'name': 'device-reservations', 'description': 'Device reservations'},
     {'name': 'diagnoses', 'description': 'Each layer of a reservation read '
                                          'live, and the doctor (since 1.3)'},
+    {'name': 'calendar', 'description': 'What a Gantt chart of a flavor or '
+                                        'a host shows (since 1.5)'},
 ]
 
 

@@ -392,6 +392,12 @@ def test_real_answers_match_the_description(gpu_api, casts):  # noqa: F811
             app.get('/v1/flavors/spot.vgpu/free-slots', headers=MEMBER_A,
                     expect_errors=True)):
         assert_error(response, 409, 'reserve.spot_flavor')
+    # the calendar (1.5) of a flavor, and of a host
+    calendar_version = {'OpenStack-API-Version': 'reserve 1.5'}
+    app.get('/v1/calendar', {'flavor_id': 'gpu.a100'},
+            headers=dict(MEMBER_A, **calendar_version))
+    app.get('/v1/calendar', {'host_id': lender.name},
+            headers=dict(ADMIN, **calendar_version))
     app.delete(opt_in, headers=dict(MEMBER_A, **spot_version))
     app.delete('/v1/flavors/%s' % spot_flavor['id'], headers=ADMIN)
     app.delete('/v1/hosts/%s' % lender.id, headers=ADMIN)

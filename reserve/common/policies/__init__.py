@@ -6,6 +6,7 @@ import itertools
 
 from reserve.common.policies import allocations
 from reserve.common.policies import base
+from reserve.common.policies import calendar
 from reserve.common.policies import device_reservations
 from reserve.common.policies import devices
 from reserve.common.policies import diagnoses
@@ -35,4 +36,5 @@ def list_rules():
         device_reservations.list_rules(),
         domain_owners.list_rules(),
         diagnoses.list_rules(),
+        calendar.list_rules(),
     ))

@@ -2,6 +2,7 @@
 import pecan
 
 from reserve.api.controllers.v1 import allocations
+from reserve.api.controllers.v1 import calendar
 from reserve.api.controllers.v1 import device_reservations
 from reserve.api.controllers.v1 import devices
 from reserve.api.controllers.v1 import diagnoses
@@ -59,6 +60,8 @@ class Controller:
     devices = devices.DevicesController()
     # the doctor (1.3)
     diagnoses = diagnoses.DiagnosesController()
+    # what the calendar page draws (1.5)
+    calendar = calendar.CalendarController()
 
     @pecan.expose(generic=True, template='json')
     def index(self):
