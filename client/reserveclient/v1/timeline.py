@@ -3,15 +3,21 @@
 :func:`render` is a pure function of the API's answer, a width and the
 moment taken as now: ``openstack reserve calendar`` prints what it
 returns, and the tests draw fixed calendars with it. The picture reads
-without colour, in any width from :data:`MIN_WIDTH` on::
+without colour, in any width from :data:`MIN_WIDTH` on (here 72)::
 
     Flavor a100x1, 4 slots
-    2026-12-07 00:00 - 2026-12-14 00:00 UTC (7 days)
-                  Mon 07       Tue 08       Wed 09       Thu 10  ...
-                  ┬────────────┬────────────┬────────────┬───────...
-    slot 1        ██████████████████····················░░░░░░░...
-    free          3333333333333333334444444444444444444433333333...
-    Legend: █ yours, ACTIVE  ░ other projects'  · free
+    2026-12-04 00:00 - 2026-12-11 00:00 UTC (7 days), now 2026-12-04 14:40
+                now
+                |   Sat 05   Sun 06   Mon 07    Tue 08   Wed 09   Thu 10
+           ┬────|───┬────────┬────────┬─────────┬────────┬────────┬─────────
+    slot 1 ·····|·····MMMMMMM············████████████████████████·····▓▓▓▓▓▓
+    slot 2 ·····|·····MMMMMMM············████████████████████████···········
+    slot 3 ·····|·····MMMMMMM···················░░░░░░░░░░░░░░░░░░░░░░░░░░░░
+    slot 4 ·····|·····MMMMMMM···············································
+    free   44444444444000000044444444444422222221111111111111111133333222222
+    Legend: █ yours, ACTIVE  ▓ yours, PENDING_CREATE  ░ other projects'
+            M maintenance  · free  | now
+    free: the fewest instances free in each column (+: 10 or more)
 
 The range is cut into as many equal columns as the width leaves beside
 the row labels; a bar fills every column its time overlaps (clipped to

@@ -40,11 +40,11 @@ def wants_colour(stream):
 class ShowCalendar(base.ReserveCommand, command.Command):
     """Draw the calendar of a flavor or of a host (API 1.5).
 
-    One line per slot of the flavor (per GPU device, or instance lane, of
-    the host), with its bookings and maintenance over the range, the
-    time axis above, the fewest free in each column and the legend
-    below. Your bookings show their status; other projects' show as busy
-    (administrators see every status).
+    One line per slot of the flavor (per GPU device of a libvirt host,
+    per GPU or instance of a nova host), with its bookings and
+    maintenance over the range, the time axis above, the fewest free in
+    each column and the legend below. Your bookings show their status;
+    other projects' show as busy (administrators see every status).
     """
 
     def get_parser(self, prog_name):
