@@ -105,6 +105,8 @@ def _length(seconds):
         return '%d day%s' % (days, '' if days == 1 else 's')
     if seconds < 2 * _DAY:
         hours = seconds / 3600
+        if hours == 1:
+            return '1 hour'
         return ('%d' % hours if hours == int(hours) else '%.1f' % hours) + \
             ' hours'
     return '%.1f days' % (seconds / _DAY)

@@ -322,3 +322,19 @@ def test_a_flavor_without_slots():
 def test_a_calendar_ending_before_it_starts_is_refused():
     with pytest.raises(ValueError):
         timeline.render(_calendar([], end=START), 80)
+
+
+@pytest.mark.parametrize('end,length', [
+    ('2026-12-07T01:00:00Z', '(1 hour)'),
+    ('2026-12-07T06:30:00Z', '(6.5 hours)'),
+    ('2026-12-08T12:00:00Z', '(36 hours)'),
+    ('2026-12-08T00:00:00Z', '(1 day)'),
+    ('2026-12-10T12:00:00Z', '(3.5 days)')])
+def test_the_header_tells_the_length(end, length):
+    assert _lines(_calendar([], end=end), 100)[1].endswith(length)
+
+
+def test_a_short_range_ticks_at_quarter_hours():
+    lines = _lines(_calendar([('slot 1', [])], end='2026-12-07T01:00:00Z'),
+                   100)
+    assert lines[2].split() == ['Mon', '07', '00:15', '00:30', '00:45']
