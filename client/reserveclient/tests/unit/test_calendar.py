@@ -11,7 +11,6 @@ import pytest
 from reserveclient import exceptions as rc_exceptions
 from reserveclient.osc.v1 import calendar
 from reserveclient.osc.v1 import reservations
-from reserveclient.tests.unit import fakes
 
 HEADER = 'OpenStack-API-Version'
 WEEK = ['--start', '2026-12-07', '--end', '2026-12-14']
@@ -374,8 +373,3 @@ def test_the_command_is_registered():
     entry = config['entry_points']['openstack.reserve.v1']
     assert ('reserve_calendar = reserveclient.osc.v1.calendar:ShowCalendar'
             in entry.splitlines())
-
-
-def test_the_double_serves_the_calendar_from_1_5():
-    api = fakes.FakeReserveAPI()
-    assert api.max_version == '1.5'
