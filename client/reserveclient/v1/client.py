@@ -18,6 +18,7 @@ Usage::
 """
 from reserveclient.v1 import allocations
 from reserveclient.v1 import base
+from reserveclient.v1 import calendar
 from reserveclient.v1 import device_reservations
 from reserveclient.v1 import devices
 from reserveclient.v1 import diagnoses
@@ -71,6 +72,7 @@ class Client:
             device_reservations.DeviceReservationManager(self.http))
         self.domain_owners = domain_owners.DomainOwnerManager(self.http)
         self.diagnoses = diagnoses.DiagnosisManager(self.http)
+        self.calendar = calendar.CalendarManager(self.http)
 
     @property
     def api_version(self):

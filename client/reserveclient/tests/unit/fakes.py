@@ -14,6 +14,7 @@ import uuid
 
 from keystoneauth1 import exceptions as ks_exceptions
 
+from reserveclient.tests.unit import fake_calendar
 from reserveclient.tests.unit import fake_diagnoses
 from reserveclient.tests.unit import fake_names
 from reserveclient.tests.unit import fake_rest
@@ -31,7 +32,7 @@ Collection = fake_rest.Collection
 class FakeReserveAPI:
     """The routes of the reserve API the client uses."""
 
-    def __init__(self, max_limit=1000, max_version='1.4'):
+    def __init__(self, max_limit=1000, max_version='1.5'):
         self.max_limit = max_limit
         self.max_version = max_version
         self.requests = []
@@ -81,6 +82,12 @@ class FakeReserveAPI:
         self.spot_domains = {}
         # True: the caller is no administrator (all_projects is refused).
         self.member_only = False
+        # Of /v1/calendar: the server's now (its default start), the
+        # maintenance windows of hosts ({host id: [{start, end, note}]})
+        # and the policy rules the caller is refused.
+        self.calendar_now = '2026-12-04T15:02:11Z'
+        self.host_windows = {}
+        self.denied = set()
         self.limits = {}
         self.enabled = {'reservations', 'leases', 'hosts', 'flavors',
                         'maintenance-windows', 'allocations', 'limits',
@@ -125,6 +132,8 @@ class FakeReserveAPI:
         parts = path.strip('/').split('/')
         if fake_diagnoses.is_diagnosis(parts):
             return fake_diagnoses.answer(self, method, path, parts)
+        if fake_calendar.is_calendar(parts):
+            return fake_calendar.answer(self, method, path, params)
         if fake_spot.is_spot(parts, method):
             return fake_spot.answer(self, path, parts, body)
         if len(parts) < 2 or parts[0] != 'v1' or \

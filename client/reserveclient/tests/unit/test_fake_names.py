@@ -6,6 +6,7 @@ import types
 
 import pytest
 
+from reserveclient.tests.unit import fake_calendar
 from reserveclient.tests.unit import fake_names
 from reserveclient.v1 import httpclient
 from reserveclient.v1 import names
@@ -49,7 +50,10 @@ def _each_version(serve, view, args, fake_view):
 
 
 def test_the_double_knows_every_version():
-    assert VERSIONS[-1] == microversion.Version(*fake_names.SPOT)
+    assert VERSIONS[-1] == microversion.Version(*fake_calendar.VERSION)
+    assert microversion.CALENDAR == microversion.Version(
+        *fake_calendar.VERSION)
+    assert microversion.SPOT == microversion.Version(*fake_names.SPOT)
     assert microversion.ONE_NAME == microversion.Version(
         *fake_names.ONE_NAME)
     assert microversion.PLAYBOOK == microversion.Version(
