@@ -194,7 +194,7 @@ def offered(context, flavors):
     capped by what the reservable hosts hold of its nova flavor when
     empty (0 for an entry whose nova flavor was never read, and for a
     spot flavor, which is never booked)."""
-    result, totals = {}, {}
+    result, totals, hosts = {}, {}, None
     for flavor in flavors:
         if not flavor.nova_flavor or flavor.spot:
             result[flavor.id] = 0
@@ -202,7 +202,11 @@ def offered(context, flavors):
         need, host_filter = sizing(flavor)
         key = _same_hosts_key(need, host_filter)
         if key not in totals:
-            totals[key] = model.total(context, need, host_filter)
+            if hosts is None:
+                # Read once for the lot, however many sizes they have.
+                hosts = store.hosts(context, store.read_state(context))
+            totals[key] = model.total(context, need, host_filter,
+                                      hosts=hosts)
         result[flavor.id] = min(flavor.slots, totals[key])
     return result
 
@@ -219,12 +223,28 @@ def availability(context, flavors, start=None, end=None, offers=None):
 
     offers: the caller's offered(flavors), if it has it.
     """
+    return _free_and_held(context, flavors, start, end, offers)[0]
+
+
+def occupancy_now(context, flavors):
+    """(offered, available, held) of ``flavors`` at this instant, each
+    {flavor id: instances}: what availability answers without a window
+    (its total and available), and the most slots the live bookings of
+    each hold now (a booking until its end plus the guard), read in the
+    same pass (reserve.metrics)."""
+    offers = offered(context, flavors)
+    free, held = _free_and_held(context, flavors, None, None, offers)
+    return offers, free, held
+
+
+def _free_and_held(context, flavors, start, end, offers):
+    """availability's answer, and desk.peak_loads' over the window."""
     if start is None:
         start = timeutils.utcnow()
         end = start + datetime.timedelta(seconds=1)
     slots = offers if offers is not None else offered(context, flavors)
     if end <= start:
-        return dict(slots)
+        return dict(slots), {f.id: 0 for f in flavors}
     ids = [f.id for f in flavors]
     hosts_hold, by_key = {}, {}
     with db_api.reader.using(context):
@@ -248,7 +268,7 @@ def availability(context, flavors, start=None, end=None, offers=None):
         shut.update(flavor_ids)
     return {f.id: 0 if f.id in shut else max(0, min(
         f.slots - peaks[f.id], hosts_hold.get(f.id, 0)))
-        for f in flavors}
+        for f in flavors}, peaks
 
 
 # Bookings --------------------------------------------------------------------
