@@ -2,6 +2,8 @@
 
 Middleware, outermost first:
 
+* RequestMetrics: times every answer by route template and status
+  (reserve_api_request_duration_seconds);
 * RequestId: every answer carries ``x-openstack-request-id``;
 * EdgeGuard: keeps the socket's peer address, reads at most
   ``[api]max_body_bytes + 1`` bytes of the body (413 above), refuses
@@ -10,6 +12,9 @@ Middleware, outermost first:
 * HTTPProxyToWSGI: honours X-Forwarded-* behind a proxy when enabled;
 * CORS: only active when ``[cors]allowed_origin`` is set;
 * ``/healthcheck`` (oslo.middleware Healthcheck), unauthenticated;
+* ``/metrics`` (reserve.api.metrics): the Prometheus scrape, without a
+  token from ``[metrics] allowed_source_ranges``, else authenticated
+  and under the policy rule ``reserve:metrics:get``;
 * FaultMiddleware: one JSON error body for every error, no tracebacks;
 * RequestGuard: no NUL in the URL (400), bodies are JSON (else 415)
   and nest at most MAX_DEPTH levels;
@@ -30,8 +35,12 @@ from reserve.api.controllers import root
 from reserve.api import edge
 from reserve.api import errors
 from reserve.api import hooks
+from reserve.api import metrics
 from reserve.api import microversion
 from reserve.api import request_guard
+from reserve.api import request_metrics
+from reserve.metrics import db_errors
+from reserve.metrics import exposition
 
 HEALTHCHECK_PATH = '/healthcheck'
 
@@ -79,15 +88,21 @@ def setup_pecan_app():
 def setup_app(conf=None):
     """The WSGI application with its whole middleware stack."""
     conf = conf or cfg.CONF
+    # A multiprocess directory that is not there fails at start, not at
+    # each request's count.
+    exposition.check()
+    db_errors.install()
     app = setup_pecan_app()
     app = auth.wrap(app, conf)
     app = microversion.MicroversionMiddleware(app)
     app = request_guard.RequestGuard(app)
     app = errors.FaultMiddleware(app)
     app = HealthcheckDispatcher(app, conf)
+    app = metrics.MetricsDispatcher(app, conf)
     _set_cors_defaults()
     app = cors.CORS(app, conf)
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
     app = edge.EdgeGuard(app, conf)
     app = request_id.RequestId(app)
+    app = request_metrics.RequestMetrics(app)
     return app

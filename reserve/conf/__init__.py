@@ -11,6 +11,7 @@ from reserve.conf import email
 from reserve.conf import fence
 from reserve.conf import gpu
 from reserve.conf import manager
+from reserve.conf import metrics
 from reserve.conf import notification
 from reserve.conf import quota
 from reserve.conf import spot
@@ -38,3 +39,5 @@ devices.register_opts(CONF)
 gpu.register_opts(CONF)
 # spot flavors on idle fenced capacity
 spot.register_opts(CONF)
+# /metrics of reserve-api
+metrics.register_opts(CONF)

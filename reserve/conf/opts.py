@@ -14,6 +14,7 @@ from reserve.conf import email
 from reserve.conf import fence
 from reserve.conf import gpu
 from reserve.conf import manager
+from reserve.conf import metrics
 from reserve.conf import notification
 from reserve.conf import quota
 from reserve.conf import spot
@@ -22,7 +23,7 @@ from reserve.conf import worker
 
 _MODULES = (default, api, database, manager, worker, notification, clients,
             email, booking, quota, fence, devices, gpu, spot,
-            upgrade_levels)
+            metrics, upgrade_levels)
 
 
 def list_opts():

@@ -15,6 +15,7 @@ from reserve.common.policies import hosts
 from reserve.common.policies import leases
 from reserve.common.policies import limits
 from reserve.common.policies import maintenance
+from reserve.common.policies import metrics
 from reserve.common.policies import reports
 from reserve.common.policies import reservations
 
@@ -35,4 +36,5 @@ def list_rules():
         device_reservations.list_rules(),
         domain_owners.list_rules(),
         diagnoses.list_rules(),
+        metrics.list_rules(),
     ))
