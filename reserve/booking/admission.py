@@ -189,18 +189,30 @@ def free_slots(context, flavor, start, end, count, bypass_maintenance):
                               count, start, end, model.guard())
 
 
-def offered(context, flavors):
+def _sized(flavors):
+    """{flavor id: (need, host filter, their key)} of the flavors that
+    are booked (a nova flavor read, not a spot flavor), sized once."""
+    found = {}
+    for flavor in flavors:
+        if flavor.nova_flavor and not flavor.spot:
+            need, host_filter = sizing(flavor)
+            found[flavor.id] = (need, host_filter,
+                                _same_hosts_key(need, host_filter))
+    return found
+
+
+def offered(context, flavors, sized=None):
     """{flavor id: the most instances it offers at once}: its slots,
     capped by what the reservable hosts hold of its nova flavor when
     empty (0 for an entry whose nova flavor was never read, and for a
-    spot flavor, which is never booked)."""
+    spot flavor, which is never booked). sized: _sized(flavors)."""
+    sized = _sized(flavors) if sized is None else sized
     result, totals, hosts = {}, {}, None
     for flavor in flavors:
-        if not flavor.nova_flavor or flavor.spot:
+        if flavor.id not in sized:
             result[flavor.id] = 0
             continue
-        need, host_filter = sizing(flavor)
-        key = _same_hosts_key(need, host_filter)
+        need, host_filter, key = sized[flavor.id]
         if key not in totals:
             if hosts is None:
                 # Read once for the lot, however many sizes they have.
@@ -232,17 +244,20 @@ def occupancy_now(context, flavors):
     (its total and available), and the most slots the live bookings of
     each hold now (a booking until its end plus the guard), read in the
     same pass (reserve.metrics)."""
-    offers = offered(context, flavors)
-    free, held = _free_and_held(context, flavors, None, None, offers)
+    sized = _sized(flavors)
+    offers = offered(context, flavors, sized)
+    free, held = _free_and_held(context, flavors, None, None, offers, sized)
     return offers, free, held
 
 
-def _free_and_held(context, flavors, start, end, offers):
+def _free_and_held(context, flavors, start, end, offers, sized=None):
     """availability's answer, and desk.peak_loads' over the window."""
     if start is None:
         start = timeutils.utcnow()
         end = start + datetime.timedelta(seconds=1)
-    slots = offers if offers is not None else offered(context, flavors)
+    sized = _sized(flavors) if sized is None else sized
+    slots = offers if offers is not None else offered(context, flavors,
+                                                      sized)
     if end <= start:
         return dict(slots), {f.id: 0 for f in flavors}
     ids = [f.id for f in flavors]
@@ -252,17 +267,13 @@ def _free_and_held(context, flavors, start, end, offers):
         closed = desk.maintenance_in_window(context, ids, start, end,
                                             model.guard()) if ids else []
         board = None
-        for flavor in flavors:
-            if not flavor.nova_flavor or flavor.spot:
-                continue
+        for flavor_id, (need, host_filter, key) in sized.items():
             if board is None:
                 board = model.Board(context, store.read_state(context),
                                     start, end, model.guard())
-            need, host_filter = sizing(flavor)
-            key = _same_hosts_key(need, host_filter)
             if key not in by_key:
                 by_key[key] = board.offer(need, host_filter).total()
-            hosts_hold[flavor.id] = by_key[key]
+            hosts_hold[flavor_id] = by_key[key]
     shut = set()
     for _, flavor_ids in closed:
         shut.update(flavor_ids)

@@ -6,6 +6,8 @@ Same conventions as reserve.db.api, whose transaction context this
 module uses: every function takes a RequestContext first and joins the
 transaction the caller may have open on it.
 """
+import collections
+
 import sqlalchemy as sa
 
 from reserve.common import states
@@ -15,15 +17,38 @@ from reserve.db import models
 
 E = models.Event
 D = models.Delivery
+NOT_DONE = (states.Event.UNDONE, states.Event.IN_PROGRESS,
+            states.Event.ERROR)
 
 
-def status_counts(context, model):
-    """{status: rows} of ``model`` (a table with a status column: the
-    bookings, the device reservations), through its index on status."""
-    query = sa.select(model.status, sa.func.count()).group_by(model.status)
+def status_counts(context, model, live):
+    """{status shown: rows} of ``model`` (a closing.Closable table: the
+    bookings, the device reservations, whose live statuses are
+    ``live``): the close of a closed row, else its recorded status
+    (reserve.db.models.closing).
+
+    Two reads that never visit the whole table: the recorded statuses
+    counted in the index on status alone, and the closed rows among the
+    live ones (only a live row is ever closed, and a closed row never
+    moves again, so its recorded status stays a live one), found through
+    the same index, which moves them from their recorded status to their
+    close."""
+    found = collections.Counter()
+    live = sorted(live)
     with db_api.reader.using(context) as session:
-        return {status: int(count) for status, count in
-                session.execute(query)}
+        for status, count in session.execute(
+                sa.select(model.recorded_status, sa.func.count())
+                .group_by(model.recorded_status)):
+            found[status] += int(count)
+        for status, closed_as, count in session.execute(
+                sa.select(model.recorded_status, model.closed_as,
+                          sa.func.count())
+                .where(model.recorded_status.in_(live))
+                .where(model.closed_as.isnot(None))
+                .group_by(model.recorded_status, model.closed_as)):
+            found[status] -= int(count)
+            found[closed_as] += int(count)
+    return found
 
 
 def event_lateness(context, since, until, bounds):
@@ -54,7 +79,7 @@ def events_due(context, now):
     has come (UNDONE: waiting for a manager; IN_PROGRESS; ERROR: to be
     retried or given up), through the index on (status, time)."""
     query = (sa.select(E.event_type, E.status, sa.func.count())
-             .where(E.status != states.Event.DONE)
+             .where(E.status.in_(NOT_DONE))
              .where(E.time <= now)
              .group_by(E.event_type, E.status))
     with db_api.reader.using(context) as session:
@@ -63,15 +88,13 @@ def events_due(context, now):
 
 
 def delivery_totals(context):
-    """{owner_type: (repairs, hosts replaced, owners with servers nova
-    has not deleted yet)} over every delivery row (kept after their
-    leases, so the first two only grow)."""
+    """{owner_type: (repairs, hosts replaced)} over every delivery row
+    (kept after their leases, so both only grow), summed in the index
+    that holds the three columns (ix_deliveries_totals), not the
+    table."""
     query = (sa.select(D.owner_type, sa.func.sum(D.repairs),
-                       sa.func.sum(D.hosts_replaced),
-                       sa.func.count(D.stuck_servers))
+                       sa.func.sum(D.hosts_replaced))
              .group_by(D.owner_type))
     with db_api.reader.using(context) as session:
-        return {owner_type: (int(repairs or 0), int(replaced or 0),
-                             int(stuck or 0))
-                for owner_type, repairs, replaced, stuck in
-                session.execute(query)}
+        return {owner_type: (int(repairs or 0), int(replaced or 0))
+                for owner_type, repairs, replaced in session.execute(query)}

@@ -14,7 +14,7 @@ LABELS = ['flavor_id', 'flavor_name']
 def families(context):
     """The three gauges, every catalogue entry (active or not, spot
     ones 0 as availability has them) a sample of each."""
-    flavors = catalogue.visible_list(context, True)
+    flavors = catalogue.counted(context)
     offered, free, held = admission.occupancy_now(context, flavors)
     total = core.GaugeMetricFamily(
         'reserve_flavor_offered_instances',

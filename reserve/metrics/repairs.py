@@ -22,14 +22,8 @@ def families(context):
         'reserve_hosts_replaced',
         'Failed hosts of reservations another host took over, by owner '
         'type.', labels=['owner_type'])
-    stuck = core.GaugeMetricFamily(
-        'reserve_stuck_server_owners',
-        'Ended reservations whose servers nova has not deleted yet (the '
-        'repair task asks again every [manager] repair_interval).',
-        labels=['owner_type'])
     for owner_type in OWNER_TYPES:
-        count, hosts, stuck_now = found.get(owner_type, (0, 0, 0))
+        count, hosts = found.get(owner_type, (0, 0))
         repairs.add_metric([owner_type], count)
         replaced.add_metric([owner_type], hosts)
-        stuck.add_metric([owner_type], stuck_now)
-    return [repairs, replaced, stuck]
+    return [repairs, replaced]

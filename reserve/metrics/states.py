@@ -17,7 +17,8 @@ from reserve.devices import states
 
 
 def bookings(context):
-    found = metrics_db.status_counts(context, models.Booking)
+    found = metrics_db.status_counts(context, models.Booking,
+                                     common_states.Booking.LIVE)
     family = core.GaugeMetricFamily(
         'reserve_bookings', 'Bookings (/v1/reservations) by status.',
         labels=['status'])
@@ -27,7 +28,8 @@ def bookings(context):
 
 
 def device_reservations(context):
-    found = metrics_db.status_counts(context, models.DeviceReservation)
+    found = metrics_db.status_counts(
+        context, models.DeviceReservation, states.DeviceReservation.LIVE)
     family = core.GaugeMetricFamily(
         'reserve_device_reservations',
         'Device reservations (/v1/device-reservations) by status.',
