@@ -19,6 +19,7 @@ what they answer and what admission decides agree.
 import collections
 import contextlib
 import datetime
+import json
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -192,12 +193,16 @@ def free_slots(context, flavor, start, end, count, bypass_maintenance):
 def _sized(flavors):
     """{flavor id: (need, host filter, their key)} of the flavors that
     are booked (a nova flavor read, not a spot flavor), sized once."""
-    found = {}
+    found, by_record = {}, {}
     for flavor in flavors:
         if flavor.nova_flavor and not flavor.spot:
-            need, host_filter = sizing(flavor)
-            found[flavor.id] = (need, host_filter,
-                                _same_hosts_key(need, host_filter))
+            # Entries of one nova flavor share its record: sized once.
+            record = json.dumps(flavor.nova_flavor, sort_keys=True)
+            if record not in by_record:
+                need, host_filter = sizing(flavor)
+                by_record[record] = (need, host_filter,
+                                     _same_hosts_key(need, host_filter))
+            found[flavor.id] = by_record[record]
     return found
 
 
