@@ -8,7 +8,7 @@ histogram of a sliding window (the events due in the last
 [metrics] event_window seconds that have run), not a counter: leases
 are deleted with their events, so no total over the table could only
 grow. Its buckets are read as they are, with no rate(): the 99th
-percentile of the window is ``histogram_quantile(0.99, sum by (le)
+percentile of the window is ``histogram_quantile(0.99, max by (le)
 (reserve_event_lateness_seconds_bucket))``.
 
 An event not run yet has no lateness: ``reserve_events_due`` counts the
