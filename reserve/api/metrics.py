@@ -70,9 +70,7 @@ def scrape(environ, start_response):
     response = webob.Response(status=200, body=body)
     response.headers['Content-Type'] = content_type
     response.headers['Cache-Control'] = 'no-store'
-    if environ.get('REQUEST_METHOD') == 'HEAD':
-        response.body = b''
-        response.content_length = len(body)
+    # webob answers a HEAD with the headers alone.
     return response(environ, start_response)
 
 
