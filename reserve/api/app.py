@@ -2,6 +2,8 @@
 
 Middleware, outermost first:
 
+* RequestMetrics: times every answer by route template and status
+  (reserve_api_request_duration_seconds);
 * RequestId: every answer carries ``x-openstack-request-id``;
 * EdgeGuard: keeps the socket's peer address, reads at most
   ``[api]max_body_bytes + 1`` bytes of the body (413 above), refuses
@@ -12,6 +14,9 @@ Middleware, outermost first:
 * ``/healthcheck`` (oslo.middleware Healthcheck), unauthenticated;
 * ``/calendar/``: the calendar page's static files, unauthenticated
   (reserve.api.pages);
+* ``/metrics`` (reserve.api.metrics): the Prometheus scrape, without a
+  token from ``[metrics] allowed_source_ranges``, else authenticated
+  and under the policy rule ``reserve:metrics:get``;
 * FaultMiddleware: one JSON error body for every error, no tracebacks;
 * RequestGuard: no NUL in the URL (400), bodies are JSON (else 415)
   and nest at most MAX_DEPTH levels;
@@ -37,9 +42,13 @@ from reserve.api import edge
 from reserve.api import errors
 from reserve.api import flavor_exporter
 from reserve.api import hooks
+from reserve.api import metrics
 from reserve.api import microversion
 from reserve.api import pages
 from reserve.api import request_guard
+from reserve.api import request_metrics
+from reserve.metrics import db_errors
+from reserve.metrics import exposition
 
 HEALTHCHECK_PATH = '/healthcheck'
 
@@ -87,6 +96,10 @@ def setup_pecan_app():
 def setup_app(conf=None):
     """The WSGI application with its whole middleware stack."""
     conf = conf or cfg.CONF
+    # A multiprocess directory that is not there fails at start, not at
+    # each request's count.
+    exposition.check()
+    db_errors.install()
     app = setup_pecan_app()
     app = flavor_exporter.FlavorExporterDispatcher(app, conf)
     app = auth.wrap(app, conf)
@@ -95,9 +108,11 @@ def setup_app(conf=None):
     app = errors.FaultMiddleware(app)
     app = HealthcheckDispatcher(app, conf)
     app = pages.PagesDispatcher(app)
+    app = metrics.MetricsDispatcher(app, conf)
     _set_cors_defaults()
     app = cors.CORS(app, conf)
     app = http_proxy_to_wsgi.HTTPProxyToWSGI(app, conf)
     app = edge.EdgeGuard(app, conf)
     app = request_id.RequestId(app)
+    app = request_metrics.RequestMetrics(app)
     return app

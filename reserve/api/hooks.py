@@ -12,6 +12,7 @@ from pecan import hooks
 from reserve.api import errors
 from reserve.common import context as reserve_context
 from reserve.manager import rpcapi as manager_rpcapi
+from reserve.metrics import rpc as rpc_metrics
 from reserve.worker import rpcapi as worker_rpcapi
 
 
@@ -58,9 +59,12 @@ class RPCHook(hooks.PecanHook):
     priority = 20
 
     def __init__(self):
-        self.worker_api = _LazyClient(worker_rpcapi.WorkerAPI)
-        self.manager_api = _LazyClient(lambda: manager_rpcapi.ManagerAPI(
-            timeout=cfg.CONF.api.rpc_timeout))
+        # Their failed casts and calls are counted (reserve_api_rpc_failures).
+        self.worker_api = _LazyClient(
+            lambda: rpc_metrics.counted(worker_rpcapi.WorkerAPI()))
+        self.manager_api = _LazyClient(
+            lambda: rpc_metrics.counted(manager_rpcapi.ManagerAPI(
+                timeout=cfg.CONF.api.rpc_timeout)))
 
     def before(self, state):
         state.request.worker_api = self.worker_api

@@ -19,6 +19,7 @@ what they answer and what admission decides agree.
 import collections
 import contextlib
 import datetime
+import json
 
 from oslo_config import cfg
 from oslo_log import log as logging
@@ -189,20 +190,40 @@ def free_slots(context, flavor, start, end, count, bypass_maintenance):
                               count, start, end, model.guard())
 
 
-def offered(context, flavors):
+def _sized(flavors):
+    """{flavor id: (need, host filter, their key)} of the flavors that
+    are booked (a nova flavor read, not a spot flavor), sized once."""
+    found, by_record = {}, {}
+    for flavor in flavors:
+        if flavor.nova_flavor and not flavor.spot:
+            # Entries of one nova flavor share its record: sized once.
+            record = json.dumps(flavor.nova_flavor, sort_keys=True)
+            if record not in by_record:
+                need, host_filter = sizing(flavor)
+                by_record[record] = (need, host_filter,
+                                     _same_hosts_key(need, host_filter))
+            found[flavor.id] = by_record[record]
+    return found
+
+
+def offered(context, flavors, sized=None):
     """{flavor id: the most instances it offers at once}: its slots,
     capped by what the reservable hosts hold of its nova flavor when
     empty (0 for an entry whose nova flavor was never read, and for a
-    spot flavor, which is never booked)."""
-    result, totals = {}, {}
+    spot flavor, which is never booked). sized: _sized(flavors)."""
+    sized = _sized(flavors) if sized is None else sized
+    result, totals, hosts = {}, {}, None
     for flavor in flavors:
-        if not flavor.nova_flavor or flavor.spot:
+        if flavor.id not in sized:
             result[flavor.id] = 0
             continue
-        need, host_filter = sizing(flavor)
-        key = _same_hosts_key(need, host_filter)
+        need, host_filter, key = sized[flavor.id]
         if key not in totals:
-            totals[key] = model.total(context, need, host_filter)
+            if hosts is None:
+                # Read once for the lot, however many sizes they have.
+                hosts = store.hosts(context, store.read_state(context))
+            totals[key] = model.total(context, need, host_filter,
+                                      hosts=hosts)
         result[flavor.id] = min(flavor.slots, totals[key])
     return result
 
@@ -219,12 +240,31 @@ def availability(context, flavors, start=None, end=None, offers=None):
 
     offers: the caller's offered(flavors), if it has it.
     """
+    return _free_and_held(context, flavors, start, end, offers)[0]
+
+
+def occupancy_now(context, flavors):
+    """(offered, available, held) of ``flavors`` at this instant, each
+    {flavor id: instances}: what availability answers without a window
+    (its total and available), and the most slots the live bookings of
+    each hold now (a booking until its end plus the guard), read in the
+    same pass (reserve.metrics)."""
+    sized = _sized(flavors)
+    offers = offered(context, flavors, sized)
+    free, held = _free_and_held(context, flavors, None, None, offers, sized)
+    return offers, free, held
+
+
+def _free_and_held(context, flavors, start, end, offers, sized=None):
+    """availability's answer, and desk.peak_loads' over the window."""
     if start is None:
         start = timeutils.utcnow()
         end = start + datetime.timedelta(seconds=1)
-    slots = offers if offers is not None else offered(context, flavors)
+    sized = _sized(flavors) if sized is None else sized
+    slots = offers if offers is not None else offered(context, flavors,
+                                                      sized)
     if end <= start:
-        return dict(slots)
+        return dict(slots), {f.id: 0 for f in flavors}
     ids = [f.id for f in flavors]
     hosts_hold, by_key = {}, {}
     with db_api.reader.using(context):
@@ -232,23 +272,19 @@ def availability(context, flavors, start=None, end=None, offers=None):
         closed = desk.maintenance_in_window(context, ids, start, end,
                                             model.guard()) if ids else []
         board = None
-        for flavor in flavors:
-            if not flavor.nova_flavor or flavor.spot:
-                continue
+        for flavor_id, (need, host_filter, key) in sized.items():
             if board is None:
                 board = model.Board(context, store.read_state(context),
                                     start, end, model.guard())
-            need, host_filter = sizing(flavor)
-            key = _same_hosts_key(need, host_filter)
             if key not in by_key:
                 by_key[key] = board.offer(need, host_filter).total()
-            hosts_hold[flavor.id] = by_key[key]
+            hosts_hold[flavor_id] = by_key[key]
     shut = set()
     for _, flavor_ids in closed:
         shut.update(flavor_ids)
     return {f.id: 0 if f.id in shut else max(0, min(
         f.slots - peaks[f.id], hosts_hold.get(f.id, 0)))
-        for f in flavors}
+        for f in flavors}, peaks
 
 
 # Bookings --------------------------------------------------------------------

@@ -44,3 +44,9 @@ def bookable(context, ref, sees_hidden):
     except exception.FlavorNotFound:
         raise exception.FlavorNotAvailable(ref=ref,
                                            project=context.project_id)
+
+
+def counted(context):
+    """Every entry (what an administrator lists), as the rows the counts
+    of admission.offered and availability read: no grants."""
+    return flavors_db.flavor_rows(context)

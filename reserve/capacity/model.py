@@ -306,12 +306,13 @@ def short_on_own_hosts(context, state, allocations, start, end,
     return sum(max(0, c.amount - fits.get(c.host_id, 0)) for c in allocations)
 
 
-def total(context, need, host_filter=None):
+def total(context, need, host_filter=None, hosts=None):
     """How many instances of ``need`` the reservable hosts hold when
-    nothing else is on them (the most a catalogue entry can offer)."""
-    state = store.read_state(context)
-    return sum(maths.empty_fit(h.capacity, need)
-               for h in store.hosts(context, state)
+    nothing else is on them (the most a catalogue entry can offer).
+    hosts: store.hosts' records, when the caller has read them."""
+    if hosts is None:
+        hosts = store.hosts(context, store.read_state(context))
+    return sum(maths.empty_fit(h.capacity, need) for h in hosts
                if h.reservable and host_filters.matches(host_filter,
                                                         h.capabilities))
 

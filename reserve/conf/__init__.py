@@ -12,6 +12,7 @@ from reserve.conf import fence
 from reserve.conf import flavor_exporter
 from reserve.conf import gpu
 from reserve.conf import manager
+from reserve.conf import metrics
 from reserve.conf import notification
 from reserve.conf import quota
 from reserve.conf import spot
@@ -41,3 +42,5 @@ gpu.register_opts(CONF)
 spot.register_opts(CONF)
 # the de.NBI flavor exporter's URLs
 flavor_exporter.register_opts(CONF)
+# /metrics of reserve-api
+metrics.register_opts(CONF)

@@ -15,6 +15,7 @@ from reserve.conf import fence
 from reserve.conf import flavor_exporter
 from reserve.conf import gpu
 from reserve.conf import manager
+from reserve.conf import metrics
 from reserve.conf import notification
 from reserve.conf import quota
 from reserve.conf import spot
@@ -23,7 +24,7 @@ from reserve.conf import worker
 
 _MODULES = (default, api, database, manager, worker, notification, clients,
             email, booking, quota, fence, devices, gpu, spot,
-            flavor_exporter, upgrade_levels)
+            flavor_exporter, metrics, upgrade_levels)
 
 
 def list_opts():

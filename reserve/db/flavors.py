@@ -91,6 +91,20 @@ def flavor_list(context, project_id=None, active_only=False, filters=None,
         return db_api._paginate(query, F, limit, marker, sort_key='name')
 
 
+# What the catalogue's counts read of an entry (admission.offered and
+# availability): no grants, no ORM objects.
+_COUNTED = (F.id, F.name, F.slots, F.active, F.spot, F.nova_flavor,
+            F.longest_booking)
+
+
+def flavor_rows(context):
+    """Every catalogue entry, by name, as a read-only row of the columns
+    the booking desk's counts read (_COUNTED): a thousand entries in one
+    query and a few milliseconds, for the figures of each scrape."""
+    with db_api.reader.using(context) as session:
+        return session.execute(sa.select(*_COUNTED).order_by(F.name)).all()
+
+
 def flavor_update(context, flavor_id, values):
     try:
         with db_api.writer.using(context) as session:

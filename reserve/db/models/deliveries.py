@@ -22,6 +22,9 @@ class Delivery(Base):
     __tablename__ = 'deliveries'
     __table_args__ = (
         sa.Index('ix_deliveries_window', 'start', 'end'),
+        # Every column /metrics sums (reserve.db.metrics.delivery_totals).
+        sa.Index('ix_deliveries_totals', 'owner_type', 'repairs',
+                 'hosts_replaced'),
     )
 
     owner_type = orm.mapped_column(sa.String(32), primary_key=True)
