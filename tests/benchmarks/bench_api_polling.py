@@ -417,7 +417,8 @@ def _write_config(work, port, threads):
                   '[quota]\ndevice_reservations = -1\n'
                   'device_hours = -1\nreservations = -1\n'
                   'instance_hours = -1\n' % (
-                      port, 'server_threads = %d\n' % threads if threads else ''))
+                      port, 'server_threads = %d\n' % threads
+                      if threads else ''))
     return config
 
 
