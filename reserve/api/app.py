@@ -31,6 +31,7 @@ from reserve.api import edge
 from reserve.api import errors
 from reserve.api import hooks
 from reserve.api import microversion
+from reserve.api import pecan_argspec
 from reserve.api import request_guard
 
 HEALTHCHECK_PATH = '/healthcheck'
@@ -64,6 +65,7 @@ def _set_cors_defaults():
 
 def setup_pecan_app():
     """The bare pecan application, without any middleware."""
+    pecan_argspec.install()
     return pecan.make_app(
         root.RootController(),
         hooks=[hooks.ContextHook(), hooks.RPCHook(), hooks.ErrorHook()],
