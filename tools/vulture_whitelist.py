@@ -95,3 +95,10 @@ _.tick
 # sync undoes the fence through the same step; the tests give their
 # hosts back with it.
 unfence_host
+# kombu reads a transport's default_connection_params (the in-memory
+# bus names no host); SQLAlchemy calls the engine_connect listener that
+# pools SQLite connections; pecan.util reads _getargspec, which
+# reserve.api.pecan_argspec replaces.
+_.default_connection_params
+_sqlite_pool
+_._getargspec

@@ -45,6 +45,7 @@ from reserve.api import hooks
 from reserve.api import metrics
 from reserve.api import microversion
 from reserve.api import pages
+from reserve.api import pecan_argspec
 from reserve.api import request_guard
 from reserve.api import request_metrics
 from reserve.metrics import db_errors
@@ -81,6 +82,7 @@ def _set_cors_defaults():
 
 def setup_pecan_app():
     """The bare pecan application, without any middleware."""
+    pecan_argspec.install()
     return pecan.make_app(
         root.RootController(),
         hooks=[hooks.ContextHook(), hooks.RPCHook(), hooks.ErrorHook()],

@@ -7,12 +7,19 @@ oslo.messaging sets that interval to 0 on every connection, so an idle
 process would spin. Here a listener with nothing to read instead waits
 on a condition that every message put on the bus signals: an idle
 all-in-one sleeps, and a message is read the moment it is sent.
+
+The bus lives in this process: it has no host to connect to, nor a
+heartbeat to keep up. Its connections name no host (kombu would warn
+that it "reverts to localhost" on each one), and configure() turns
+oslo.messaging's heartbeats off (it would warn, once per connection,
+that the driver cannot do them).
 """
 import socket
 import threading
 import time
 
 from kombu import transport
+import oslo_messaging.opts
 from kombu.transport import memory
 from kombu.transport import virtual
 
@@ -48,6 +55,11 @@ class Transport(memory.Transport):
     Channel = Channel
 
     @property
+    def default_connection_params(self):
+        # No host: the broker is this process's memory.
+        return {'port': self.default_port}
+
+    @property
     def polling_interval(self):
         return None
 
@@ -72,6 +84,16 @@ class Transport(memory.Transport):
                 with _arrived:
                     if _sent == seen:  # nothing came since the last look
                         _arrived.wait(wait)
+
+
+def configure(conf):
+    """No heartbeats on the in-memory bus: nothing can stop answering
+    them. A value set in a config file still wins."""
+    for group, opts in oslo_messaging.opts.list_opts():
+        if group == 'oslo_messaging_rabbit':
+            conf.register_opts(opts, group=group)
+    conf.set_default('heartbeat_timeout_threshold', 0,
+                     group='oslo_messaging_rabbit')
 
 
 def install():

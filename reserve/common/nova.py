@@ -28,7 +28,9 @@ class NovaClient:
                 CONF.nova.api_version, session=adapter.session,
                 endpoint_override=adapter.endpoint_override,
                 region_name=adapter.region_name,
-                interface=adapter.interface,
+                # novaclient's name for the endpoint interface
+                # ('interface' is deprecated there, and warns).
+                endpoint_type=adapter.interface,
                 service_type=adapter.service_type)
         return self._client
 

@@ -79,6 +79,7 @@ class RequestContextSerializer(messaging.Serializer):
 def init(conf=CONF):
     global _TRANSPORT, _NOTIFICATION_TRANSPORT
     if (conf.transport_url or '').startswith('kombu+memory:'):
+        memory_bus.configure(conf)
         memory_bus.install()
     if _TRANSPORT is None:
         _TRANSPORT = messaging.get_rpc_transport(

@@ -16,7 +16,9 @@ The cloud objects of leases are the repair task's (reserve.manager.repair,
 every [manager]repair_interval).
 
 Each step is idempotent and only logs what it cannot do now; the next
-run tries again.
+run tries again. A step that needs a cloud this process has none of
+(the all-in-one without nova and placement) is skipped, said once at
+INFO, as the repair task does: nothing is wrong then.
 """
 import threading
 
@@ -24,6 +26,7 @@ from oslo_config import cfg
 from oslo_log import log as logging
 
 from reserve.common import context as reserve_context
+from reserve.common import exception
 from reserve.manager import catch_up
 from reserve.manager import health
 
@@ -37,6 +40,7 @@ class CapacityLoop:
         self._health = health.HealthCheck(lease_manager)
         self._stop = threading.Event()
         self._thread = None
+        self._unconfigured = set()
 
     def start(self):
         if not CONF.manager.capacity_refresh_interval:
@@ -55,6 +59,10 @@ class CapacityLoop:
         for name, step in steps:
             try:
                 step(context)
+            except exception.CloudNotConfigured as exc:
+                if name not in self._unconfigured:
+                    LOG.info('Periodic %s skipped: %s', name, exc)
+                    self._unconfigured.add(name)
             except Exception as exc:  # next run tries again
                 LOG.warning('Periodic %s failed: %s: %s', name,
                             type(exc).__name__, exc)

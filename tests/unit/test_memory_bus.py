@@ -6,6 +6,7 @@ import time
 import kombu
 import pytest
 from kombu.transport import memory
+from oslo_config import cfg
 
 from reserve.common import memory_bus
 
@@ -67,3 +68,23 @@ def test_an_idle_wait_burns_no_cpu_and_times_out():
             cpu = _cpu_of_this_thread() - cpu
     assert 0.9 <= waited < 2
     assert cpu < 0.05, cpu
+
+
+def test_a_memory_connection_names_no_host_and_warns_nothing(caplog):
+    memory_bus.install()
+    with caplog.at_level('WARNING', logger='kombu.connection'):
+        with kombu.Connection('memory:///') as conn:
+            conn.connect()
+            assert conn.info()['hostname'] is None
+    assert caplog.records == []
+
+
+def test_the_memory_bus_turns_heartbeats_off_unless_configured():
+    conf = cfg.ConfigOpts()
+    conf([], default_config_files=[])
+    memory_bus.configure(conf)
+    assert conf.oslo_messaging_rabbit.heartbeat_timeout_threshold == 0
+    conf.set_override('heartbeat_timeout_threshold', 30,
+                      group='oslo_messaging_rabbit')
+    memory_bus.configure(conf)
+    assert conf.oslo_messaging_rabbit.heartbeat_timeout_threshold == 30

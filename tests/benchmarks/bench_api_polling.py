@@ -1,0 +1,523 @@
+"""What a polling dashboard gets from the API: requests per second and
+latency of its routes, measured from outside with wrk.
+
+Not a test: a script that prints figures. It starts a
+``reserve-all-in-one`` of this checkout on a free loopback port with its
+own temporary state directory (SQLite, the in-memory bus, noauth, its two
+embedded GPU hosts, no cloud), fills it, then runs wrk (``--wrk``,
+/usr/bin/wrk) for ``--duration`` seconds with 1 and then 16 connections
+on each route:
+
+* ``GET /v1`` (the version document);
+* ``GET /v1/device-reservations``: the caller's 100 device reservations
+  (``--rows``), made through the API (``POST``, one GPU each, each in a
+  future hour of its own);
+* ``GET /v1/flavors/availability``: ``--flavors`` catalogue flavors on a
+  roomy nova host, written to the all-in-one's database;
+* ``GET /v1/reservations``: the caller's flavor bookings (``--rows``,
+  written to the database the same way);
+* ``POST /v1/device-reservations``: a device reservation of one GPU in
+  a future window, each ``DELETE``d (cancelled) by the next request of
+  the same wrk thread once created (a wrk Lua script; the window of a
+  thread's connections are their own, so no two of them clash). The
+  "unit reservation" of older notes is this device reservation (its
+  devices were called units). The figure is POSTs per second; every
+  POST must answer 201 and every DELETE 204: anything else is an error.
+
+With ``--busy-core`` another process spins on one core meanwhile, as on
+a shared machine. With ``--gunicorn`` (the default; ``--no-gunicorn``
+to skip it) the 100-row list is measured again under gunicorn with
+``--workers`` workers serving reserve.wsgi.api:application on the same
+database.
+
+For each it prints requests per second, p50 and p99 latency, and the
+errors: wrk's socket errors plus answers other than the route's
+expected ones. Everything it starts is stopped and its temporary
+directory removed at the end, failure or not; each wrk run is bounded
+(its duration plus a timeout).
+
+    .venv/bin/python tests/benchmarks/bench_api_polling.py
+    .venv/bin/python tests/benchmarks/bench_api_polling.py --busy-core \\
+        --duration 10
+"""
+import argparse
+import datetime
+import json
+import multiprocessing
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+STARTUP_TIMEOUT = 120
+OWNER = {'X-Project-Id': 'noauth-project', 'X-User-Id': 'owner',
+         'X-Roles': 'member,reader'}
+ADMIN = {'X-Project-Id': 'admin-project', 'X-User-Id': 'admin',
+         'X-Roles': 'admin,member,reader'}
+A100 = 'A100 SXM4 80GB'
+HOST = 'gpu-a100-01'
+# The hour ahead where the list's reservations begin, and the POSTs'.
+LIST_HOURS, POST_HOURS = 48, 24 * 400
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def _iso(when):
+    return when.replace(microsecond=0).isoformat() + 'Z'
+
+
+def _executable(name):
+    local = os.path.join(os.path.dirname(sys.executable), name)
+    return local if os.access(local, os.X_OK) else shutil.which(name)
+
+
+def _env():
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [REPO] + [p for p in os.environ.get('PYTHONPATH', '').split(
+            os.pathsep) if p]))
+
+
+def _answers(url):
+    try:
+        with urllib.request.urlopen(url + '/', timeout=2) as got:
+            return got.status == 200
+    except (OSError, urllib.error.URLError):
+        return False
+
+
+class Server:
+    """A process serving the API on a free loopback port, its output in
+    ``log``; stopped (and, if need be, killed) by stop()."""
+
+    def __init__(self, command, log, port, env=None, cwd=None):
+        self.port = port
+        self.url = 'http://127.0.0.1:%d' % self.port
+        self.log = log
+        self._out = open(log, 'w')
+        self.process = subprocess.Popen(
+            [part % {'port': self.port} for part in command],
+            stdout=self._out, stderr=subprocess.STDOUT, env=env or _env(),
+            cwd=cwd, start_new_session=True)
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while not _answers(self.url):
+            if self.process.poll() is not None or \
+                    time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError('%s did not start:\n%s' % (
+                    command[0], self.tail()))
+            time.sleep(0.2)
+
+    def tail(self, size=3000):
+        self._out.flush()
+        with open(self.log) as log:
+            return log.read()[-size:]
+
+    def stop(self):
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        self._out.close()
+
+
+def call(url, method, path, body=None, headers=OWNER, expect=200):
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        url + path, data=data, method=method,
+        headers=dict(headers, **{'Content-Type': 'application/json'}))
+    try:
+        with urllib.request.urlopen(request, timeout=60) as got:
+            status, text = got.status, got.read().decode()
+    except urllib.error.HTTPError as exc:
+        status, text = exc.code, exc.read().decode()
+    if status != expect:
+        raise RuntimeError('%s %s answered %d: %s' % (method, path, status,
+                                                      text))
+    return json.loads(text) if text else None
+
+
+# the data ---------------------------------------------------------------
+
+def fill_device_reservations(url, rows):
+    """``rows`` device reservations of one A100 each, in future hours of
+    their own, made through the API."""
+    base = datetime.datetime.utcnow() + datetime.timedelta(hours=LIST_HOURS)
+    for i in range(rows):
+        start = base + datetime.timedelta(hours=i)
+        call(url, 'POST', '/v1/device-reservations',
+             {'count': 1, 'model': A100, 'host': HOST,
+              'start': _iso(start),
+              'end': _iso(start + datetime.timedelta(minutes=50))},
+             expect=201)
+
+
+def fill_catalogue(database_url, flavors, rows):
+    """A roomy nova host, ``flavors`` catalogue flavors and ``rows``
+    bookings of the noauth project, written to the all-in-one's database
+    (no nova to read flavors from here)."""
+    from oslo_config import cfg
+    from reserve.common import context as reserve_context
+    from reserve import conf as reserve_conf  # noqa: F401
+    from reserve.db import bookings as bookings_db
+    from reserve.db import flavors as flavors_db
+    from reserve.db import hosts as hosts_db
+    conf = cfg.CONF
+    conf([], project='reserve', default_config_files=[])
+    conf.set_override('connection', database_url, group='database')
+    ctx = reserve_context.get_admin_context()
+    hosts_db.host_create(ctx, dict(
+        name='roomy.example.org', kind='nova', service_name='roomy',
+        vcpus=10 ** 5, memory_mb=10 ** 9, local_gb=10 ** 7,
+        reservable=True), {'gpu_model': 'a100'})
+    record = {'vcpus': 1, 'memory_mb': 1024, 'disk_gb': 10,
+              'ephemeral_gb': 0, 'swap_mb': 0, 'extra_specs': {}}
+    made = []
+    for i in range(flavors):
+        name = 'bench.flavor-%02d' % i
+        made.append(flavors_db.flavor_create(ctx, dict(
+            name=name, nova_flavor_id=name, slots=10, active=True,
+            is_public=True, max_length_hours=None,
+            nova_flavor=dict(record, id=name, name=name))))
+    now = datetime.datetime.utcnow()
+    for i in range(rows):
+        start = now + datetime.timedelta(hours=LIST_HOURS + i)
+        bookings_db.booking_create(ctx, dict(
+            project_id=OWNER['X-Project-Id'], user_id=OWNER['X-User-Id'],
+            flavor_id=made[i % len(made)].id, instance_count=1,
+            start=start, end=start + datetime.timedelta(hours=1),
+            status='pending_create'))
+
+
+# wrk ----------------------------------------------------------------------
+
+POST_SCRIPT = r'''
+-- POST a device reservation of one GPU, then DELETE it (the next request
+-- of this thread); each thread has windows of its own.
+local headers = %(headers)s
+local base = %(base)d
+local counter = 0
+local to_delete = {}
+local threads = {}
+local index = 0
+
+function setup(thread)
+  thread:set("tid", index)
+  index = index + 1
+  table.insert(threads, thread)
+end
+
+function init(args)
+  created, deleted, other = 0, 0, 0
+  statuses = ""
+end
+
+local function iso(seconds)
+  return os.date("!%%Y-%%m-%%dT%%H:%%M:%%SZ", seconds)
+end
+
+function request()
+  local path = table.remove(to_delete)
+  if path then
+    return wrk.format("DELETE", path, headers)
+  end
+  counter = counter + 1
+  -- 64 windows of an hour per thread, reused in turn: one is free again
+  -- once its DELETE is answered.
+  local slot = tid * 64 + counter %% 64
+  local start = base + slot * 7200
+  local body = '{"count": 1, "model": "%(model)s", ' ..
+    '"host": "%(host)s", "start": "' .. iso(start) .. '", "end": "' ..
+    iso(start + 3000) .. '"}'
+  return wrk.format("POST", "/v1/device-reservations", headers, body)
+end
+
+function response(status, headers, body)
+  if status == 201 then
+    created = created + 1
+    local location = headers["Location"] or headers["location"]
+    table.insert(to_delete, (location:gsub("^https?://[^/]+", "")))
+  elseif status == 204 then
+    deleted = deleted + 1
+  else
+    other = other + 1
+    if #statuses < 200 then statuses = statuses .. status .. " " end
+  end
+end
+
+function done(summary, latency, requests)
+  local c, d, o, s = 0, 0, 0, ""
+  for _, thread in ipairs(threads) do
+    c = c + thread:get("created")
+    d = d + thread:get("deleted")
+    o = o + thread:get("other")
+    s = s .. thread:get("statuses")
+  end
+  io.write(string.format("POST-COUNTS created=%%d deleted=%%d other=%%d " ..
+                         "statuses=%%s\n", c, d, o, s))
+end
+'''
+
+GET_SCRIPT = r'''
+local headers = %(headers)s
+function request()
+  return wrk.format("GET", "%(path)s", headers)
+end
+'''
+
+
+def _lua_headers(headers):
+    return '{%s}' % ', '.join('["%s"] = "%s"' % item
+                              for item in sorted(headers.items()))
+
+
+_UNITS = {'us': 0.001, 'ms': 1.0, 's': 1000.0, 'm': 60000.0}
+
+
+def _ms(text):
+    number, unit = re.match(r'([\d.]+)(\w+)', text).groups()
+    return float(number) * _UNITS[unit]
+
+
+def parse_wrk(output):
+    """{rps, p50, p99 (ms), requests, socket_errors, non_2xx} of wrk
+    --latency output."""
+    found = {'socket_errors': 0, 'non_2xx': 0}
+    found['rps'] = float(re.search(r'Requests/sec:\s+([\d.]+)',
+                                   output).group(1))
+    found['requests'] = int(re.search(r'(\d+) requests in', output)
+                            .group(1))
+    for pct in ('50', '99'):
+        found['p' + pct] = _ms(re.search(
+            r'^\s+%s(?:\.000)?%%\s+(\S+)' % pct, output, re.M).group(1))
+    errors = re.search(r'Socket errors: connect (\d+), read (\d+), '
+                       r'write (\d+), timeout (\d+)', output)
+    if errors:
+        found['socket_errors'] = sum(int(g) for g in errors.groups())
+    non_2xx = re.search(r'Non-2xx or 3xx responses: (\d+)', output)
+    if non_2xx:
+        found['non_2xx'] = int(non_2xx.group(1))
+    return found
+
+
+def run_wrk(args, url, script, connections, work):
+    path = os.path.join(work, 'wrk-%d.lua' % time.monotonic_ns())
+    with open(path, 'w') as out:
+        out.write(script)
+    threads = min(connections, 2)
+    command = [args.wrk, '-t%d' % threads, '-c%d' % connections,
+               '-d%ds' % args.duration, '--latency', '--timeout', '10s',
+               '-s', path, url]
+    try:
+        output = subprocess.run(command, capture_output=True, text=True,
+                                timeout=args.duration + 60,
+                                check=True).stdout
+    except subprocess.CalledProcessError as exc:
+        raise RuntimeError('wrk failed: %s' % exc.stderr)
+    return output, parse_wrk(output)
+
+
+def get_route(args, url, path, headers, connections, work):
+    output, found = run_wrk(args, url, GET_SCRIPT % {
+        'headers': _lua_headers(headers), 'path': path}, connections, work)
+    found['errors'] = found['socket_errors'] + found['non_2xx']
+    return found
+
+
+def post_route(args, url, connections, work):
+    base = int(time.time()) + POST_HOURS * 3600
+    headers = dict(OWNER, **{'Content-Type': 'application/json'})
+    output, found = run_wrk(args, url, POST_SCRIPT % {
+        'headers': _lua_headers(headers), 'base': base, 'model': A100,
+        'host': HOST}, connections, work)
+    counts = re.search(r'POST-COUNTS created=(\d+) deleted=(\d+) '
+                       r'other=(\d+) statuses=(.*)', output)
+    created, deleted, other = (int(g) for g in counts.groups()[:3])
+    seconds = found['requests'] / found['rps'] if found['rps'] else 1
+    found['rps'] = created / seconds
+    found['errors'] = found['socket_errors'] + other
+    found['note'] = '%d created, %d cancelled%s' % (
+        created, deleted, (', other: %s' % counts.group(4).strip())
+        if other else '')
+    return found
+
+
+# the busy core -------------------------------------------------------------
+
+def _spin():
+    while True:
+        pass
+
+
+def start_burner():
+    burner = multiprocessing.Process(target=_spin, daemon=True)
+    burner.start()
+    return burner
+
+
+def stop_burner(burner):
+    if burner is not None and burner.is_alive():
+        burner.terminate()
+        burner.join(5)
+        if burner.is_alive():
+            burner.kill()
+            burner.join()
+
+
+# the run -------------------------------------------------------------------
+
+def _routes(args):
+    return [
+        ('GET /v1', '/v1', OWNER),
+        ('GET /v1/device-reservations (%d rows)' % args.rows,
+         '/v1/device-reservations', OWNER),
+        ('GET /v1/flavors/availability (%d flavors)' % args.flavors,
+         '/v1/flavors/availability', OWNER),
+        ('GET /v1/reservations (%d rows)' % args.rows,
+         '/v1/reservations', OWNER),
+    ]
+
+
+def _line(server, route, connections, found):
+    print('%-10s %-45s %3d %9.0f %8.1f %8.1f %7d  %s' % (
+        server, route, connections, found['rps'], found['p50'],
+        found['p99'], found['errors'], found.get('note', '')), flush=True)
+
+
+def _header():
+    print('%-10s %-45s %3s %9s %8s %8s %7s' % (
+        'server', 'route', 'c', 'req/s', 'p50 ms', 'p99 ms', 'errors'))
+
+
+def _write_config(work, port, threads):
+    config = os.path.join(work, 'reserve.conf')
+    with open(config, 'w') as out:
+        # Loopback only; no quota in the way; no access log line per
+        # request (the figures are the API's, not the log's).
+        out.write('[DEFAULT]\ndefault_log_levels = '
+                  'reserve.cmd.api=WARNING,reserve.wsgi.api=WARNING,'
+                  'gunicorn.access=WARNING\n\n'
+                  '[api]\nhost_ip = 127.0.0.1\nport = %d\n%s\n'
+                  '[worker]\nreconcile_interval = 3600\n\n'
+                  '[quota]\ndevice_reservations = -1\n'
+                  'device_hours = -1\nreservations = -1\n'
+                  'instance_hours = -1\n' % (
+                      port, 'server_threads = %d\n' % threads
+                      if threads else ''))
+    return config
+
+
+def _counts(found, rows):
+    if found != rows:
+        raise RuntimeError('expected %d rows, the API shows %d' % (rows,
+                                                                   found))
+
+
+def run(args):
+    work = tempfile.mkdtemp(prefix='bench-api-polling-')
+    servers, burner = [], None
+    try:
+        port = _free_port()
+        config = _write_config(work, port, args.server_threads)
+        state = os.path.join(work, 'state')
+        aio = Server([_executable('reserve-all-in-one'), '--config-file',
+                      config, '--state-dir', state],
+                     os.path.join(work, 'all-in-one.log'), port, cwd=work)
+        servers.append(aio)
+        database_url = 'sqlite:///%s' % os.path.join(state,
+                                                     'reserve.sqlite')
+        fill_device_reservations(aio.url, args.rows)
+        fill_catalogue(database_url, args.flavors, args.rows)
+        _counts(len(call(aio.url, 'GET', '/v1/device-reservations')[
+            'device_reservations']), args.rows)
+        _counts(len(call(aio.url, 'GET', '/v1/reservations')[
+            'reservations']), args.rows)
+        _counts(len(call(aio.url, 'GET', '/v1/flavors/availability')[
+            'availability']), args.flavors)
+        if args.busy_core:
+            burner = start_burner()
+        print('wrk %ds per run%s; %d device reservations, %d bookings, '
+              '%d flavors' % (args.duration, ', one core kept busy'
+                              if burner else '', args.rows, args.rows,
+                              args.flavors))
+        _header()
+        for route, path, headers in _routes(args):
+            for connections in args.connections:
+                _line('all-in-one', route, connections, get_route(
+                    args, aio.url, path, headers, connections, work))
+        for connections in args.connections:
+            _line('all-in-one', 'POST /v1/device-reservations (+DELETE)',
+                  connections, post_route(args, aio.url, connections,
+                                          work))
+        if args.gunicorn:
+            # The all-in-one's defaults, said in a file of its own.
+            embedded = os.path.join(work, 'wsgi.conf')
+            with open(embedded, 'w') as out:
+                out.write('[api]\nauth_strategy = noauth\n\n'
+                          '[database]\nconnection = %s\n' % database_url)
+            env = dict(_env(), RESERVE_CONFIG_FILE='%s,%s' % (config,
+                                                              embedded))
+            gunicorn = Server(
+                [_executable('gunicorn'), '--workers', str(args.workers),
+                 '--bind', '127.0.0.1:%(port)s',
+                 '--access-logfile', os.devnull, '--config',
+                 os.path.join(REPO, 'etc', 'reserve', 'gunicorn.conf.py'),
+                 'reserve.wsgi.api:application'],
+                os.path.join(work, 'gunicorn.log'), _free_port(), env=env,
+                cwd=work)
+            servers.append(gunicorn)
+            route, path, headers = _routes(args)[1]
+            for connections in args.connections:
+                _line('gunicorn/%d' % args.workers, route, connections,
+                      get_route(args, gunicorn.url, path, headers,
+                                connections, work))
+    except BaseException:
+        for server in servers:
+            print('--- end of %s:\n%s' % (server.log, server.tail()),
+                  file=sys.stderr)
+        raise
+    finally:
+        stop_burner(burner)
+        for server in reversed(servers):
+            server.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--duration', type=int, default=10,
+                        help='seconds of each wrk run')
+    parser.add_argument('--connections', type=lambda v: [
+        int(c) for c in v.split(',')], default=[1, 16])
+    parser.add_argument('--rows', type=int, default=100)
+    parser.add_argument('--flavors', type=int, default=10)
+    parser.add_argument('--busy-core', action='store_true',
+                        help='spin a process on one core meanwhile')
+    parser.add_argument('--no-gunicorn', dest='gunicorn',
+                        action='store_false')
+    parser.add_argument('--workers', type=int, default=2)
+    parser.add_argument('--server-threads', type=int, default=0,
+                        help='[api] server_threads (default: the '
+                             'option\'s own default)')
+    parser.add_argument('--wrk', default=shutil.which('wrk') or
+                        '/usr/bin/wrk')
+    run(parser.parse_args())
+
+
+if __name__ == '__main__':
+    main()
