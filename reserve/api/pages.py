@@ -43,7 +43,7 @@ class PagesDispatcher:
             response = webob.Response(status=405, content_type='text/plain',
                                       text='405: the calendar page is read '
                                            'only\n')
-            response.allow = ('GET', 'HEAD')
+            response.headers['Allow'] = 'GET, HEAD'
         elif path == PATH:
             response = webob.Response(status=301, location=(
                 request.application_url + PATH + '/'))
