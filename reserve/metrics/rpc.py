@@ -34,18 +34,20 @@ class _Prepared:
         self._prepared = prepared
         self._topic = topic
 
-    def _send(self, kind, context, method, **kwargs):
+    # Positional-only: the RPC's own keyword arguments (``kind`` of
+    # diagnose, say) pass through **kwargs untouched.
+    def _send(self, how, context, method, /, **kwargs):
         try:
-            return getattr(self._prepared, kind)(context, method, **kwargs)
+            return getattr(self._prepared, how)(context, method, **kwargs)
         except Exception as exc:
             instruments.RPC_FAILURES.labels(
-                kind, self._topic, method, error_kind(exc)).inc()
+                how, self._topic, method, error_kind(exc)).inc()
             raise
 
-    def cast(self, context, method, **kwargs):
+    def cast(self, context, method, /, **kwargs):
         return self._send('cast', context, method, **kwargs)
 
-    def call(self, context, method, **kwargs):
+    def call(self, context, method, /, **kwargs):
         return self._send('call', context, method, **kwargs)
 
     def __getattr__(self, name):
@@ -62,10 +64,10 @@ class _CountedClient:
     def prepare(self, *args, **kwargs):
         return _Prepared(self._client.prepare(*args, **kwargs), self._topic)
 
-    def cast(self, context, method, **kwargs):
+    def cast(self, context, method, /, **kwargs):
         return self.prepare().cast(context, method, **kwargs)
 
-    def call(self, context, method, **kwargs):
+    def call(self, context, method, /, **kwargs):
         return self.prepare().call(context, method, **kwargs)
 
     def __getattr__(self, name):

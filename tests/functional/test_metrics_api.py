@@ -294,6 +294,22 @@ def test_a_call_the_manager_does_not_answer_is_counted(
                        method='create_host', error='timeout') == 1
 
 
+def test_a_call_with_an_argument_named_kind_is_counted(
+        api, short_rpc_timeout):
+    # The doctor's RPC has an argument ``kind`` of its own, as the
+    # counter's label has: the call still reaches the bus as it is.
+    before = scrape(api)
+    response = api.get('/v1/diagnoses?kind=reservation',
+                       headers=dict(ADMIN, **{
+                           'OpenStack-API-Version': 'reserve 1.3'}),
+                       expect_errors=True)
+    assert_error(response, 503)
+    found = scrape(api)
+    assert found.delta(before, 'reserve_api_rpc_failures_total',
+                       kind='call', topic='reserve-manager',
+                       method='doctor', error='timeout') == 1
+
+
 def test_database_errors_are_counted(api):
     make_flavor('gpu.h100', is_public=False, projects=['project-a'])
     before = scrape(api)
