@@ -9,6 +9,11 @@ stay few.
 """
 import prometheus_client
 
+# No ``*_created`` series: a timestamp per labelled child that no panel
+# reads, which would double the counters' samples of every scrape (and
+# that the multiprocess mode never writes, so the two modes agree).
+prometheus_client.disable_created_metrics()
+
 NAMESPACE = 'reserve'
 
 # Request latency, seconds: a GET of a list takes milliseconds, a call to
