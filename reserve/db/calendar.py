@@ -13,7 +13,6 @@ import sqlalchemy as sa
 from reserve.common import states
 from reserve.db import api as db_api
 from reserve.db import models
-from reserve.devices import states as device_states
 
 B = models.Booking
 A = models.Allocation
@@ -32,17 +31,13 @@ def _reader(context):
     return db_api.reader.using(context)
 
 
-def _ran_or_live(model):
-    """Rows that hold or held their window: live, or ended by their lease
-    (the desk's close, a cancel, never held what was left of it)."""
-    return sa.or_(model.status.in_(_LIVE[model]),
+def _ran_or_live(model, live, ended):
+    """Rows that hold or held their window: in a ``live`` status, or
+    ended by their lease in an ``ended`` one (the desk's close, a cancel,
+    never held what was left of it)."""
+    return sa.or_(model.status.in_(live),
                   sa.and_(model.closed_as.is_(None),
-                          model.recorded_status.in_(_ENDED[model])))
-
-
-_LIVE = {B: states.Booking.LIVE, DR: device_states.DeviceReservation.LIVE}
-_ENDED = {B: (states.Booking.COMPLETE, states.Booking.ERROR),
-          DR: (device_states.DeviceReservation.EXPIRED,)}
+                          model.recorded_status.in_(ended)))
 
 
 def flavor_bookings(context, flavor, start, end, guard):
@@ -53,7 +48,9 @@ def flavor_bookings(context, flavor, start, end, guard):
              .where(B.flavor_id == flavor.id)
              .where(B.end > start - guard)
              .where(B.start < end)
-             .where(_ran_or_live(B))
+             .where(_ran_or_live(
+                 B, states.Booking.LIVE,
+                 (states.Booking.COMPLETE, states.Booking.ERROR)))
              .order_by(B.start, B.id))
     with _reader(context) as session:
         return [Held('booking', *row) for row in session.execute(query)]
@@ -91,17 +88,19 @@ def host_allocations(context, host_id, start, end, guard):
     return held
 
 
-def host_device_reservations(context, host_id, start, end):
+def host_device_reservations(context, host_id, start, end, live, ended):
     """{device id: [Held]} of the device reservations of ``host_id`` met
-    by [start, end), and {reservation id: its projects} (owner and
-    audience), by start."""
+    by [start, end) that are in a ``live`` status or ended in an
+    ``ended`` one, and {reservation id: its projects} (owner and
+    audience), by start. The statuses are the caller's
+    (reserve.devices.states, a layer above this one)."""
     query = (sa.select(DRD.device_id, DR.id, DR.project_id, DR.status,
                        DR.start, DR.end)
              .select_from(DRD).join(DR, DR.id == DRD.device_reservation_id)
              .where(DR.host_id == host_id)
              .where(DR.end > start)
              .where(DR.start < end)
-             .where(_ran_or_live(DR))
+             .where(_ran_or_live(DR, live, ended))
              .order_by(DR.start, DR.id))
     by_device = collections.defaultdict(list)
     projects = collections.defaultdict(set)

@@ -35,6 +35,7 @@ from reserve.common import timeutils
 from reserve.db import calendar as calendar_db
 from reserve.db import desk
 from reserve.db import hosts as hosts_db
+from reserve.devices import states as device_states
 
 PATH = '/v1/calendar'
 PARAMS = ('flavor_id', 'host_id', 'start', 'end')
@@ -129,7 +130,8 @@ def _nova_host_rows(ctx, host, start, end, guard, sees_all, maintenance):
 
 def _libvirt_host_rows(ctx, host, start, end, sees_all, maintenance):
     by_device, projects = calendar_db.host_device_reservations(
-        ctx, host.id, start, end)
+        ctx, host.id, start, end, device_states.DeviceReservation.LIVE,
+        (device_states.DeviceReservation.EXPIRED,))
     rows, occupants = [], []
     for device in calendar_db.host_devices(ctx, host.id):
         held = by_device.get(device.id, [])
