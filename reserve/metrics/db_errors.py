@@ -19,8 +19,8 @@ DISCONNECT = 'disconnect'
 
 
 def kind_of(context):
-    """disconnect, or the class of the SQLAlchemy error (a handful of
-    names: OperationalError, IntegrityError, ProgrammingError...)."""
+    """disconnect, or the class of the SQLAlchemy error: one of a
+    handful, OperationalError, IntegrityError, ProgrammingError..."""
     error = context.sqlalchemy_exception
     if context.is_disconnect or (
             isinstance(error, sa.exc.OperationalError) and
