@@ -48,7 +48,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -58,44 +57,20 @@ import urllib.request
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-STARTUP_TIMEOUT = 120
-OWNER = {'X-Project-Id': 'noauth-project', 'X-User-Id': 'owner',
-         'X-Roles': 'member,reader'}
-ADMIN = {'X-Project-Id': 'admin-project', 'X-User-Id': 'admin',
-         'X-Roles': 'admin,member,reader'}
+sys.path.insert(0, REPO)
+
+from tests.fixtures import all_in_one  # noqa: E402
+from tests.fixtures.all_in_one import OWNER  # noqa: E402
+from tests.fixtures.all_in_one import STARTUP_TIMEOUT  # noqa: E402
+
 A100 = 'A100 SXM4 80GB'
 HOST = 'gpu-a100-01'
 # The hour ahead where the list's reservations begin, and the POSTs'.
 LIST_HOURS, POST_HOURS = 48, 24 * 400
 
 
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
-
-
 def _iso(when):
     return when.replace(microsecond=0).isoformat() + 'Z'
-
-
-def _executable(name):
-    local = os.path.join(os.path.dirname(sys.executable), name)
-    return local if os.access(local, os.X_OK) else shutil.which(name)
-
-
-def _env():
-    return dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [REPO] + [p for p in os.environ.get('PYTHONPATH', '').split(
-            os.pathsep) if p]))
-
-
-def _answers(url):
-    try:
-        with urllib.request.urlopen(url + '/', timeout=2) as got:
-            return got.status == 200
-    except (OSError, urllib.error.URLError):
-        return False
 
 
 class Server:
@@ -109,10 +84,11 @@ class Server:
         self._out = open(log, 'w')
         self.process = subprocess.Popen(
             [part % {'port': self.port} for part in command],
-            stdout=self._out, stderr=subprocess.STDOUT, env=env or _env(),
-            cwd=cwd, start_new_session=True)
+            stdout=self._out, stderr=subprocess.STDOUT,
+            env=env or all_in_one.checkout_env(), cwd=cwd,
+            start_new_session=True)
         deadline = time.monotonic() + STARTUP_TIMEOUT
-        while not _answers(self.url):
+        while not all_in_one.answers(self.url):
             if self.process.poll() is not None or \
                     time.monotonic() > deadline:
                 self.stop()
@@ -432,11 +408,11 @@ def run(args):
     work = tempfile.mkdtemp(prefix='bench-api-polling-')
     servers, burner = [], None
     try:
-        port = _free_port()
+        port = all_in_one.free_port()
         config = _write_config(work, port, args.server_threads)
         state = os.path.join(work, 'state')
-        aio = Server([_executable('reserve-all-in-one'), '--config-file',
-                      config, '--state-dir', state],
+        aio = Server([all_in_one.executable('reserve-all-in-one'),
+                      '--config-file', config, '--state-dir', state],
                      os.path.join(work, 'all-in-one.log'), port, cwd=work)
         servers.append(aio)
         database_url = 'sqlite:///%s' % os.path.join(state,
@@ -470,16 +446,17 @@ def run(args):
             with open(embedded, 'w') as out:
                 out.write('[api]\nauth_strategy = noauth\n\n'
                           '[database]\nconnection = %s\n' % database_url)
-            env = dict(_env(), RESERVE_CONFIG_FILE='%s,%s' % (config,
-                                                              embedded))
+            env = dict(all_in_one.checkout_env(),
+                       RESERVE_CONFIG_FILE='%s,%s' % (config, embedded))
             gunicorn = Server(
-                [_executable('gunicorn'), '--workers', str(args.workers),
+                [all_in_one.executable('gunicorn'),
+                 '--workers', str(args.workers),
                  '--bind', '127.0.0.1:%(port)s',
                  '--access-logfile', os.devnull, '--config',
                  os.path.join(REPO, 'etc', 'reserve', 'gunicorn.conf.py'),
                  'reserve.wsgi.api:application'],
-                os.path.join(work, 'gunicorn.log'), _free_port(), env=env,
-                cwd=work)
+                os.path.join(work, 'gunicorn.log'), all_in_one.free_port(),
+                env=env, cwd=work)
             servers.append(gunicorn)
             route, path, headers = _routes(args)[1]
             for connections in args.connections:
