@@ -20,6 +20,7 @@ nothing of its client by its peer, so forwarding headers always send it
 the authenticated way. With ``[metrics] enabled = false`` the path is
 left to the API (404).
 """
+import functools
 import ipaddress
 
 from oslo_config import cfg
@@ -32,6 +33,8 @@ from reserve.common import context as reserve_context
 from reserve.common import exception
 from reserve.common import policy
 from reserve.common.policies import metrics as policies
+from reserve.metrics import ahead as read_ahead
+from reserve.metrics import collector
 from reserve.metrics import exposition
 
 PATH = '/metrics'
@@ -63,10 +66,12 @@ def _peer(environ):
         return None
 
 
-def scrape(environ, start_response):
+def scrape(environ, start_response, ahead=None):
     """The scrape itself: every metric, in the format the Accept header
-    asks (the Prometheus text format by default, or OpenMetrics)."""
-    body, content_type = exposition.render(environ.get('HTTP_ACCEPT'))
+    asks (the Prometheus text format by default, or OpenMetrics); the
+    database's figures read ahead by ``ahead`` when given."""
+    body, content_type = exposition.render(environ.get('HTTP_ACCEPT'),
+                                           ahead)
     response = webob.Response(status=200, body=body)
     response.headers['Content-Type'] = content_type
     response.headers['Cache-Control'] = 'no-store'
@@ -74,7 +79,7 @@ def scrape(environ, start_response):
     return response(environ, start_response)
 
 
-def _authorized(environ, start_response):
+def _authorized(environ, start_response, scrape):
     """A scrape the authentication let through, if the policy allows."""
     ctx = reserve_context.RequestContext.from_environ(environ)
     try:
@@ -95,9 +100,14 @@ class MetricsDispatcher:
         conf = conf or cfg.CONF
         self.enabled = conf.metrics.enabled
         self.networks = source_ranges(conf.metrics.allowed_source_ranges)
+        ahead = None
+        if conf.metrics.read_ahead:
+            ahead = read_ahead.ReadAhead(collector.read_database,
+                                         conf.metrics.max_age)
+        self.scrape = functools.partial(scrape, ahead=ahead)
         # Authentication as the API has it, its errors in the one body.
-        self.authenticated = errors.FaultMiddleware(
-            auth.wrap(_authorized, conf))
+        self.authenticated = errors.FaultMiddleware(auth.wrap(
+            functools.partial(_authorized, scrape=self.scrape), conf))
 
     def open_to(self, environ):
         """Whether this request may scrape without a token."""
@@ -119,5 +129,5 @@ class MetricsDispatcher:
                 headers={'Allow': ', '.join(METHODS)})
             return response(environ, start_response)
         if self.open_to(environ):
-            return scrape(environ, start_response)
+            return self.scrape(environ, start_response)
         return self.authenticated(environ, start_response)

@@ -6,7 +6,8 @@ metrics_group = cfg.OptGroup(
     help='reserve-api serves /metrics in the Prometheus text format: the '
          'catalogue\'s capacity, bookings, device reservations and GPU '
          'devices by state, the lateness of lease events and the repairs '
-         'read from the database at each scrape, and the API\'s own '
+         'read from the database (after the previous scrape, see '
+         'read_ahead), and the API\'s own '
          'request latency, RPC and database failures. Under gunicorn, set '
          'PROMETHEUS_MULTIPROC_DIR so that the workers\' counters add up.')
 
@@ -32,6 +33,22 @@ metrics_opts = [
                     'lease events due within this long before the scrape '
                     'that the manager has run (a gauge histogram of that '
                     'window, read from the events table).'),
+    cfg.BoolOpt('read_ahead', default=True,
+                help='Answer a scrape with the database\'s figures read '
+                     'after the previous one, and read the next ones in a '
+                     'thread once it is answered: a scrape of a large site '
+                     'then takes milliseconds, not the time the capacity '
+                     'of every flavor takes to count. The figures are one '
+                     'scrape old, never more (a scrape waits for a read '
+                     'still under way); '
+                     'reserve_metrics_database_age_seconds says how old. '
+                     'When false, every scrape reads them itself.'),
+    cfg.IntOpt('max_age', default=120, min=0,
+               help='Seconds: with read_ahead, a scrape reads the figures '
+                    'itself rather than answer with ones read longer ago '
+                    'than this (the first scrape of a worker, or a worker '
+                    'of gunicorn the scrapes have not reached for a '
+                    'while).'),
 ]
 
 

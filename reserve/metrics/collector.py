@@ -1,6 +1,7 @@
-"""The figures read from the database, gathered at each scrape.
+"""The figures read from the database: at the scrape, or after the
+previous one (reserve.metrics.ahead).
 
-Every family is read by an administrator's context at the scrape, a
+Every family is read by an administrator's context, a
 query or two grouped by the database (reserve.db.metrics, and the
 catalogue's through reserve.booking.admission), whatever the number of
 flavors and bookings; the catalogue's in the scrape's thread, the others
@@ -68,8 +69,34 @@ def database_families(context):
     return found
 
 
+def read_database():
+    """Every family read from the database, then whether it answered and
+    how long the reads took, as a list."""
+    began = time.perf_counter()
+    up = 1
+    try:
+        found = database_families(reserve_context.get_admin_context())
+    except Exception as exc:  # noqa: BLE001 - the scrape goes on
+        db_api.log_failure(LOG, 'Metrics not read from the database', exc)
+        found, up = [], 0
+    found.append(core.GaugeMetricFamily(
+        'reserve_metrics_database_up',
+        'Whether the database answered the read of these figures (0: '
+        'the figures read from it are missing).', value=up))
+    found.append(core.GaugeMetricFamily(
+        'reserve_metrics_database_seconds',
+        'Seconds the read of these figures took.',
+        value=time.perf_counter() - began))
+    return found
+
+
 class DatabaseCollector:
-    """A prometheus_client collector reading the database when scraped."""
+    """A prometheus_client collector of the database's figures: read when
+    scraped, or, given a reserve.metrics.ahead.ReadAhead, the ones it
+    read after the previous scrape."""
+
+    def __init__(self, ahead=None):
+        self.ahead = ahead
 
     def describe(self):
         # Nothing to describe ahead: registering must not read the
@@ -77,20 +104,13 @@ class DatabaseCollector:
         return []
 
     def collect(self):
-        began = time.perf_counter()
-        up = 1
-        try:
-            yield from database_families(
-                reserve_context.get_admin_context())
-        except Exception as exc:  # noqa: BLE001 - the scrape goes on
-            db_api.log_failure(LOG, 'Metrics not read from the database',
-                               exc)
-            up = 0
+        if self.ahead is None:
+            found, age = read_database(), 0.0
+        else:
+            found, age = self.ahead.current()
+        yield from found
         yield core.GaugeMetricFamily(
-            'reserve_metrics_database_up',
-            'Whether the database answered this scrape (0: the figures '
-            'read from it are missing).', value=up)
-        yield core.GaugeMetricFamily(
-            'reserve_metrics_database_seconds',
-            'Seconds this scrape took to read the database.',
-            value=time.perf_counter() - began)
+            'reserve_metrics_database_age_seconds',
+            'Seconds since the read of the database\'s figures of this '
+            'scrape began: 0 when read at the scrape, the time since the '
+            'previous scrape with [metrics] read_ahead.', value=age)

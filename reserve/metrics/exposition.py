@@ -40,20 +40,26 @@ def check():
                 MULTIPROC_ENV, path))
 
 
-def registry():
-    """A registry of everything a scrape exports, made for one scrape."""
+def registry(ahead=None):
+    """A registry of everything a scrape exports, made for one scrape
+    (the database's figures read ahead by ``ahead``, when given)."""
     found = prometheus_registry.CollectorRegistry(auto_describe=False)
     if multiprocess_dir() is not None:
         multiprocess.MultiProcessCollector(found)
     else:
         for instrument in instruments.ALL:
             found.register(instrument)
-    found.register(collector.DatabaseCollector())
+    found.register(collector.DatabaseCollector(ahead))
     return found
 
 
-def render(accept=None):
+def render(accept=None, ahead=None):
     """(body, content type) of a scrape: the Prometheus text format, or
-    OpenMetrics when ``accept`` (the Accept header) asks for it."""
+    OpenMetrics when ``accept`` (the Accept header) asks for it. With
+    ``ahead`` (reserve.metrics.ahead.ReadAhead), the database's figures
+    it holds, and its next read started once the body is rendered."""
     encoder, content_type = prometheus_exposition.choose_encoder(accept)
-    return encoder(registry()), content_type
+    body = encoder(registry(ahead))
+    if ahead is not None:
+        ahead.start_next()
+    return body, content_type

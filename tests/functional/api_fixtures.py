@@ -97,7 +97,17 @@ SMALL_RECORD = {'vcpus': 1, 'memory_mb': 1024, 'disk_gb': 10,
 
 
 @pytest.fixture
-def api(tmp_path, monkeypatch):
+def api_overrides():
+    """More (option, value, group) overrides of the API under test; a
+    test module overrides this fixture to change them."""
+    # A scrape reads the database's figures itself: a test sees what it
+    # just wrote (tests/functional/test_metrics_read_ahead.py tests the
+    # default).
+    return [('read_ahead', False, 'metrics')]
+
+
+@pytest.fixture
+def api(tmp_path, monkeypatch, api_overrides):
     """A webtest client of the API on an empty database."""
     conffixture.ConfFixture(CONF)  # registers oslo.messaging's options
     # Parsed without any file, so a developer's /etc/reserve is not read
@@ -108,7 +118,7 @@ def api(tmp_path, monkeypatch):
          'database'),
         ('auth_strategy', 'noauth', 'api'),
         ('transport_url', 'fake://', None),
-    ]
+    ] + list(api_overrides)
     for name, value, group in overrides:
         CONF.set_override(name, value, group=group)
     database.reset_engine()
