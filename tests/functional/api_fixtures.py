@@ -97,18 +97,10 @@ SMALL_RECORD = {'vcpus': 1, 'memory_mb': 1024, 'disk_gb': 10,
 
 
 @pytest.fixture
-def api_overrides():
-    """More (option, value, group) overrides of the API under test; a
-    test module overrides this fixture to change them."""
-    # A scrape reads the database's figures itself: a test sees what it
-    # just wrote (tests/functional/test_metrics_read_ahead.py tests the
-    # default).
-    return [('read_ahead', False, 'metrics')]
-
-
-@pytest.fixture
 def api(tmp_path, monkeypatch, api_overrides):
-    """A webtest client of the API on an empty database."""
+    """A webtest client of the API on an empty database, with the
+    overrides of the api_overrides fixture (tests/functional/conftest.py)
+    too."""
     conffixture.ConfFixture(CONF)  # registers oslo.messaging's options
     # Parsed without any file, so a developer's /etc/reserve is not read
     # (oslo.policy needs a parsed configuration).
