@@ -28,7 +28,9 @@ class HttpError(ReserveClientError):
     """An error answer of the reserve API."""
 
     def __init__(self, status, detail, code=None, title=None,
-                 request_id=None, method=None, url=None):
+                 request_id=None, method=None, url=None, counter_offer=None):
+        # counter_offer: what a refused booking is offered (API 1.6).
+        self.counter_offer = counter_offer
         self.status = status
         self.detail = detail
         self.code = code
@@ -40,12 +42,16 @@ class HttpError(ReserveClientError):
 
     @property
     def message(self):
+        return self.worded(self.detail or self.title or 'no detail given')
+
+    def worded(self, detail):
+        """``detail`` with the status, code and request id of this
+        error, as the command prints it."""
         what = ['HTTP %s' % self.status]
         if self.code:
             what.append(self.code)
         if self.request_id:
             what.append('request %s' % self.request_id)
-        detail = self.detail or self.title or 'no detail given'
         return '%s (%s)' % (detail, ', '.join(what))
 
     def __str__(self):
@@ -123,11 +129,14 @@ def from_response(response, method=None, url=None):
     if (isinstance(doc, dict) and isinstance(doc.get('errors'), list)
             and doc['errors'] and isinstance(doc['errors'][0], dict)):
         error = doc['errors'][0]
+    counter_offer = None
     if error is not None:
         detail = error.get('detail')
         code = error.get('code')
         title = error.get('title')
         request_id = error.get('request_id') or header_id
+        if isinstance(error.get('counter_offer'), dict):
+            counter_offer = error['counter_offer']
     else:
         detail = _foreign_detail(response)
         code = None
@@ -135,4 +144,5 @@ def from_response(response, method=None, url=None):
         request_id = header_id
     cls = _BY_STATUS.get(status, HttpError)
     return cls(status, detail, code=code, title=title,
-               request_id=request_id, method=method, url=url)
+               request_id=request_id, method=method, url=url,
+               counter_offer=counter_offer)

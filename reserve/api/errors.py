@@ -105,21 +105,26 @@ def error_code(status, exc=None):
     return STATUS_CODES.get(status, 'reserve.error')
 
 
-def error_body(status, detail, request_id=None, code=None, title=None):
-    """The JSON document of one error."""
-    return {'errors': [{
+def error_body(status, detail, request_id=None, code=None, title=None,
+               fields=None):
+    """The JSON document of one error; ``fields``: more of its own
+    (a refused booking's counter_offer)."""
+    error = dict(fields or {})
+    error.update({
         'status': status,
         'code': code or error_code(status),
         'title': title or status_title(status),
         'detail': detail,
         'request_id': request_id,
-    }]}
+    })
+    return {'errors': [error]}
 
 
 def error_response(status, detail, request_id=None, code=None, title=None,
-                   headers=None):
+                   headers=None, fields=None):
     """A webob Response carrying the error body."""
-    body = error_body(status, detail, request_id, code=code, title=title)
+    body = error_body(status, detail, request_id, code=code, title=title,
+                      fields=fields)
     response = webob.Response(status=status, content_type=JSON_TYPE,
                               charset='UTF-8')
     response.text = json.dumps(body)
@@ -162,7 +167,8 @@ def response_for_exception(exc, request_id=None, environ=None):
             LOG.error('Request %s failed: %s', request_id, exc.message)
             detail = exc.user_message
         return error_response(status, detail, request_id,
-                              code=error_code(status, exc))
+                              code=error_code(status, exc),
+                              fields=exc.error_fields())
     if db_api.database_away(exc):
         LOG.warning('Request %s failed, database unavailable: %s',
                     request_id, exc)

@@ -55,7 +55,11 @@ ENV_KEY = 'reserve.api_version'
 #         /v1/flavors/availability
 #   1.5 - the calendar: GET /v1/calendar?flavor_id= or ?host_id=, what the
 #         calendar page (/calendar/) and the terminal timeline draw
-VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5')
+#   1.6 - a refused booking's counter offer: the counter_offer of the
+#         409 reserve.no_capacity of POST /v1/reservations (the nearest
+#         windows of the same shape that fit, before and after the asked
+#         start, and the most instances that fit in the asked window)
+VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6')
 
 
 class Version(collections.namedtuple('Version', 'major minor')):
@@ -84,6 +88,7 @@ ONE_NAME = Version(1, 2)
 PLAYBOOK = Version(1, 3)
 SPOT = Version(1, 4)
 CALENDAR = Version(1, 5)
+COUNTER_OFFER = Version(1, 6)
 
 
 def _requested(header_value):

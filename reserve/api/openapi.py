@@ -52,6 +52,10 @@ def _gather(part):
 
 # -- schemas -----------------------------------------------------------------
 
+_WINDOW_OR_NULL = {'type': ['object', 'null'],
+                   'properties': {'start': parts.DATE, 'end': parts.DATE},
+                   'required': ['start', 'end']}
+
 # Those of every resource's answers.
 GENERIC_SCHEMAS = {
     'Error': parts.obj({
@@ -62,7 +66,23 @@ GENERIC_SCHEMAS = {
         'title': parts.STR,
         'detail': {'type': 'string', 'description': 'For humans.'},
         'request_id': parts.STR_OR_NULL,
-    }),
+        'counter_offer': parts.ref('CounterOffer'),
+    }, optional=('counter_offer',)),
+    'CounterOffer': parts.obj({
+        'flavor_id': parts.STR,
+        'instance_count': parts.INT,
+        'before': dict(_WINDOW_OR_NULL,
+                       description='The latest window of the same shape '
+                                   'that fits, starting before the asked '
+                                   'start.'),
+        'after': dict(_WINDOW_OR_NULL,
+                      description='The earliest one starting after it.'),
+        'max_instance_count': dict(parts.INT, description=(
+            'The most instances that fit in the asked window.')),
+        'free_slots': dict(parts.STR, description=(
+            'The free-slots path of the flavor for this many instances.')),
+    }, description='Since 1.6, in the 409 reserve.no_capacity of POST '
+                   '/v1/reservations: what fits instead.'),
     'ErrorBody': {
         'type': 'object',
         'properties': {'errors': {'type': 'array', 'minItems': 1,

@@ -29,6 +29,11 @@ class ReserveException(Exception):
         self.message = message
         super().__init__(message)
 
+    def error_fields(self):
+        """More fields of the API's error object for this error: none
+        unless a class says."""
+        return {}
+
     @property
     def user_message(self):
         if self.safe_fmt is None:
@@ -286,9 +291,27 @@ class NoCapacity(Conflict):
                '(of its %(slots)d slots, %(slots_free)d are free throughout;'
                ' the enrolled hosts hold %(hosts_hold)d more throughout, '
                'beside every other reservation on them), counting a '
-               '%(guard)d s guard after each reservation. "openstack '
-               'reserve flavor free-slots %(name)s" (GET /v1/flavors/%(id)s/'
-               'free-slots) lists the windows that fit.')
+               '%(guard)d s guard after each reservation.%(offer)s GET '
+               '/v1/flavors/%(id)s/free-slots lists the windows that fit.')
+
+    def __init__(self, message=None, counter_offer=None, offer_text='',
+                 **kwargs):
+        # counter_offer: what the API adds to the error body (see
+        # error_fields); offer_text: the sentence saying it.
+        self.counter_offer = counter_offer
+        kwargs.pop('offer', None)
+        super().__init__(message, offer=' ' + offer_text if offer_text
+                         else '', **kwargs)
+
+    def offering(self, counter_offer, offer_text):
+        """This refusal again, with what fits instead."""
+        return NoCapacity(counter_offer=counter_offer,
+                          offer_text=offer_text, **self.kwargs)
+
+    def error_fields(self):
+        if self.counter_offer is None:
+            return {}
+        return {'counter_offer': self.counter_offer}
 
 
 class FlavorNotSized(Conflict):

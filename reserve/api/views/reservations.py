@@ -46,3 +46,25 @@ def show_one(found):
         answer['reservation']['delivery'] = deliveries.delivery_view(
             delivery)
     return answer
+
+
+def _window(window):
+    if window is None:
+        return None
+    return {'start': timeutils.isoformat(window[0]),
+            'end': timeutils.isoformat(window[1])}
+
+
+def counter_offer_view(flavor, count, offer, max_count):
+    """What a refused booking of ``count`` instances of ``flavor`` is
+    offered (reserve.booking.counter_offer.search's
+    ``offer``): the error object's counter_offer."""
+    return {
+        'flavor_id': flavor.id,
+        'instance_count': count,
+        'before': _window(offer['before']),
+        'after': _window(offer['after']),
+        'max_instance_count': max_count,
+        'free_slots': '/v1/flavors/%s/free-slots?instance_count=%d' % (
+            flavor.id, count),
+    }

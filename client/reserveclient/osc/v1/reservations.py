@@ -1,5 +1,7 @@
 """openstack reserve reservation create/list/show/set/delete"""
 import logging
+import re
+import shlex
 import time
 
 from osc_lib.command import command
@@ -73,9 +75,15 @@ class CreateReservation(base.ReserveCommand, command.ShowOne):
     def take_action(self, parsed_args):
         client = base.reserve_client(self)
         # The API takes the flavor's name or id.
-        booking = client.reservations.create(
-            parsed_args.flavor, parsed_args.start, parsed_args.end,
-            instance_count=parsed_args.instance_count)
+        try:
+            booking = client.reservations.create(
+                parsed_args.flavor, parsed_args.start, parsed_args.end,
+                instance_count=parsed_args.instance_count)
+        except rc_exceptions.Conflict as exc:
+            if exc.counter_offer is None:
+                raise
+            raise exceptions.CommandError(
+                refusal_message(exc, parsed_args.flavor)) from None
         timeout = parsed_args.wait_timeout
         if parsed_args.wait or timeout is not None:
             booking = wait_for_allocation(
@@ -88,6 +96,32 @@ class CreateReservation(base.ReserveCommand, command.ShowOne):
                     client.http, names.RESERVATION, 'reserved_flavor_id'),
                     booking['id']))
         return _show(booking)
+
+
+# The API's pointer for REST users, which the CLI says with its commands.
+_REST_POINTER = re.compile(r'\s*GET /v1/flavors/\S+/free-slots lists the '
+                           r'windows that fit\.')
+
+
+def refusal_message(error, flavor):
+    """A capacity refusal with its counter offer (API 1.6), worded for
+    the command line: the commands that book each window offered, and
+    the one that lists them all."""
+    offer = error.counter_offer
+    count = offer.get('instance_count') or 1
+    flavor = shlex.quote(flavor)
+    more = ' --instance-count %d' % count if count != 1 else ''
+    lines = [_REST_POINTER.sub('', error.detail or 'No capacity.')]
+    for side, word in (('before', 'earlier'), ('after', 'later')):
+        window = offer.get(side)
+        if window:
+            lines.append(
+                '  the %s window: openstack reserve reservation create '
+                '--flavor %s --start %s --end %s%s' % (
+                    word, flavor, window['start'], window['end'], more))
+    lines.append('  every window that fits: openstack reserve flavor '
+                 'free-slots %s%s' % (flavor, more))
+    return error.worded('\n'.join(lines))
 
 
 class _Progress:

@@ -53,21 +53,25 @@ class FakeResponse:
 
 class ApiError(Exception):
 
-    def __init__(self, status, detail, code=None):
+    def __init__(self, status, detail, code=None, fields=None):
         super().__init__(detail)
         self.status = status
         self.detail = detail
+        # More fields of the error object (a refusal's counter_offer).
+        self.fields = fields or {}
         self.code = code or {400: 'reserve.invalid',
                              404: 'reserve.not_found',
                              409: 'reserve.conflict'}.get(status,
                                                           'reserve.error')
 
 
-def _error(status, detail, code=None, request_id='req-fake'):
-    return FakeResponse(status, {'errors': [{
+def _error(status, detail, code=None, request_id='req-fake', fields=None):
+    error = dict(fields or {})
+    error.update({
         'status': status, 'code': code or ApiError(status, '').code,
-        'title': 'Error', 'detail': detail, 'request_id': request_id}]},
-        headers={'x-openstack-request-id': request_id})
+        'title': 'Error', 'detail': detail, 'request_id': request_id})
+    return FakeResponse(status, {'errors': [error]},
+                        headers={'x-openstack-request-id': request_id})
 
 
 class Collection:

@@ -8,6 +8,7 @@ names of microversion 1.2 and answers under those of the version asked
 (``fake_names``): tests add items under the names of 1.2. Every request
 is recorded so tests can check what the client sent.
 """
+import datetime
 import types
 import urllib.parse
 import uuid
@@ -27,12 +28,22 @@ FakeResponse = fake_rest.FakeResponse
 ApiError = fake_rest.ApiError
 _error = fake_rest._error
 Collection = fake_rest.Collection
+# [booking] guard_seconds of the API's default.
+GUARD = datetime.timedelta(seconds=60)
+
+
+def _date(text):
+    return datetime.datetime.fromisoformat(text.rstrip('Z'))
+
+
+def _iso(when):
+    return when.isoformat() + 'Z'
 
 
 class FakeReserveAPI:
     """The routes of the reserve API the client uses."""
 
-    def __init__(self, max_limit=1000, max_version='1.5'):
+    def __init__(self, max_limit=1000, max_version='1.6'):
         self.max_limit = max_limit
         self.max_version = max_version
         self.requests = []
@@ -122,7 +133,8 @@ class FakeReserveAPI:
             self._check_version()
             return self._route(method, path, params, body)
         except ApiError as exc:
-            return _error(exc.status, exc.detail, exc.code)
+            return _error(exc.status, exc.detail, exc.code,
+                          fields=exc.fields)
 
     def _route(self, method, path, params, body):
         if path == '/v1' and method == 'GET':
@@ -185,6 +197,7 @@ class FakeReserveAPI:
                 raise ApiError(400, 'Flavor %s is not available to project '
                                'project-a' % body['flavor_id'],
                                'reserve.invalid')
+            self._check_capacity(flavor, body)
             values = dict(
                 project_id='project-a', user_id='alice', instance_count=1,
                 status='PENDING_CREATE', status_reason=None, lease_id=None,
@@ -194,6 +207,43 @@ class FakeReserveAPI:
             return self.reservations.add(**values)
         return self._crud(self.reservations, method, rest, params, body,
                           create=create)
+
+    def _check_capacity(self, flavor, body):
+        """A flavor added with ``slots`` holds that many instances at
+        once; a booking beyond them is refused as the API refuses it:
+        409 reserve.no_capacity, the earliest window of the same shape
+        after the bookings in the way (a guard of 60 s after them) and,
+        since 1.6, the counter_offer. (The double offers nothing
+        before.)"""
+        if flavor.get('slots') is None:
+            return
+        count = body.get('instance_count', 1)
+        start, end = (_date(body['start']), _date(body['end']))
+        in_way = [r for r in self.reservations.items
+                  if r['flavor_id'] == flavor['id'] and
+                  _date(r['start']) < end and start < _date(r['end'])]
+        held = sum(r['instance_count'] for r in in_way)
+        if held + count <= flavor['slots']:
+            return
+        after = max(_date(r['end']) for r in in_way) + GUARD
+        window = {'start': _iso(after), 'end': _iso(after + (end - start))}
+        fields = {}
+        if self.version() >= (1, 6):
+            fields['counter_offer'] = {
+                'flavor_id': flavor['id'], 'instance_count': count,
+                'before': None, 'after': window,
+                'max_instance_count': max(0, flavor['slots'] - held),
+                'free_slots': '/v1/flavors/%s/free-slots?instance_count=%d'
+                              % (flavor['id'], count)}
+        raise ApiError(409, (
+            'No capacity: %d instance(s) of flavor %s do not fit between %s '
+            'and %s: at most %d do. The nearest windows of this shape that '
+            'fit: from %s to %s (later). GET /v1/flavors/%s/free-slots '
+            'lists the windows that fit.' % (
+                count, flavor['name'], body['start'], body['end'],
+                max(0, flavor['slots'] - held), window['start'],
+                window['end'], flavor['id'])), 'reserve.no_capacity',
+            fields=fields)
 
     def _leases(self, method, rest, params, body):
         if self.member_only and 'all_projects' in params:

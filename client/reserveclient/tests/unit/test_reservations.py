@@ -77,6 +77,48 @@ class TestCreate:
             capsys.readouterr().err
 
 
+class TestRefusal:
+    """A booking that does not fit: the API's counter offer (1.6), as
+    commands to run."""
+
+    def _refused(self, runner, api, *extra):
+        api.flavors.add(id='f1', name='gpu a100', slots=2)
+        _booking(api, instance_count=2, start='2030-01-01T05:00:00Z',
+                 end='2030-01-01T07:00:00Z')
+        with pytest.raises(exceptions.CommandError) as err:
+            runner.take(reservations.CreateReservation, [
+                '--flavor', 'gpu a100', '--start', '2030-01-01T06:00',
+                '--end', '2030-01-01T08:00'] + list(extra))
+        return str(err.value)
+
+    def test_the_windows_offered_as_commands(self, runner, api):
+        message = self._refused(runner, api)
+        lines = message.splitlines()
+        assert lines[0].startswith('No capacity: 1 instance(s) of flavor')
+        assert 'GET /v1/flavors' not in message
+        assert lines[1] == (
+            "  the later window: openstack reserve reservation create "
+            "--flavor 'gpu a100' --start 2030-01-01T07:01:00Z "
+            "--end 2030-01-01T09:01:00Z")
+        assert lines[2].startswith(
+            "  every window that fits: openstack reserve flavor free-slots "
+            "'gpu a100'")
+        assert lines[-1].endswith(
+            '(HTTP 409, reserve.no_capacity, request req-fake)')
+        assert len(api.reservations.items) == 1
+
+    def test_the_count_goes_with_the_commands(self, runner, api):
+        message = self._refused(runner, api, '--instance-count', '2')
+        assert '--end 2030-01-01T09:01:00Z --instance-count 2' in message
+        assert "free-slots 'gpu a100' --instance-count 2" in message
+
+    def test_an_older_server_says_it_in_its_words(self, runner, api):
+        api.max_version = '1.5'
+        message = self._refused(runner, api)
+        assert 'GET /v1/flavors/f1/free-slots' in message
+        assert 'openstack reserve' not in message
+
+
 class FakeClock:
     """time.monotonic and time.sleep of the wait: sleeping moves the
     clock, and runs ``on_sleep`` (the server changing meanwhile)."""

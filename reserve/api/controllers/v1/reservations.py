@@ -12,11 +12,13 @@ from pecan import rest
 from reserve.api.controllers.v1 import diagnoses
 from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import utils
+from reserve.api import microversion
 from reserve.api.schemas import reservations as schema
 from reserve.api.views import reservations as views
 from reserve.booking import admission
 from reserve.booking import cancel
 from reserve.booking import catalogue
+from reserve.booking import counter_offer
 from reserve.common import exception
 from reserve.common.policies import flavors as flavor_policies
 from reserve.common.policies import reservations as policies
@@ -55,6 +57,17 @@ class _DiagnosisController(diagnoses.Diagnosis):
 
 
 _SUBRESOURCES = {diagnoses.SUBRESOURCE: _DiagnosisController}
+
+
+def _offering(ctx, refusal, flavor, start, end, count, bypass):
+    """The refusal of a booking, saying what fits instead; since 1.6 the
+    error object carries it as counter_offer."""
+    offer = counter_offer.search(ctx, flavor, start, end, count, bypass)
+    body = None
+    if microversion.serves(microversion.COUNTER_OFFER):
+        body = views.counter_offer_view(flavor, count, offer,
+                                        refusal.kwargs['free'])
+    return refusal.offering(body, counter_offer.describe(offer))
 
 
 class ReservationsController(rest.RestController):
@@ -100,9 +113,14 @@ class ReservationsController(rest.RestController):
         flavor = catalogue.bookable(
             ctx, body['flavor_id'],
             utils.can(ctx, flavor_policies.LIST_HIDDEN))
-        booking = admission.book(
-            ctx, flavor, start, end, int(body.get('instance_count', 1)),
-            bypass_maintenance=utils.can(ctx, policies.BYPASS_MAINTENANCE))
+        count = int(body.get('instance_count', 1))
+        bypass = utils.can(ctx, policies.BYPASS_MAINTENANCE)
+        try:
+            booking = admission.book(ctx, flavor, start, end, count,
+                                     bypass_maintenance=bypass)
+        except exception.NoCapacity as refusal:
+            raise _offering(ctx, refusal, flavor, start, end, count,
+                            bypass) from None
         utils.cast('reservation', 'create_lease', ctx, booking.id)
         utils.set_location('%s/%s' % (PATH, booking.id))
         return booking
