@@ -13,6 +13,8 @@ GLOSSARY_NAMES = (1, 1)
 ONE_NAME = (1, 2)
 PLAYBOOK = (1, 3)
 SPOT = (1, 4)
+# A refused booking's counter_offer (the server's COUNTER_OFFER).
+COUNTER_OFFER = (1, 6)
 
 # {name since 1.2: the name before it}, per resource.
 RESERVATION = {'reserved_flavor_id': 'compute_flavor'}

@@ -228,7 +228,7 @@ class FakeReserveAPI:
         after = max(_date(r['end']) for r in in_way) + GUARD
         window = {'start': _iso(after), 'end': _iso(after + (end - start))}
         fields = {}
-        if self.version() >= (1, 6):
+        if self.version() >= fake_names.COUNTER_OFFER:
             fields['counter_offer'] = {
                 'flavor_id': flavor['id'], 'instance_count': count,
                 'before': None, 'after': window,

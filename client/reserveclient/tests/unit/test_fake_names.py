@@ -50,7 +50,9 @@ def _each_version(serve, view, args, fake_view):
 
 
 def test_the_double_knows_every_version():
-    assert VERSIONS[-1] == microversion.Version(*fake_calendar.VERSION)
+    assert VERSIONS[-1] == microversion.Version(*fake_names.COUNTER_OFFER)
+    assert microversion.COUNTER_OFFER == microversion.Version(
+        *fake_names.COUNTER_OFFER)
     assert microversion.CALENDAR == microversion.Version(
         *fake_calendar.VERSION)
     assert microversion.SPOT == microversion.Version(*fake_names.SPOT)
