@@ -109,14 +109,15 @@ def error_body(status, detail, request_id=None, code=None, title=None,
                fields=None):
     """The JSON document of one error; ``fields``: more of its own
     (a refused booking's counter_offer)."""
-    error = dict(fields or {})
-    error.update({
+    error = {
         'status': status,
         'code': code or error_code(status),
         'title': title or status_title(status),
         'detail': detail,
         'request_id': request_id,
-    })
+    }
+    for name, value in (fields or {}).items():
+        error.setdefault(name, value)
     return {'errors': [error]}
 
 
