@@ -53,16 +53,23 @@ def test_a_scrape_answers_with_the_read_the_previous_one_started():
     assert 0 <= age <= 15
 
 
-def test_a_scrape_waits_for_a_read_still_under_way():
+def _read_under_way():
+    """(figures, reads, gate): a first scrape read, and the read ahead
+    it started held at ``gate`` until the test sets it."""
     gate = threading.Event()
-    reads, clock = Reads(gate), Clock()
-    figures = ahead.ReadAhead(reads, max_age=120, clock=clock)
+    reads = Reads(gate)
+    figures = ahead.ReadAhead(reads, max_age=120, clock=Clock())
     gate.set()
     figures.current()
     gate.clear()
     reads.started.clear()
     figures.start_next()
     assert reads.started.wait(10)
+    return figures, reads, gate
+
+
+def test_a_scrape_waits_for_a_read_still_under_way():
+    figures, _reads, gate = _read_under_way()
     answered = []
     scrape = threading.Thread(target=lambda: answered.append(
         figures.current()))
@@ -83,13 +90,7 @@ def test_figures_older_than_max_age_are_read_again():
 
 
 def test_one_read_ahead_at_a_time():
-    gate = threading.Event()
-    reads, clock = Reads(gate), Clock()
-    figures = ahead.ReadAhead(reads, max_age=120, clock=clock)
-    gate.set()
-    figures.current()
-    gate.clear()
-    figures.start_next()
+    figures, reads, gate = _read_under_way()
     figures.start_next()
     gate.set()
     assert figures.current()[0] == ['read 2']
