@@ -109,7 +109,7 @@ def build(engine, args):
         'device_attachments')}
     for i in range(args.reservations):
         host = hosts[i % len(hosts)]
-        devices = rnd.sample(by_host[host['id']], 2)
+        picked = rnd.sample(by_host[host['id']], 2)
         start = now + datetime.timedelta(hours=i)
         end = start + datetime.timedelta(hours=2)
         rsv_id, project = next(ids), 'project-%02d' % (i % 20)
@@ -123,15 +123,15 @@ def build(engine, args):
             released_at=end if status in ('EXPIRED', 'CANCELLED')
             else None))
         rows['device_reservation_projects'].append(dict(
-            stamps, reservation_id=rsv_id, project_id=project,
+            stamps, device_reservation_id=rsv_id, project_id=project,
             role='allowed'))
-        for device in devices:
+        for device in picked:
             rows['device_reservation_devices'].append(dict(
-                stamps, reservation_id=rsv_id, device_id=device['id']))
+                stamps, device_reservation_id=rsv_id, device_id=device['id']))
         for d in range(1 + i % 2):
             rows['device_attachments'].append(dict(
-                stamps, id=next(ids), reservation_id=rsv_id,
-                device_id=devices[d]['id'], domain='vm-%d' % i, kind='pci',
+                stamps, id=next(ids), device_reservation_id=rsv_id,
+                device_id=picked[d]['id'], domain='vm-%d' % i, kind='pci',
                 project_id=project,
                 state='ATTACHED' if status == 'ACTIVE' else 'PLANNED',
                 live=True, config=True))
