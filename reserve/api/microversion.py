@@ -58,7 +58,8 @@ ENV_KEY = 'reserve.api_version'
 #   1.6 - a refused booking's counter offer: the counter_offer of the
 #         409 reserve.no_capacity of POST /v1/reservations (the nearest
 #         windows of the same shape that fit, before and after the asked
-#         start, and the most instances that fit in the asked window)
+#         start, and the most instances that fit in the asked window) and
+#         of a later end's PATCH (latest_end: the latest that fits)
 VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6')
 
 

@@ -77,12 +77,17 @@ GENERIC_SCHEMAS = {
                                    'start.'),
         'after': dict(_WINDOW_OR_NULL,
                       description='The earliest one starting after it.'),
+        'latest_end': dict(parts.DATE_OR_NULL, description=(
+            'PATCH of a later end only: the latest end the reservation '
+            'can move to now (null: none later than its end).')),
         'max_instance_count': dict(parts.INT, description=(
             'The most instances that fit in the asked window.')),
         'free_slots': dict(parts.STR, description=(
             'The free-slots path of the flavor for this many instances.')),
-    }, description='Since 1.6, in the 409 reserve.no_capacity of POST '
-                   '/v1/reservations: what fits instead.'),
+    }, optional=('latest_end',),
+        description='Since 1.6, in the 409 reserve.no_capacity of POST '
+                    '/v1/reservations and of PATCH of a later end: what '
+                    'fits instead.'),
     'ErrorBody': {
         'type': 'object',
         'properties': {'errors': {'type': 'array', 'minItems': 1,

@@ -376,6 +376,36 @@ def _check_longer(context, state, flavor, booking, old_end, end,
             hosts_hold=hosts_free, free=min(free, hosts_free))
 
 
+def latest_end(context, booking, flavor, end, bypass_maintenance):
+    """The latest end, to the minute, before ``end`` to which ``booking``
+    could be moved now (its later end refused for capacity), or None when
+    not a minute more fits. Read outside the capacity lock: what a
+    refusal offers (reserve.booking.counter_offer)."""
+    old_end = booking.end
+    with db_api.reader.using(context):
+        state = store.read_state(context)
+        maintenance = ([] if bypass_maintenance else
+                       _maintenance(context, flavor, old_end, end))
+
+        def fits(minutes):
+            try:
+                _check_longer(context, state, flavor, booking, old_end,
+                              old_end + datetime.timedelta(minutes=minutes),
+                              maintenance)
+            except exception.NoCapacity:
+                return False
+            return True
+        # More time never fits where less does not: a binary search.
+        low, high = 0, int((end - old_end).total_seconds() // 60)
+        while low < high:
+            middle = (low + high + 1) // 2
+            if fits(middle):
+                low = middle
+            else:
+                high = middle - 1
+    return old_end + datetime.timedelta(minutes=low) if low else None
+
+
 @db_api.retry_on_deadlock
 def change_end(context, booking, end, bypass_maintenance=False):
     """Move a live booking's end; returns the updated booking.

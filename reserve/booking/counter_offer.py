@@ -7,7 +7,8 @@ over ``[booking] free_slots_default_days`` on its side, and the most
 instances that fit in the asked window. The windows come from
 free-slots (admission.free_slots), so each is one that admission would
 take at that moment; the search runs after the refused transaction,
-outside the capacity lock.
+outside the capacity lock. A later end that does not fit is answered
+with the latest end that does (admission.latest_end).
 """
 import datetime
 
@@ -68,3 +69,12 @@ def describe(offer):
                 % CONF.booking.free_slots_default_days)
     return 'The nearest windows of this shape that fit: %s.' % (
         ' and '.join(found))
+
+
+def describe_end(latest):
+    """The sentence of a refused later end's message that says what
+    fits."""
+    if latest is None:
+        return 'It cannot be moved any later now.'
+    return 'It can be moved to %s at the latest.' % timeutils.isoformat(
+        latest)

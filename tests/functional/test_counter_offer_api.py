@@ -121,3 +121,35 @@ def test_a_refusal_writes_nothing(api, flavor, now):
     before = len(bookings_db.booking_list(admin_context()))
     _offer(_book(api, now + 6 * HOUR, now + 8 * HOUR))
     assert len(bookings_db.booking_list(admin_context())) == before
+
+
+def _move(api, booking_id, end, headers=LATEST):
+    return api.patch_json('%s/%s' % (URL, booking_id), {'end': iso(end)},
+                          headers=headers, expect_errors=True)
+
+
+def test_a_refused_later_end_offers_the_latest_that_fits(api, flavor, now):
+    mine = _book(api, now + HOUR, now + 3 * HOUR).json['reservation']
+    assert _book(api, now + 5 * HOUR, now + 7 * HOUR, 2).status_int == 201
+    error, offer = _offer(_move(api, mine['id'], now + 6 * HOUR))
+    # Up to a guard before the two slots are taken.
+    assert offer['latest_end'] == iso(now + 5 * HOUR - GUARD)
+    assert offer['before'] is None and offer['after'] is None
+    assert offer['instance_count'] == 1
+    assert 'It can be moved to %s at the latest' % iso(
+        now + 5 * HOUR - GUARD) in error['detail']
+    moved = _move(api, mine['id'], _parse(offer['latest_end']))
+    assert moved.status_int == 200, moved.text
+    assert moved.json['reservation']['end'] == offer['latest_end']
+
+
+def test_a_later_end_that_cannot_move_at_all(api, flavor, now):
+    mine = _book(api, now + HOUR, now + 3 * HOUR).json['reservation']
+    assert _book(api, now + 3 * HOUR + GUARD, now + 5 * HOUR,
+                 2).status_int == 201
+    error, offer = _offer(_move(api, mine['id'], now + 4 * HOUR))
+    assert offer['latest_end'] is None
+    assert 'It cannot be moved any later now' in error['detail']
+    # Nothing changed.
+    shown = api.get('%s/%s' % (URL, mine['id']), headers=LATEST).json
+    assert shown['reservation']['end'] == iso(now + 3 * HOUR)

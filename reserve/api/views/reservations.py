@@ -68,3 +68,18 @@ def counter_offer_view(flavor, count, offer, max_count):
         'free_slots': '/v1/flavors/%s/free-slots?instance_count=%d' % (
             flavor.id, count),
     }
+
+
+def end_offer_view(flavor, booking, latest, max_count):
+    """What a refused later end of ``booking`` is offered: the latest end
+    it can move to now (``latest``, None when none), as counter_offer."""
+    return {
+        'flavor_id': flavor.id,
+        'instance_count': booking.instance_count,
+        'before': None,
+        'after': None,
+        'latest_end': latest and timeutils.isoformat(latest),
+        'max_instance_count': max_count,
+        'free_slots': '/v1/flavors/%s/free-slots?instance_count=%d' % (
+            flavor.id, booking.instance_count),
+    }

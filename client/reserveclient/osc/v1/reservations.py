@@ -124,6 +124,17 @@ def refusal_message(error, flavor):
     return error.worded('\n'.join(lines))
 
 
+def later_end_message(error, reservation):
+    """A refused later end with its counter offer (API 1.6), worded for
+    the command line: the command that moves it as late as it fits."""
+    lines = [_REST_POINTER.sub('', error.detail or 'No capacity.')]
+    latest = error.counter_offer.get('latest_end')
+    if latest:
+        lines.append('  as late as it fits: openstack reserve reservation '
+                     'set %s --end %s' % (shlex.quote(reservation), latest))
+    return error.worded('\n'.join(lines))
+
+
 class _Progress:
     """One line on stderr: rewritten in place on a terminal; elsewhere
     (a log, a pipe) written again only when the status changes."""
@@ -292,7 +303,14 @@ class SetReservation(base.ReserveCommand, command.Command):
             raise exceptions.CommandError(
                 'Nothing to change: give --end <date>')
         client = base.reserve_client(self)
-        client.reservations.update(parsed_args.reservation, parsed_args.end)
+        try:
+            client.reservations.update(parsed_args.reservation,
+                                       parsed_args.end)
+        except rc_exceptions.Conflict as exc:
+            if exc.counter_offer is None:
+                raise
+            raise exceptions.CommandError(
+                later_end_message(exc, parsed_args.reservation)) from None
 
 
 class DeleteReservation(base.ReserveCommand, command.Command):

@@ -205,8 +205,48 @@ class FakeReserveAPI:
                 updated_at='2026-01-01T00:00:00Z')
             values.update(body)
             return self.reservations.add(**values)
+
+        def update(item, body):
+            self._check_later_end(item, body)
+            item.update(body)
         return self._crud(self.reservations, method, rest, params, body,
-                          create=create)
+                          create=create, update=update)
+
+    def _check_later_end(self, booking, body):
+        """A later end beyond a flavor's ``slots`` is refused as the API
+        refuses it, with the latest end that fits (a guard before the
+        first booking in the way) since 1.6."""
+        flavor = next((f for f in self.flavors.items
+                       if f['id'] == booking['flavor_id']), None)
+        old_end, end = _date(booking['end']), _date(body['end'])
+        if flavor is None or flavor.get('slots') is None or end <= old_end:
+            return
+        in_way = [r for r in self.reservations.items
+                  if r is not booking and r['flavor_id'] == flavor['id'] and
+                  _date(r['start']) < end + GUARD and
+                  old_end < _date(r['end'])]
+        if sum(r['instance_count'] for r in in_way) + booking[
+                'instance_count'] <= flavor['slots']:
+            return
+        latest = min(_date(r['start']) for r in in_way) - GUARD
+        latest = _iso(latest) if latest > old_end else None
+        fields = {}
+        if self.version() >= fake_names.COUNTER_OFFER:
+            fields['counter_offer'] = {
+                'flavor_id': flavor['id'],
+                'instance_count': booking['instance_count'],
+                'before': None, 'after': None, 'latest_end': latest,
+                'max_instance_count': 0,
+                'free_slots': '/v1/flavors/%s/free-slots?instance_count=%d'
+                              % (flavor['id'], booking['instance_count'])}
+        raise ApiError(409, (
+            'No capacity: %d instance(s) of flavor %s do not fit between %s '
+            'and %s: at most 0 do. %s GET /v1/flavors/%s/free-slots lists '
+            'the windows that fit.' % (
+                booking['instance_count'], flavor['name'], booking['end'],
+                body['end'], 'It can be moved to %s at the latest.' % latest
+                if latest else 'It cannot be moved any later now.',
+                flavor['id'])), 'reserve.no_capacity', fields=fields)
 
     def _check_capacity(self, flavor, body):
         """A flavor added with ``slots`` holds that many instances at

@@ -119,6 +119,28 @@ class TestRefusal:
         assert 'openstack reserve' not in message
 
 
+class TestLaterEndRefused:
+
+    def test_the_latest_end_as_a_command(self, runner, api):
+        api.flavors.add(id='f1', name='gpu.a100', slots=1)
+        mine = _booking(api, start='2030-01-01T01:00:00Z',
+                        end='2030-01-01T03:00:00Z')
+        _booking(api, start='2030-01-01T05:00:00Z',
+                 end='2030-01-01T07:00:00Z')
+        with pytest.raises(exceptions.CommandError) as err:
+            runner.take(reservations.SetReservation, [
+                mine['id'], '--end', '2030-01-01T06:00'])
+        lines = str(err.value).splitlines()
+        assert 'It can be moved to 2030-01-01T04:59:00Z at the latest' in \
+            lines[0]
+        assert 'GET /v1/flavors' not in str(err.value)
+        assert lines[1] == (
+            '  as late as it fits: openstack reserve reservation set %s '
+            '--end 2030-01-01T04:59:00Z (HTTP 409, reserve.no_capacity, '
+            'request req-fake)' % mine['id'])
+        assert mine['end'] == '2030-01-01T03:00:00Z'
+
+
 class FakeClock:
     """time.monotonic and time.sleep of the wait: sleeping moves the
     clock, and runs ``on_sleep`` (the server changing meanwhile)."""

@@ -70,6 +70,18 @@ def _offering(ctx, refusal, flavor, start, end, count, bypass):
     return refusal.offering(body, counter_offer.describe(offer))
 
 
+def _offering_end(ctx, refusal, booking, end, bypass):
+    """The refusal of a later end, saying the latest end that fits; since
+    1.6 the error object carries it as counter_offer's latest_end."""
+    flavor = flavors_db.flavor_get(ctx, booking.flavor_id)
+    latest = admission.latest_end(ctx, booking, flavor, end, bypass)
+    body = None
+    if microversion.serves(microversion.COUNTER_OFFER):
+        body = views.end_offer_view(flavor, booking, latest,
+                                    refusal.kwargs['free'])
+    return refusal.offering(body, counter_offer.describe_end(latest))
+
+
 class ReservationsController(rest.RestController):
 
     @pecan.expose('json')
@@ -132,9 +144,13 @@ class ReservationsController(rest.RestController):
         utils.authorize_write(ctx, booking.project_id,
                               policies.UPDATE_ALL_PROJECTS)
         end = utils.parse_date(body['end'], 'end')
-        updated = admission.change_end(
-            ctx, booking, end,
-            bypass_maintenance=utils.can(ctx, policies.BYPASS_MAINTENANCE))
+        bypass = utils.can(ctx, policies.BYPASS_MAINTENANCE)
+        try:
+            updated = admission.change_end(ctx, booking, end,
+                                           bypass_maintenance=bypass)
+        except exception.NoCapacity as refusal:
+            raise _offering_end(ctx, refusal, booking, end,
+                                bypass) from None
         utils.cast('reservation', 'update_lease', ctx, booking.id)
         return updated
 
