@@ -55,31 +55,20 @@ def _window(window):
             'end': timeutils.isoformat(window[1])}
 
 
-def counter_offer_view(flavor, count, offer, max_count):
+def counter_offer_view(flavor, count, max_count, before=None, after=None,
+                       **more):
     """What a refused booking of ``count`` instances of ``flavor`` is
-    offered (reserve.booking.counter_offer.search's
-    ``offer``): the error object's counter_offer."""
-    return {
+    offered, the error object's counter_offer: the windows ``before``
+    and ``after`` ((start, end) or None), and ``more`` fields
+    (latest_end of a later end)."""
+    view = {
         'flavor_id': flavor.id,
         'instance_count': count,
-        'before': _window(offer['before']),
-        'after': _window(offer['after']),
+        'before': _window(before),
+        'after': _window(after),
         'max_instance_count': max_count,
         'free_slots': '/v1/flavors/%s/free-slots?instance_count=%d' % (
             flavor.id, count),
     }
-
-
-def end_offer_view(flavor, booking, latest, max_count):
-    """What a refused later end of ``booking`` is offered: the latest end
-    it can move to now (``latest``, None when none), as counter_offer."""
-    return {
-        'flavor_id': flavor.id,
-        'instance_count': booking.instance_count,
-        'before': None,
-        'after': None,
-        'latest_end': latest and timeutils.isoformat(latest),
-        'max_instance_count': max_count,
-        'free_slots': '/v1/flavors/%s/free-slots?instance_count=%d' % (
-            flavor.id, booking.instance_count),
-    }
+    view.update(more)
+    return view

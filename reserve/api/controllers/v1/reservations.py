@@ -23,6 +23,7 @@ from reserve.common import exception
 from reserve.common.policies import flavors as flavor_policies
 from reserve.common.policies import reservations as policies
 from reserve.common import states
+from reserve.common import timeutils
 from reserve.db import bookings as bookings_db
 from reserve.db import deliveries as deliveries_db
 from reserve.db import flavors as flavors_db
@@ -65,8 +66,9 @@ def _offering(ctx, refusal, flavor, start, end, count, bypass):
     offer = counter_offer.search(ctx, flavor, start, end, count, bypass)
     body = None
     if microversion.serves(microversion.COUNTER_OFFER):
-        body = views.counter_offer_view(flavor, count, offer,
-                                        refusal.kwargs['free'])
+        body = views.counter_offer_view(flavor, count,
+                                        refusal.kwargs['free'],
+                                        offer['before'], offer['after'])
     return refusal.offering(body, counter_offer.describe(offer))
 
 
@@ -77,8 +79,9 @@ def _offering_end(ctx, refusal, booking, end, bypass):
     latest = admission.latest_end(ctx, booking, flavor, end, bypass)
     body = None
     if microversion.serves(microversion.COUNTER_OFFER):
-        body = views.end_offer_view(flavor, booking, latest,
-                                    refusal.kwargs['free'])
+        body = views.counter_offer_view(
+            flavor, booking.instance_count, refusal.kwargs['free'],
+            latest_end=latest and timeutils.isoformat(latest))
     return refusal.offering(body, counter_offer.describe_end(latest))
 
 
