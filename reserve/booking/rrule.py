@@ -127,8 +127,8 @@ def parse(text):
     if freq not in FREQUENCIES:
         what = ('is not supported' if freq in OTHER_FREQUENCIES
                 else 'is not a frequency')
-        raise _invalid('FREQ=%s %s; only DAILY and WEEKLY are' % (freq,
-                                                                   what))
+        raise _invalid('FREQ=%s %s; only DAILY and WEEKLY are' %
+                       (freq, what))
     if ('COUNT' in parts) == ('UNTIL' in parts):
         raise _invalid('give exactly one of COUNT and UNTIL')
     if 'BYDAY' in parts and freq != WEEKLY:
