@@ -5,10 +5,12 @@ its own, cancelled alone or with the rest; another project's series
 unseen, a reader's writes refused, bad rules refused naming the part."""
 import datetime
 
+from oslo_config import cfg
 import pytest
 import sqlalchemy as sa
 
 from reserve.api import microversion
+from reserve.booking import quota
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
@@ -18,6 +20,7 @@ from tests.functional.api_fixtures import api  # noqa: F401
 from tests.functional.api_fixtures import assert_error
 from tests.functional.api_fixtures import casts  # noqa: F401
 from tests.functional.api_fixtures import iso
+from tests.functional.api_fixtures import make_booking
 from tests.functional.api_fixtures import make_flavor
 from tests.functional.api_fixtures import ADMIN
 from tests.functional.api_fixtures import MEMBER_A
@@ -198,23 +201,31 @@ def test_as_many_as_fit_when_none_fits_is_refused(api, flavor, start):
     assert _rows(models.Series) == 0
 
 
-def test_quota_counts_every_occurrence(api, flavor, start):
-    api.app  # noqa: B018 (the API is up, its options registered)
-    from oslo_config import cfg
-    cfg.CONF.set_override('reservations', 3, group='quota')
-    try:
-        refused = _series(api, start)
-        assert_error(refused, 413, 'reserve.over_quota',
-                     ['reservations (0 in use + 4 asked > limit 3)'])
-        assert _rows(models.Booking) == 0
-        made = _series(api, start, series_policy='as_many_as_fit')
-        assert made.status_int == 201, made.text
-        series = made.json['series']
-        assert len(series['occurrences']) == 3
-        assert [(r['start'], r['code']) for r in series['refused']] == [
-            (iso(start + 3 * WEEK), 'reserve.over_quota')]
-    finally:
-        cfg.CONF.clear_override('reservations', group='quota')
+@pytest.fixture
+def quota_options():
+    """set(name, value): a [quota] option for this test."""
+    names = []
+
+    def set_option(name, value):
+        names.append(name)
+        cfg.CONF.set_override(name, value, group='quota')
+    yield set_option
+    for name in names:
+        cfg.CONF.clear_override(name, group='quota')
+
+
+def test_quota_counts_every_occurrence(api, flavor, start, quota_options):
+    quota_options('reservations', 3)
+    refused = _series(api, start)
+    assert_error(refused, 413, 'reserve.over_quota',
+                 ['reservations (0 in use + 4 asked > limit 3)'])
+    assert _rows(models.Booking) == 0
+    made = _series(api, start, series_policy='as_many_as_fit')
+    assert made.status_int == 201, made.text
+    series = made.json['series']
+    assert len(series['occurrences']) == 3
+    assert [(r['start'], r['code']) for r in series['refused']] == [
+        (iso(start + 3 * WEEK), 'reserve.over_quota')]
 
 
 def test_cancel_one_occurrence(api, flavor, start, casts):
@@ -362,3 +373,28 @@ def test_before_1_7_there_are_no_series(api, flavor, start):
     assert_error(made, 404)
     assert api.get(URL, headers=BEFORE, expect_errors=True).status_int == \
         404
+
+
+def test_quota_recheck_withdraws_a_series_that_raced_over(
+        api, flavor, start, casts, monkeypatch, quota_options):
+    """With [quota]recheck_quota on, a booking of the project written
+    between the series' check and its recheck (by a writer outside the
+    capacity lock) takes the project over with it: the series is
+    withdrawn whole, nothing of it left and nothing cast."""
+    make_flavor('gpu.h100')
+    real = quota.recheck
+    raced = []
+
+    def commit_elsewhere_then_recheck(context, project_id, resources):
+        raced.append(make_booking(flavor_id='gpu.h100'))
+        return real(context, project_id, resources)
+
+    monkeypatch.setattr(quota, 'recheck', commit_elsewhere_then_recheck)
+    quota_options('reservations', 4)
+    quota_options('recheck_quota', True)
+    assert_error(_series(api, start), 413, 'reserve.over_quota',
+                 ['reservations (5 in use', 'this series was withdrawn'])
+    assert _rows(models.Series) == 0
+    assert _rows(models.Booking) == 1
+    assert _rows(models.Allocation) == 0
+    assert casts == []
