@@ -398,3 +398,20 @@ def test_quota_recheck_withdraws_a_series_that_raced_over(
     assert _rows(models.Booking) == 1
     assert _rows(models.Allocation) == 0
     assert casts == []
+
+
+def test_a_series_outlives_its_occurrences_and_its_flavor(
+        api, flavor, start, casts):
+    series = _series(api, start).json['series']
+    path = '%s/%s' % (URL, series['id'])
+    assert api.delete(path, headers=A).status_int == 204
+    # Over, each occurrence is removed (it has no lease to tear down).
+    for occurrence in series['occurrences']:
+        assert api.delete('/v1/reservations/%s' % occurrence['id'],
+                          headers=A).status_int == 204
+    # No booking holds the flavor now: it may go.
+    assert api.delete('/v1/flavors/%s' % flavor.id,
+                      headers=ADMIN).status_int == 204
+    shown = api.get(path, headers=A).json['series']
+    assert shown['occurrences'] == []
+    assert shown['flavor_id'] == flavor.id

@@ -19,10 +19,10 @@ class Series(Base):
     id = orm.mapped_column(sa.String(36), primary_key=True, default=_uuid)
     project_id = orm.mapped_column(sa.String(64), nullable=False)
     user_id = orm.mapped_column(sa.String(64), nullable=False)
-    # The catalogue flavor (flavors.id), not nova's flavor id.
-    flavor_id = orm.mapped_column(
-        sa.String(36), sa.ForeignKey('flavors.id', name='series_flavor_fk'),
-        nullable=False)
+    # The catalogue flavor (flavors.id), not nova's flavor id; no foreign
+    # key: the record of a series outlives its occurrences (removed once
+    # over, or purged) and the flavor, deleted once no booking holds it.
+    flavor_id = orm.mapped_column(sa.String(36), nullable=False)
     instance_count = orm.mapped_column(sa.Integer, nullable=False)
     # The first occurrence's window (the rule's DTSTART and its length).
     start = orm.mapped_column(sa.DateTime, nullable=False)
