@@ -28,9 +28,12 @@ class HttpError(ReserveClientError):
     """An error answer of the reserve API."""
 
     def __init__(self, status, detail, code=None, title=None,
-                 request_id=None, method=None, url=None, counter_offer=None):
-        # counter_offer: what a refused booking is offered (API 1.6).
+                 request_id=None, method=None, url=None, counter_offer=None,
+                 occurrences=None):
+        # counter_offer: what a refused booking is offered (API 1.6);
+        # occurrences: those of a refused series that do not fit (1.7).
         self.counter_offer = counter_offer
+        self.occurrences = occurrences
         self.status = status
         self.detail = detail
         self.code = code
@@ -129,7 +132,7 @@ def from_response(response, method=None, url=None):
     if (isinstance(doc, dict) and isinstance(doc.get('errors'), list)
             and doc['errors'] and isinstance(doc['errors'][0], dict)):
         error = doc['errors'][0]
-    counter_offer = None
+    counter_offer = occurrences = None
     if error is not None:
         detail = error.get('detail')
         code = error.get('code')
@@ -137,6 +140,8 @@ def from_response(response, method=None, url=None):
         request_id = error.get('request_id') or header_id
         if isinstance(error.get('counter_offer'), dict):
             counter_offer = error['counter_offer']
+        if isinstance(error.get('occurrences'), list):
+            occurrences = error['occurrences']
     else:
         detail = _foreign_detail(response)
         code = None
@@ -145,4 +150,4 @@ def from_response(response, method=None, url=None):
     cls = _BY_STATUS.get(status, HttpError)
     return cls(status, detail, code=code, title=title,
                request_id=request_id, method=method, url=url,
-               counter_offer=counter_offer)
+               counter_offer=counter_offer, occurrences=occurrences)

@@ -61,6 +61,7 @@ EXCEPTION_CODES = {
     exception.OutsideFlavorWindow: 'reserve.outside_flavor_window',
     exception.MaintenanceConflict: 'reserve.maintenance',
     exception.NoCapacity: 'reserve.no_capacity',
+    exception.SeriesDoesNotFit: 'reserve.series_does_not_fit',
     # the capacity model
     exception.HostHoldsReservations: 'reserve.host_holds_reservations',
     exception.FlavorNotSized: 'reserve.flavor_not_sized',

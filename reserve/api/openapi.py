@@ -29,6 +29,7 @@ from reserve.api.schemas import maintenance
 from reserve.api.schemas import parts
 from reserve.api.schemas import reports
 from reserve.api.schemas import reservations
+from reserve.api.schemas import series
 from reserve.api.schemas import spot
 
 OPENAPI_VERSION = '3.1.0'
@@ -37,7 +38,7 @@ PATH = '/v1/openapi.json'
 # In the order of the document.
 RESOURCES = (reservations, leases, hosts, domain_owners, allocations, flavors,
              maintenance, limits, reports, devices, device_reservations,
-             spot, diagnoses, calendar)
+             spot, diagnoses, calendar, series)
 
 
 def _gather(part):
@@ -67,7 +68,13 @@ GENERIC_SCHEMAS = {
         'detail': {'type': 'string', 'description': 'For humans.'},
         'request_id': parts.STR_OR_NULL,
         'counter_offer': parts.ref('CounterOffer'),
-    }, optional=('counter_offer',)),
+        'occurrences': dict(parts.array_of(parts.ref('SeriesRefusal')),
+                            description=(
+                                'Since 1.7, in the 409 '
+                                'reserve.series_does_not_fit of POST '
+                                '/v1/series: the occurrences that do not '
+                                'fit, and why.')),
+    }, optional=('counter_offer', 'occurrences')),
     'CounterOffer': parts.obj({
         'flavor_id': parts.STR,
         'instance_count': parts.INT,

@@ -312,6 +312,60 @@ def _withdraw_if_over_quota(context, booking, project_id, deltas,
                    'was withdrawn' % exc.kwargs['reason'])
 
 
+def check_bookable(flavor, project_id):
+    """The rules of the flavor itself, whatever the window: active, not a
+    spot flavor, granted to the project."""
+    gauntlet.check_active(flavor)
+    gauntlet.check_not_spot(flavor)
+    gauntlet.check_granted(flavor, project_id)
+
+
+def admit(context, locked, flavor, start, end, count,
+          bypass_maintenance=False, **values):
+    """Admit and write one booking of ``flavor`` (a row of
+    ``locked.flavors``) over [start, end) for the caller's project,
+    within the capacity_transaction that yielded ``locked``: the whole
+    gauntlet in order, then the row PENDING_CREATE with its allocations
+    (and ``values``, more of its columns). Raises the error of the first
+    rule that fails, having written nothing; the caller's transaction
+    may admit more windows after it."""
+    project_id = context.project_id
+    check_bookable(flavor, project_id)
+    gauntlet.check_length(flavor, start, end)
+    gauntlet.check_flavor_window(flavor, start, end)
+    gauntlet.check_dates(start, end, timeutils.utcnow())
+    maintenance = []
+    if not bypass_maintenance:
+        maintenance = _maintenance(context, flavor, start, end)
+        gauntlet.check_maintenance(flavor, maintenance)
+    quota.enforce(context, project_id, quota.new_booking(count, start, end))
+    placed = _place(context, locked.state, flavor, start, end, count,
+                    maintenance)
+    booking = bookings_db.booking_create(context, dict(
+        values,
+        project_id=project_id,
+        user_id=context.user_id,
+        flavor_id=flavor.id,
+        instance_count=count,
+        start=start,
+        end=end,
+        status=states.Booking.PENDING_CREATE,
+    ))
+    store.allocations_create(context, placed, start, end,
+                             sizing(flavor)[0], booking_id=booking.id,
+                             state=locked.state)
+    return booking
+
+
+def locked_flavor(context, locked, flavor):
+    """The row of ``flavor`` that capacity_transaction locked; 400 when
+    it went meanwhile."""
+    if not locked.flavors:
+        raise exception.FlavorNotAvailable(ref=flavor.id,
+                                           project=context.project_id)
+    return locked.flavors[0]
+
+
 @db_api.retry_on_deadlock
 def book(context, flavor, start, end, count, bypass_maintenance=False):
     """Admit and write a booking of ``flavor`` for the caller's project.
@@ -322,35 +376,9 @@ def book(context, flavor, start, end, count, bypass_maintenance=False):
     project_id = context.project_id
     deltas = quota.new_booking(count, start, end)
     with capacity_transaction(context, [flavor.id]) as locked:
-        if not locked.flavors:
-            raise exception.FlavorNotAvailable(ref=flavor.id,
-                                               project=project_id)
-        flavor = locked.flavors[0]
-        gauntlet.check_active(flavor)
-        gauntlet.check_not_spot(flavor)
-        gauntlet.check_granted(flavor, project_id)
-        gauntlet.check_length(flavor, start, end)
-        gauntlet.check_flavor_window(flavor, start, end)
-        gauntlet.check_dates(start, end, timeutils.utcnow())
-        maintenance = []
-        if not bypass_maintenance:
-            maintenance = _maintenance(context, flavor, start, end)
-            gauntlet.check_maintenance(flavor, maintenance)
-        quota.enforce(context, project_id, deltas)
-        placed = _place(context, locked.state, flavor, start, end, count,
-                        maintenance)
-        booking = bookings_db.booking_create(context, {
-            'project_id': project_id,
-            'user_id': context.user_id,
-            'flavor_id': flavor.id,
-            'instance_count': count,
-            'start': start,
-            'end': end,
-            'status': states.Booking.PENDING_CREATE,
-        })
-        store.allocations_create(context, placed, start, end,
-                                 sizing(flavor)[0], booking_id=booking.id,
-                                 state=locked.state)
+        flavor = locked_flavor(context, locked, flavor)
+        booking = admit(context, locked, flavor, start, end, count,
+                        bypass_maintenance)
     _withdraw_if_over_quota(context, booking, project_id, deltas)
     LOG.info('Reservation %s admitted: %d x %s from %s to %s for project '
              '%s', booking.id, count, flavor.name, start, end, project_id)

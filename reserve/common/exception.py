@@ -314,6 +314,42 @@ class NoCapacity(Conflict):
         return {'counter_offer': self.counter_offer}
 
 
+class SeriesNotFound(NotFound):
+    msg_fmt = 'Series %(id)s not found.'
+
+
+class SeriesDoesNotFit(Conflict):
+    """A series refused as a whole: ``refused``, the occurrences that do
+    not fit, [(start, end, the error refusing it)] in the series' order.
+    The API's error object lists them (``occurrences``, see
+    described)."""
+    msg_fmt = ('The series does not fit: %(refused)d of its %(total)d '
+               'occurrences cannot be booked (%(which)s); none was booked.'
+               '%(how)s')
+
+    def __init__(self, refused, total, how='', occurrences=None):
+        self.refused = refused
+        self.occurrences = occurrences
+        super().__init__(
+            refused=len(refused), total=total,
+            which='; '.join('from %s: %s' % (
+                start.isoformat(timespec='seconds') + 'Z', error.message)
+                for start, _end, error in refused),
+            how=' ' + how if how else '')
+        self.how = how
+
+    def described(self, occurrences):
+        """This refusal again, its error object listing ``occurrences``
+        (one dict per refused occurrence)."""
+        return SeriesDoesNotFit(self.refused, self.kwargs['total'],
+                                self.how, occurrences)
+
+    def error_fields(self):
+        if self.occurrences is None:
+            return {}
+        return {'occurrences': self.occurrences}
+
+
 class FlavorNotSized(Conflict):
     msg_fmt = ('Flavor %(name)s cannot be booked: the size of its nova '
                'flavor %(nova_flavor)s was never read. An administrator '

@@ -20,6 +20,13 @@ booking_opts = [
                     'availability answer for. A device reservation is '
                     'held to it too: its end (its start, when '
                     'open-ended) is at most this many days from now.'),
+    cfg.IntOpt('series_max_occurrences', default=100, min=1, max=1000,
+               help='Most occurrences of a recurring booking (a series, '
+                    '/v1/series): a rule giving more is refused.'),
+    cfg.IntOpt('series_horizon_days', default=366, min=1,
+               help='Days from now within which every occurrence of a '
+                    'series must start: a rule reaching further is '
+                    'refused.'),
 ]
 
 

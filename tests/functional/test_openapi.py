@@ -18,6 +18,7 @@ import pytest
 
 from reserve.api.controllers import v1 as v1_api
 from reserve.api import errors
+from reserve.api import microversion
 from reserve.api import openapi
 from reserve.api import validation
 from reserve.api.schemas import device_reservations as device_rsv_schema
@@ -256,6 +257,25 @@ def test_real_answers_match_the_description(gpu_api, casts):  # noqa: F811
     app.get('/v1/reports/delivery',
             headers=dict(ADMIN, **{'OpenStack-API-Version': 'reserve 1.3'}))
     app.delete('/v1/reservations/%s' % booking['id'], headers=MEMBER_A)
+
+    # series (1.7), admitted as far as they fit, and refused
+    series_version = dict(MEMBER_A, **{
+        'OpenStack-API-Version': 'reserve %s' % (microversion.SERIES,)})
+    series = app.post_json('/v1/series', {
+        'flavor_id': 'gpu.a100', 'start': future(24), 'end': future(26),
+        'instance_count': 3, 'recurrence': 'FREQ=DAILY;COUNT=3',
+        'series_policy': 'as_many_as_fit'},
+        headers=series_version).json['series']
+    assert series['occurrences']
+    app.post_json('/v1/series', {
+        'flavor_id': 'gpu.a100', 'start': future(24), 'end': future(26),
+        'instance_count': 3, 'recurrence': 'FREQ=DAILY;COUNT=3'},
+        headers=series_version, status=409)
+    app.get('/v1/series', headers=series_version)
+    app.get('/v1/series/%s' % series['id'], headers=series_version)
+    app.get('/v1/reservations/%s' % series['occurrences'][0]['id'],
+            headers=series_version)
+    app.delete('/v1/series/%s' % series['id'], headers=series_version)
 
     # maintenance
     window = app.post_json('/v1/maintenance-windows', {

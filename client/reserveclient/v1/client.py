@@ -30,6 +30,7 @@ from reserveclient.v1 import leases
 from reserveclient.v1 import limits
 from reserveclient.v1 import maintenance
 from reserveclient.v1 import reservations
+from reserveclient.v1 import series
 
 # The names this module offered before the managers had modules of their
 # own. The version constants are read here but used by httpclient: patch
@@ -73,6 +74,7 @@ class Client:
         self.domain_owners = domain_owners.DomainOwnerManager(self.http)
         self.diagnoses = diagnoses.DiagnosisManager(self.http)
         self.calendar = calendar.CalendarManager(self.http)
+        self.series = series.SeriesManager(self.http)
 
     @property
     def api_version(self):

@@ -64,8 +64,10 @@ def response_schemas():
             'delivery': dict(parts.ref('Delivery'), description=(
                 'Since 1.3, of GET /v1/reservations/{id}: what it got')),
             'missing_capacity': missing_capacity.schema('instances'),
+            'series_id': dict(parts.STR_OR_NULL, description=(
+                'Since 1.7: the series it is an occurrence of')),
         }, optional=('reserved_flavor_id', 'compute_flavor', 'delivery',
-                     'missing_capacity'),
+                     'missing_capacity', 'series_id'),
             description='A booking of a catalogue flavor for a window.'),
     }
 

@@ -19,6 +19,7 @@ class Booking(closing.Closable, Base):
                  'closed_as', 'start', 'end', 'instance_count'),
         sa.Index('ix_bookings_status', 'status'),
         sa.Index('ix_bookings_lease', 'lease_id'),
+        sa.Index('ix_bookings_series', 'series_id'),
     )
 
     id = orm.mapped_column(sa.String(36), primary_key=True, default=_uuid)
@@ -39,3 +40,6 @@ class Booking(closing.Closable, Base):
     # The id of the reserved flavor built for it (its lease reservation's
     # id), once ALLOCATED.
     reserved_flavor_id = orm.mapped_column(sa.String(255))
+    # The series it is an occurrence of (/v1/series), if any.
+    series_id = orm.mapped_column(
+        sa.String(36), sa.ForeignKey('series.id', name='bookings_series_fk'))

@@ -10,6 +10,7 @@ from osc_lib import exceptions
 from reserveclient import exceptions as rc_exceptions
 from reserveclient.osc import utils
 from reserveclient.osc.v1 import base
+from reserveclient.osc.v1 import series
 from reserveclient.v1 import names
 
 LOG = logging.getLogger(__name__)
@@ -42,6 +43,10 @@ class CreateReservation(base.ReserveCommand, command.ShowOne):
     becomes ALLOCATED when its lease is built, which gives it its lease_id
     and reserved_flavor_id (the flavor to boot), and ACTIVE at its start.
     --wait waits for that.
+
+    With --recurrence the window repeats (API 1.7): every occurrence is
+    booked as a reservation of its own, all or none (or, with
+    --as-many-as-fit, those that fit), and the series is shown.
     """
 
     def get_parser(self, prog_name):
@@ -70,9 +75,15 @@ class CreateReservation(base.ReserveCommand, command.ShowOne):
             '--wait-timeout', metavar='<seconds>', type=utils.positive_int,
             help='With --wait (implied), give up after <seconds> '
                  '(default: %d)' % WAIT_TIMEOUT)
+        series.add_create_arguments(parser)
         return parser
 
     def take_action(self, parsed_args):
+        if parsed_args.recurrence is not None:
+            return series.create(self, parsed_args)
+        if parsed_args.as_many_as_fit:
+            raise exceptions.CommandError(
+                '--as-many-as-fit is for a series: give --recurrence too')
         client = base.reserve_client(self)
         # The API takes the flavor's name or id.
         try:

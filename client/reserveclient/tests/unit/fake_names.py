@@ -15,6 +15,8 @@ PLAYBOOK = (1, 3)
 SPOT = (1, 4)
 # A refused booking's counter_offer (the server's COUNTER_OFFER).
 COUNTER_OFFER = (1, 6)
+# A reservation's series_id, and /v1/series (the server's SERIES).
+SERIES = (1, 7)
 
 # {name since 1.2: the name before it}, per resource.
 RESERVATION = {'reserved_flavor_id': 'compute_flavor'}
@@ -100,6 +102,10 @@ def reservation(view, version, one, method):
         view.pop('missing_capacity', None)
     if not one or method != 'GET':
         view.pop('delivery', None)
+    if version >= SERIES:
+        view.setdefault('series_id', None)
+    else:
+        view.pop('series_id', None)
     return shown(view, version, RESERVATION)
 
 

@@ -15,10 +15,13 @@ import uuid
 
 from keystoneauth1 import exceptions as ks_exceptions
 
+from reserveclient.v1 import httpclient
+
 from reserveclient.tests.unit import fake_calendar
 from reserveclient.tests.unit import fake_diagnoses
 from reserveclient.tests.unit import fake_names
 from reserveclient.tests.unit import fake_rest
+from reserveclient.tests.unit import fake_series
 from reserveclient.tests.unit import fake_spot
 
 # How the double answers, whatever the resource (see fake_rest), by the
@@ -43,7 +46,7 @@ def _iso(when):
 class FakeReserveAPI:
     """The routes of the reserve API the client uses."""
 
-    def __init__(self, max_limit=1000, max_version='1.6'):
+    def __init__(self, max_limit=1000, max_version=httpclient.MAX_VERSION):
         self.max_limit = max_limit
         self.max_version = max_version
         self.requests = []
@@ -76,6 +79,10 @@ class FakeReserveAPI:
             filters=('host', 'model', 'state', 'numa_node'),
             view=lambda item, one: fake_names.shown(
                 item, self.version(), fake_names.DEVICE))
+        # /v1/series (fake_series): each occurrence a reservation.
+        self.series = Collection(
+            self, 'series', 'series', filters=('all_projects', 'project_id'),
+            view=lambda item, one: fake_series.view(self, item))
         self.device_reservations = Collection(
             self, 'device-reservations', 'device_reservation',
             filters=('all_projects', 'project_id', 'status', 'host'),
@@ -146,6 +153,9 @@ class FakeReserveAPI:
             return fake_diagnoses.answer(self, method, path, parts)
         if fake_calendar.is_calendar(parts):
             return fake_calendar.answer(self, method, path, params)
+        if fake_series.is_series(parts):
+            return fake_series.answer(self, method, path, parts, params,
+                                      body)
         if fake_spot.is_spot(parts, method):
             return fake_spot.answer(self, path, parts, body)
         if len(parts) < 2 or parts[0] != 'v1' or \

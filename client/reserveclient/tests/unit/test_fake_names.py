@@ -8,8 +8,10 @@ import pytest
 
 from reserveclient.tests.unit import fake_calendar
 from reserveclient.tests.unit import fake_names
+from reserveclient.tests.unit import fake_series
 from reserveclient.v1 import httpclient
 from reserveclient.v1 import names
+from reserveclient.v1 import series
 
 microversion = pytest.importorskip('reserve.api.microversion')
 server_schema = pytest.importorskip('reserve.api.schemas.device_reservations')
@@ -50,7 +52,11 @@ def _each_version(serve, view, args, fake_view):
 
 
 def test_the_double_knows_every_version():
-    assert VERSIONS[-1] == microversion.Version(*fake_names.COUNTER_OFFER)
+    assert VERSIONS[-1] == microversion.Version(*fake_names.SERIES)
+    assert microversion.SERIES == microversion.Version(*fake_names.SERIES)
+    assert microversion.SERIES == microversion.Version(*fake_series.VERSION)
+    assert microversion.SERIES == microversion.Version.parse(
+        series.SERIES_VERSION)
     assert microversion.COUNTER_OFFER == microversion.Version(
         *fake_names.COUNTER_OFFER)
     assert microversion.CALENDAR == microversion.Version(

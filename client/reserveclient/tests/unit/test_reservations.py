@@ -431,8 +431,10 @@ class TestShow:
         # What 1.3 adds to the answer about one reservation.
         assert shown['missing_capacity'] == []
         assert shown['delivery']['hosts_replaced'] == 0
-        assert list(shown)[-4:] == ['missing_capacity', 'lease_id',
-                                    'reserved_flavor_id', 'delivery']
+        assert list(shown)[-5:-1] == ['missing_capacity', 'lease_id',
+                                      'reserved_flavor_id', 'delivery']
+        # What 1.7 adds: the series it is an occurrence of, if any.
+        assert shown['series_id'] is None
 
     def test_columns(self, runner, api):
         booking = _booking(api, lease_id='l1', reserved_flavor_id='c1')

@@ -13,6 +13,7 @@ from reserve.api.controllers.v1 import limits
 from reserve.api.controllers.v1 import maintenance
 from reserve.api.controllers.v1 import reports
 from reserve.api.controllers.v1 import reservations
+from reserve.api.controllers.v1 import series
 from reserve.api import microversion
 from reserve.api import openapi
 
@@ -62,6 +63,8 @@ class Controller:
     diagnoses = diagnoses.DiagnosesController()
     # what the calendar page draws (1.5)
     calendar = calendar.CalendarController()
+    # recurring bookings (1.7)
+    series = series.SeriesController()
 
     @pecan.expose(generic=True, template='json')
     def index(self):
