@@ -312,6 +312,27 @@ def _withdraw_if_over_quota(context, booking, project_id, deltas,
                    'was withdrawn' % exc.kwargs['reason'])
 
 
+def admit(context, locked, flavor, project_id, start, end, count, deltas,
+          bypass_maintenance=False):
+    """The gauntlet (gauntlet.py, in order) and the placement of a booking
+    of ``count`` instances of ``flavor`` for ``project_id``, inside the
+    capacity transaction ``locked``: {host_id: count}, or the error of
+    the first rule that fails. deltas: its quota.new_booking."""
+    gauntlet.check_active(flavor)
+    gauntlet.check_not_spot(flavor)
+    gauntlet.check_granted(flavor, project_id)
+    gauntlet.check_length(flavor, start, end)
+    gauntlet.check_flavor_window(flavor, start, end)
+    gauntlet.check_dates(start, end, timeutils.utcnow())
+    maintenance = []
+    if not bypass_maintenance:
+        maintenance = _maintenance(context, flavor, start, end)
+        gauntlet.check_maintenance(flavor, maintenance)
+    quota.enforce(context, project_id, deltas)
+    return _place(context, locked.state, flavor, start, end, count,
+                  maintenance)
+
+
 @db_api.retry_on_deadlock
 def book(context, flavor, start, end, count, bypass_maintenance=False):
     """Admit and write a booking of ``flavor`` for the caller's project.
@@ -326,19 +347,8 @@ def book(context, flavor, start, end, count, bypass_maintenance=False):
             raise exception.FlavorNotAvailable(ref=flavor.id,
                                                project=project_id)
         flavor = locked.flavors[0]
-        gauntlet.check_active(flavor)
-        gauntlet.check_not_spot(flavor)
-        gauntlet.check_granted(flavor, project_id)
-        gauntlet.check_length(flavor, start, end)
-        gauntlet.check_flavor_window(flavor, start, end)
-        gauntlet.check_dates(start, end, timeutils.utcnow())
-        maintenance = []
-        if not bypass_maintenance:
-            maintenance = _maintenance(context, flavor, start, end)
-            gauntlet.check_maintenance(flavor, maintenance)
-        quota.enforce(context, project_id, deltas)
-        placed = _place(context, locked.state, flavor, start, end, count,
-                        maintenance)
+        placed = admit(context, locked, flavor, project_id, start, end,
+                       count, deltas, bypass_maintenance)
         booking = bookings_db.booking_create(context, {
             'project_id': project_id,
             'user_id': context.user_id,

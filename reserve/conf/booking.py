@@ -20,6 +20,20 @@ booking_opts = [
                     'availability answer for. A device reservation is '
                     'held to it too: its end (its start, when '
                     'open-ended) is at most this many days from now.'),
+    cfg.IntOpt('standby_interval', default=10, min=1,
+               help='Seconds between two passes of the standby list by '
+                    'each reserve-worker: reservations on standby whose '
+                    'window fits now are admitted (oldest first), those '
+                    'whose start or deadline has come lapse. The API also '
+                    'asks for a pass at once when it frees capacity (a '
+                    'cancel, an earlier end, a maintenance window '
+                    'removed).'),
+    cfg.IntOpt('max_standby_per_project', default=20, min=0,
+               help='Most reservations a project may have on standby at '
+                    'once; one more is refused with 413. Waiting '
+                    'reservations hold no quota (reservations, '
+                    'instance_hours): quota is checked when one is asked '
+                    'for and again when it is admitted. 0: no standby.'),
 ]
 
 

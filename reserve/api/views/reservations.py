@@ -22,6 +22,9 @@ def reservation_view(booking):
         'created_at': timeutils.isoformat(booking.created_at),
         'updated_at': timeutils.isoformat(booking.updated_at),
     }
+    if microversion.serves(microversion.STANDBY):
+        view['standby_since'] = timeutils.isoformat(booking.standby_since)
+        view['standby_until'] = timeutils.isoformat(booking.standby_until)
     if not microversion.serves(microversion.ONE_NAME):
         view['compute_flavor'] = booking.reserved_flavor_id
         if not microversion.serves(microversion.GLOSSARY_NAMES):

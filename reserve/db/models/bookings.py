@@ -1,5 +1,6 @@
 """A project's booking of a catalogue flavor."""
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
 from sqlalchemy import orm
 
 from reserve.db.models.base import Base
@@ -39,3 +40,10 @@ class Booking(closing.Closable, Base):
     # The id of the reserved flavor built for it (its lease reservation's
     # id), once ALLOCATED.
     reserved_flavor_id = orm.mapped_column(sa.String(255))
+    # A booking that waited for room (reserve.booking.standby): when it
+    # began to wait (waiters are admitted in that order, hence the
+    # microseconds), and the deadline its user gave (None: its start).
+    standby_since = orm.mapped_column(
+        sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql',
+                                   'mariadb'))
+    standby_until = orm.mapped_column(sa.DateTime)
