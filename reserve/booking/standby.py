@@ -131,17 +131,17 @@ def _due(waiter):
     return min(waiter.start, waiter.standby_until or waiter.start)
 
 
-def _might_fit(context, waiter):
-    """Whether the flavor has ``instance_count`` free at every instant
-    of the waiter's window: needed by any placement, read without the
-    lock, so that a waiter that cannot fit does not take it."""
+def _free(context, waiter):
+    """The fewest instances of the waiter's flavor free at any instant of
+    its window (admission.availability): at least its instance_count is
+    needed by any placement. Read without the lock, so that a waiter that
+    cannot fit does not take it."""
     try:
         flavor = flavors_db.flavor_get(context, waiter.flavor_id)
     except exception.FlavorNotFound:
-        return False
-    free = admission.availability(context, [flavor], waiter.start,
-                                  waiter.end)
-    return free[flavor.id] >= waiter.instance_count
+        return 0
+    return admission.availability(context, [flavor], waiter.start,
+                                  waiter.end)[flavor.id]
 
 
 @db_api.retry_on_deadlock
@@ -182,8 +182,16 @@ def promote(context, now=None):
     bookings (PENDING_CREATE, for the worker's create_lease)."""
     now = now or timeutils.utcnow()
     promoted = []
+    # What is free in a window, read once per pass for the waiters of one
+    # flavor and window, until one of that flavor is admitted.
+    free = {}
     for waiter in bookings_db.booking_list_waiting(context):
-        if _due(waiter) <= now or not _might_fit(context, waiter):
+        if _due(waiter) <= now:
+            continue
+        key = (waiter.flavor_id, waiter.start, waiter.end)
+        if key not in free:
+            free[key] = _free(context, waiter)
+        if free[key] < waiter.instance_count:
             continue
         try:
             booking = _admit(context, waiter)
@@ -194,6 +202,7 @@ def promote(context, now=None):
             continue
         if booking is None:
             continue
+        free = {k: v for k, v in free.items() if k[0] != booking.flavor_id}
         waited = now - waiter.standby_since
         LOG.info('Reservation %s admitted from standby after %s',
                  booking.id, waited)
