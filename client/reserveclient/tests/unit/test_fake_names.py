@@ -50,7 +50,8 @@ def _each_version(serve, view, args, fake_view):
 
 
 def test_the_double_knows_every_version():
-    assert VERSIONS[-1] == microversion.Version(*fake_names.COUNTER_OFFER)
+    assert VERSIONS[-1] == microversion.Version(*fake_names.STANDBY)
+    assert microversion.STANDBY == microversion.Version(*fake_names.STANDBY)
     assert microversion.COUNTER_OFFER == microversion.Version(
         *fake_names.COUNTER_OFFER)
     assert microversion.CALENDAR == microversion.Version(
