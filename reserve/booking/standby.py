@@ -80,18 +80,13 @@ def _wait(context, refusal, flavor, start, end, count, until):
                 reason='project %s has %d reservations on standby already, '
                        'the most it may have ([booking] '
                        'max_standby_per_project)' % (project_id, limit))
-        booking = bookings_db.booking_create(context, {
-            'project_id': project_id,
-            'user_id': context.user_id,
-            'flavor_id': flavor.id,
-            'instance_count': count,
-            'start': start,
-            'end': end,
-            'status': B.STANDBY,
-            'standby_since': datetime.datetime.now(
-                datetime.timezone.utc).replace(tzinfo=None),
-            'standby_until': until,
-        })
+        # standby_since to the microsecond: the order of the waiters.
+        since = datetime.datetime.now(datetime.timezone.utc)
+        booking = bookings_db.booking_create(context, dict(
+            project_id=project_id, user_id=context.user_id,
+            flavor_id=flavor.id, instance_count=count, start=start, end=end,
+            status=B.STANDBY, standby_since=since.replace(tzinfo=None),
+            standby_until=until))
     LOG.info('Reservation %s on standby: %d x %s from %s to %s for project '
              '%s, until %s', booking.id, count, flavor.name, start, end,
              project_id, until or start)

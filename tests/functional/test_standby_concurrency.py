@@ -228,8 +228,8 @@ class StandbyMachine(stateful.RuleBasedStateMachine):
 
 
 @pytest.mark.parametrize('backend', backends.BACKENDS)
-def test_concurrent_cancels_and_passes_give_a_slot_to_one_waiter(backend,
-                                                                tmp_path):
+def test_concurrent_cancels_and_passes_give_a_slot_to_one_waiter(
+        backend, tmp_path):
     with database.on_backend(backend, tmp_path):
         stateful.run_state_machine_as_test(StandbyMachine, settings=SETTINGS)
 
