@@ -38,6 +38,9 @@ _.serialize_context
 _.deserialize_context
 # oslo.messaging notification endpoints: the listener filters on it.
 filter_rule
+# The API casts promote_standby by name (controllers/v1/utils.py cast),
+# and oslo.messaging calls the worker's endpoint method of that name.
+_.promote_standby
 # cotyledon calls a service's terminate when the process stops.
 _.terminate
 

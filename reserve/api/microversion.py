@@ -63,7 +63,11 @@ ENV_KEY = 'reserve.api_version'
 #   1.7 - recurring bookings: /v1/series (POST a booking with a
 #         recurrence, GET one or a list, DELETE the rest), and a
 #         reservation's series_id
-VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7')
+#   1.8 - the standby list: standby and standby_until of POST
+#         /v1/reservations (a booking refused for capacity waits as
+#         STANDBY and is admitted when room frees, or LAPSED), a
+#         reservation's standby_since and standby_until
+VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7', '1.8')
 
 
 class Version(collections.namedtuple('Version', 'major minor')):
@@ -94,6 +98,7 @@ SPOT = Version(1, 4)
 CALENDAR = Version(1, 5)
 COUNTER_OFFER = Version(1, 6)
 SERIES = Version(1, 7)
+STANDBY = Version(1, 8)
 
 
 def _requested(header_value):

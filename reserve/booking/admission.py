@@ -320,16 +320,13 @@ def check_bookable(flavor, project_id):
     gauntlet.check_granted(flavor, project_id)
 
 
-def admit(context, locked, flavor, start, end, count,
-          bypass_maintenance=False, **values):
-    """Admit and write one booking of ``flavor`` (a row of
-    ``locked.flavors``) over [start, end) for the caller's project,
-    within the capacity_transaction that yielded ``locked``: the whole
-    gauntlet in order, then the row PENDING_CREATE with its allocations
-    (and ``values``, more of its columns). Raises the error of the first
-    rule that fails, having written nothing; the caller's transaction
-    may admit more windows after it."""
-    project_id = context.project_id
+def check_and_place(context, locked, flavor, project_id, start, end, count,
+                    deltas, bypass_maintenance=False):
+    """The gauntlet (gauntlet.py, in order) and the placement of a booking
+    of ``count`` instances of ``flavor`` (a row of ``locked.flavors``) for
+    ``project_id`` over [start, end), inside the capacity transaction
+    that yielded ``locked``: {host_id: count}, or the error of the first
+    rule that fails. Writes nothing. deltas: its quota.new_booking."""
     check_bookable(flavor, project_id)
     gauntlet.check_length(flavor, start, end)
     gauntlet.check_flavor_window(flavor, start, end)
@@ -338,9 +335,25 @@ def admit(context, locked, flavor, start, end, count,
     if not bypass_maintenance:
         maintenance = _maintenance(context, flavor, start, end)
         gauntlet.check_maintenance(flavor, maintenance)
-    quota.enforce(context, project_id, quota.new_booking(count, start, end))
-    placed = _place(context, locked.state, flavor, start, end, count,
-                    maintenance)
+    quota.enforce(context, project_id, deltas)
+    return _place(context, locked.state, flavor, start, end, count,
+                  maintenance)
+
+
+def admit(context, locked, flavor, start, end, count,
+          bypass_maintenance=False, **values):
+    """Admit and write one booking of ``flavor`` (a row of
+    ``locked.flavors``) over [start, end) for the caller's project,
+    within the capacity_transaction that yielded ``locked``: the whole
+    gauntlet in order (check_and_place), then the row PENDING_CREATE with
+    its allocations (and ``values``, more of its columns). Raises the
+    error of the first rule that fails, having written nothing; the
+    caller's transaction may admit more windows after it."""
+    project_id = context.project_id
+    placed = check_and_place(context, locked, flavor, project_id, start,
+                             end, count,
+                             quota.new_booking(count, start, end),
+                             bypass_maintenance)
     booking = bookings_db.booking_create(context, dict(
         values,
         project_id=project_id,

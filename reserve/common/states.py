@@ -17,9 +17,17 @@ class Booking:
     ACTIVE = 'ACTIVE'
     COMPLETE = 'COMPLETE'
     ERROR = 'ERROR'
+    # Waiting for room (reserve.booking.standby): holds nothing, moves to
+    # PENDING_CREATE when admitted, or is closed LAPSED at its start or
+    # at its deadline (standby_until) if never admitted.
+    STANDBY = 'STANDBY'
+    LAPSED = 'LAPSED'
     # Only these consume quota and block the calendar.
     LIVE = (PENDING_CREATE, ALLOCATED, ACTIVE)
-    ALL = (PENDING_CREATE, ALLOCATED, ACTIVE, COMPLETE, ERROR)
+    # What the desk may close (a cancel, an eviction, a lapse).
+    CLOSABLE = LIVE + (STANDBY,)
+    ALL = (PENDING_CREATE, ALLOCATED, ACTIVE, COMPLETE, ERROR, STANDBY,
+           LAPSED)
     # A booking's lease is named this followed by the booking's id (a
     # name for people; the lease names its booking by key, see Owner).
     LEASE_PREFIX = 'reservation-'

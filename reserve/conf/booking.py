@@ -27,6 +27,20 @@ booking_opts = [
                help='Days from now within which every occurrence of a '
                     'series must start: a rule reaching further is '
                     'refused.'),
+    cfg.IntOpt('standby_interval', default=10, min=1,
+               help='Seconds between two passes of the standby list by '
+                    'each reserve-worker: reservations on standby whose '
+                    'window fits now are admitted (oldest first), those '
+                    'whose start or deadline has come lapse. The API also '
+                    'asks for a pass at once when it frees capacity (a '
+                    'cancel, an earlier end, a maintenance window '
+                    'removed).'),
+    cfg.IntOpt('max_standby_per_project', default=20, min=0,
+               help='Most reservations a project may have on standby at '
+                    'once; one more is refused with 413. Waiting '
+                    'reservations hold no quota (reservations, '
+                    'instance_hours): quota is checked when one is asked '
+                    'for and again when it is admitted. 0: no standby.'),
 ]
 
 

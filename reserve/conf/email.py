@@ -31,6 +31,10 @@ EVENTS = (
                  'until the host is back.'),
     ('restored', 'The failed host is back: the reservation is whole '
                  'again.'),
+    ('promoted', 'A reservation on standby was admitted: room was freed '
+                 'for its window.'),
+    ('lapsed', 'A reservation on standby lapsed: no room was freed '
+               'before its start or its deadline.'),
     ('spot_warning', 'A spot server of the user will be reclaimed soon: a '
                      'booking of its host needs the GPUs it borrows.'),
     ('spot_reclaimed', 'A spot server of the user was deleted or shelved: '
@@ -62,7 +66,10 @@ email_opts = [
                      'operator took its hosts away and no other host had '
                      'room), healed (a failed host\'s share moved to other '
                      'hosts), degraded (a failed host\'s share could not '
-                     'all move), restored (the failed host is back). '
+                     'all move), restored (the failed host is back), '
+                     'promoted (a reservation on standby was admitted), '
+                     'lapsed (a reservation on standby was never '
+                     'admitted). '
                      'Empty: no mail '
                      'at all (and no keystone look-up).'),
     cfg.StrOpt('from_address', default='reserve@localhost',

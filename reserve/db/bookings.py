@@ -205,12 +205,34 @@ def booking_list_behind_lease(context):
 
 
 def booking_purge(context, ended_before):
+    """Bookings over (COMPLETE, or LAPSED on standby) whose end is
+    before ``ended_before`` go."""
+    over = (states.Booking.COMPLETE, states.Booking.LAPSED)
     purged = (sa.select(models.Booking.id)
-              .where(models.Booking.status == states.Booking.COMPLETE)
+              .where(models.Booking.status.in_(over))
               .where(models.Booking.end < ended_before))
     with db_api.writer.using(context) as session:
         _drop_unadopted_allocations(session, purged)
         return (session.query(models.Booking)
-                .filter_by(status=states.Booking.COMPLETE)
+                .filter(models.Booking.status.in_(over))
                 .filter(models.Booking.end < ended_before)
                 .delete(synchronize_session=False))
+
+
+def booking_list_waiting(context):
+    """The STANDBY bookings (reserve.booking.standby), oldest waiter
+    first."""
+    with db_api.reader.using(context) as session:
+        return (session.query(models.Booking)
+                .filter_by(status=states.Booking.STANDBY)
+                .order_by(models.Booking.standby_since, models.Booking.id)
+                .all())
+
+
+def booking_count_waiting(context, project_id):
+    """How many bookings of ``project_id`` are STANDBY."""
+    with db_api.reader.using(context) as session:
+        return (session.query(sa.func.count(models.Booking.id))
+                .filter_by(project_id=project_id,
+                           status=states.Booking.STANDBY)
+                .scalar())

@@ -18,7 +18,7 @@ from reserve.devices import states
 
 def bookings(context):
     found = metrics_db.status_counts(context, models.Booking,
-                                     common_states.Booking.LIVE)
+                                     common_states.Booking.CLOSABLE)
     family = core.GaugeMetricFamily(
         'reserve_bookings', 'Bookings (/v1/reservations) by status.',
         labels=['status'])

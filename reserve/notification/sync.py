@@ -34,7 +34,8 @@ def booking_payload(booking):
 def emit(context, event, booking, **details):
     """reserve.reservation.<event>: allocated, start, before_end, end,
     cancelled; healed, degraded, restored (a failed host, with
-    ``details`` saying what it did)."""
+    ``details`` saying what it did); promoted, lapsed (the standby
+    list)."""
     payload = booking_payload(booking)
     payload.update(details)
     _notifier().info(context, 'reserve.reservation.%s' % event, payload)

@@ -3,6 +3,8 @@
 1.0 - the first release: create_lease, update_lease, delete_lease (of a
       booking); create_device_lease, delete_device_lease (of a device
       reservation the booking desk holds)
+1.1 - promote_standby: capacity was freed, run a pass of the standby
+      list now
 
 A method added later names its version in its cast; [upgrade_levels]
 worker caps what this node sends while older workers run
@@ -16,7 +18,7 @@ CONF = cfg.CONF
 
 
 class WorkerAPI:
-    RPC_API_VERSION = '1.0'
+    RPC_API_VERSION = '1.1'
 
     def __init__(self):
         self._client = rpc.get_client(
@@ -42,6 +44,13 @@ class WorkerAPI:
         """
         self._cast(context, 'delete_lease', booking_id=booking_id,
                    lease_id=lease_id)
+
+    def promote_standby(self, context, booking_id):
+        """Capacity was freed (``booking_id`` cancelled or ended
+        earlier): run a pass of the standby list now rather than at the
+        next interval."""
+        self._cast(context, 'promote_standby', version='1.1',
+                   booking_id=booking_id)
 
     def create_device_lease(self, context, device_reservation_id):
         """Make the lease of a held device reservation (idempotent)."""

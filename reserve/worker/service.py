@@ -11,6 +11,7 @@ from reserve.db import api as db_api
 from reserve.db import heartbeat
 from reserve.worker import reconciler
 from reserve.worker import rpcapi
+from reserve.worker import standby_loop
 from reserve.worker import worker
 
 CONF = cfg.CONF
@@ -19,7 +20,8 @@ LOG = logging.getLogger(__name__)
 
 class WorkerService:
     def __init__(self):
-        self.endpoint = worker.BookingWorker()
+        self.standby = standby_loop.StandbyLoop(rpcapi.WorkerAPI())
+        self.endpoint = worker.BookingWorker(standby_pass=self.standby)
         self._server = None
         self._stop = threading.Event()
         self._thread = None
@@ -37,6 +39,7 @@ class WorkerService:
                                         name='reserve-reconciler',
                                         daemon=True)
         self._thread.start()
+        self.standby.start()
         LOG.info('reserve-worker started')
 
     def _reconcile_loop(self):
@@ -53,5 +56,6 @@ class WorkerService:
             self._server.wait()
         if self._thread is not None:
             self._thread.join(10)
+        self.standby.stop()
         self.heartbeat.stop()
         LOG.info('reserve-worker stopped')

@@ -23,10 +23,13 @@ LOG = logging.getLogger(__name__)
 
 
 class BookingWorker:
-    target = messaging.Target(version='1.0')
+    target = messaging.Target(version='1.1')
 
-    def __init__(self, manager_api=None):
+    def __init__(self, manager_api=None, standby_pass=None):
         self._manager_api = manager_api
+        # reserve.worker.standby_loop.StandbyLoop, woken by
+        # promote_standby (none: the next interval's pass does it).
+        self._standby_pass = standby_pass
 
     @property
     def manager_api(self):
@@ -110,6 +113,14 @@ class BookingWorker:
                 return
         if lease_id:
             self.manager_api.delete_lease(context, lease_id)
+
+    def promote_standby(self, context, booking_id):
+        """Capacity was freed (by ``booking_id``): the standby list's
+        pass runs now rather than at its next interval."""
+        LOG.debug('Reservation %s freed capacity: standby pass now',
+                  booking_id)
+        if self._standby_pass is not None:
+            self._standby_pass.wake()
 
     # device reservations ----------------------------------------------
 

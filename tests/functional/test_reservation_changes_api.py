@@ -194,9 +194,12 @@ def test_delete_live_booking_cancels_and_keeps_the_row(api, casts, status):
     assert row.status == states.Booking.COMPLETE
     assert row.status_reason.startswith('Cancelled by alice at ')
     assert row.status_reason.endswith('Z')
+    # Its lease deleted, and the standby list's pass asked for at once.
     assert casts == [{'method': 'delete_lease', 'booking_id': booking.id,
                       'lease_id': 'lease-9', 'project_id': 'project-a',
-                      'user_id': 'alice'}]
+                      'user_id': 'alice'},
+                     {'method': 'promote_standby', 'booking_id': booking.id,
+                      'project_id': 'project-a', 'user_id': 'alice'}]
     shown = api.get('%s/%s' % (URL, booking.id), headers=MEMBER_A).json
     assert shown['reservation']['status'] == 'COMPLETE'
 

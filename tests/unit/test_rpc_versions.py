@@ -2,7 +2,8 @@
 
 The first release is the baseline: every method is 1.0, but the
 manager's diagnose and doctor (1.1), its methods of spot devices (1.2)
-and the detach of a spot device by its spot domain's project (1.3). A
+and the detach of a spot device by its spot domain's project (1.3), and
+the worker's promote_standby (1.1). A
 server of version N answers every 1.x message up to N, so an N-1 client
 keeps working against it; an N client capped by [upgrade_levels]
 refuses, clearly, a method newer than its cap instead of sending it.
@@ -94,7 +95,7 @@ def _public(cls):
 def test_both_sides_speak_the_same_version():
     for client, server, version in (
             (manager_rpcapi.ManagerAPI, manager.LeaseManager, '1.3'),
-            (worker_rpcapi.WorkerAPI, worker.BookingWorker, '1.0')):
+            (worker_rpcapi.WorkerAPI, worker.BookingWorker, '1.1')):
         assert client.RPC_API_VERSION == server.target.version == version
 
 
@@ -165,6 +166,13 @@ def test_a_capped_worker_client_refuses_a_newer_cast(serve, override):
         NextWorkerAPI().recount(ctx(), 'b-1')
     assert '[upgrade_levels] worker caps messages at 1.0' in str(
         raised.value)
+
+
+def test_a_worker_client_capped_at_1_0_refuses_promote_standby(override):
+    override('worker', '1.0', group='upgrade_levels')
+    with pytest.raises(exception.RPCVersionCapped) as raised:
+        worker_rpcapi.WorkerAPI().promote_standby(ctx(), 'b-1')
+    assert 'promote_standby needs RPC 1.1' in str(raised.value)
 
 
 def test_without_a_cap_the_newer_call_reaches_a_next_server(serve):

@@ -14,9 +14,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[2] / 'reserve'
 
 # db function: the only modules (under reserve/) that may call it.
 WRITERS = {
-    'booking_move': {'manager/booking_status.py'},
+    # booking/standby.py: a waiter admitted (STANDBY → PENDING_CREATE),
+    # cancelled or lapsed, moves no row that has a lease.
+    'booking_move': {'manager/booking_status.py', 'booking/standby.py'},
     'device_reservation_move': {'devices/status.py'},
-    'booking_close': {'booking/cancel.py'},
+    'booking_close': {'booking/cancel.py', 'booking/standby.py'},
     # lifecycle.cancel: the previous release's road, on its way out.
     'device_reservation_close': {'booking/cancel.py',
                                  'devices/lifecycle.py'},

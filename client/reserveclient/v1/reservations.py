@@ -2,6 +2,10 @@
 from reserveclient.v1 import base
 from reserveclient.v1 import diagnoses
 
+# A booking asked with standby waits for room (STANDBY) instead of being
+# refused; a reservation's standby_since and standby_until.
+STANDBY_VERSION = '1.8'
+
 
 class ReservationManager(base.Manager):
     """/v1/reservations: bookings of a flavor for a window."""
@@ -19,10 +23,19 @@ class ReservationManager(base.Manager):
             params['all_projects'] = 'true'
         return self._list(params, limit=limit, marker=marker)
 
-    def create(self, flavor_id, start, end, instance_count=None):
+    def create(self, flavor_id, start, end, instance_count=None,
+               standby=False, standby_until=None):
+        """Book; with ``standby`` (API 1.8), a window that does not fit
+        waits as STANDBY until room frees (or ``standby_until``)."""
         body = {'flavor_id': flavor_id, 'start': start, 'end': end}
         if instance_count is not None:
             body['instance_count'] = instance_count
+        if not standby:
+            return self._create(body)
+        self.http.require_version(STANDBY_VERSION, 'Waiting on standby')
+        body['standby'] = True
+        if standby_until is not None:
+            body['standby_until'] = standby_until
         return self._create(body)
 
     def update(self, reservation_id, end):

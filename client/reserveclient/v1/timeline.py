@@ -62,11 +62,11 @@ _COLOUR = {symbol: colour for symbol, _m, colour in SYMBOLS if colour}
 # The statuses each of the caller's symbols stands for (any other status
 # of one of the caller's bookings is drawn as waiting).
 _OWN = {'ACTIVE': ACTIVE, 'ERROR': FAILED, 'COMPLETE': ENDED,
-        'EXPIRED': ENDED, 'CANCELLED': ENDED}
+        'EXPIRED': ENDED, 'CANCELLED': ENDED, 'LAPSED': ENDED}
 # The order of the statuses in the legend, when the calendar does not say.
 _DEFAULT_STATUSES = ('PENDING_CREATE', 'ALLOCATED', 'ACTIVE', 'COMPLETE',
-                     'ERROR', 'PENDING', 'EXPIRED', 'CANCELLED',
-                     'NEEDS_REVIEW')
+                     'ERROR', 'STANDBY', 'LAPSED', 'PENDING', 'EXPIRED',
+                     'CANCELLED', 'NEEDS_REVIEW')
 
 # What the digits of the free line count, by view (and host kind).
 _FREE_WHAT = {'flavor': 'instances', 'libvirt': 'devices', 'nova': 'rows'}

@@ -5,6 +5,7 @@ Dates are checked as strings here and parsed afterwards (an ISO 8601 date
 and time with a timezone), so that the message names the field; their
 ``format`` only describes them (the validator does not assert formats).
 """
+from reserve.api import microversion
 from reserve.api.schemas import parts
 from reserve.api.views import missing_capacity
 from reserve.common import states
@@ -28,6 +29,25 @@ create = {
     'additionalProperties': False,
 }
 
+# Since 1.8: a booking refused for capacity may wait for room
+# (reserve.booking.standby).
+create_standby = dict(create, properties=dict(
+    create['properties'],
+    standby={'type': 'boolean', 'description': (
+        'Since 1.8: when the window does not fit for capacity, wait for '
+        'room as STANDBY instead of being refused')},
+    standby_until=dict(_date, description=(
+        'Since 1.8, with standby: lapse at this time if not admitted by '
+        'then (default: at the start)'))))
+
+
+def served_create():
+    """The body of POST at the request's microversion (method.expose
+    reads it when the body is read)."""
+    return (create_standby if microversion.serves(microversion.STANDBY)
+            else create)
+
+
 update = {
     'type': 'object',
     'properties': {
@@ -41,7 +61,9 @@ update = {
 # -- the OpenAPI document ----------------------------------------------------
 
 def request_bodies():
-    return {'ReservationCreate': create, 'ReservationUpdate': update}
+    return {'ReservationCreate': create_standby,
+            'ReservationCreateBefore1.8': create,
+            'ReservationUpdate': update}
 
 
 def response_schemas():
@@ -66,8 +88,15 @@ def response_schemas():
             'missing_capacity': missing_capacity.schema('instances'),
             'series_id': dict(parts.STR_OR_NULL, description=(
                 'Since 1.7: the series it is an occurrence of')),
+            'standby_since': dict(parts.DATE_OR_NULL, description=(
+                'Since 1.8: when it began to wait on standby (null if it '
+                'never waited)')),
+            'standby_until': dict(parts.DATE_OR_NULL, description=(
+                'Since 1.8: when it lapses if not admitted (null: at its '
+                'start, or it never waited)')),
         }, optional=('reserved_flavor_id', 'compute_flavor', 'delivery',
-                     'missing_capacity', 'series_id'),
+                     'missing_capacity', 'series_id', 'standby_since',
+                     'standby_until'),
             description='A booking of a catalogue flavor for a window.'),
     }
 
@@ -89,8 +118,14 @@ def paths():
             'post': parts.operation(
                 'createReservation', 'reservations',
                 'Book a flavor for a window', one,
-                body='ReservationCreate', status=201,
-                errors_=(400, 403, 409, 413)),
+                body=('ReservationCreate', 'ReservationCreateBefore1.8'),
+                status=201, errors_=(400, 403, 409, 413),
+                description=(
+                    'Since 1.8, with standby: a window that does not fit '
+                    'for capacity alone is kept waiting (201, status '
+                    'STANDBY), admitted first fit in the order of the '
+                    'requests when room frees (PENDING_CREATE), LAPSED at '
+                    'its start or standby_until otherwise.')),
         },
         '/v1/reservations/{reservation_id}': {
             'get': parts.operation(

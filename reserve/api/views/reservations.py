@@ -24,6 +24,9 @@ def reservation_view(booking):
     }
     if microversion.serves(microversion.SERIES):
         view['series_id'] = booking.series_id
+    if microversion.serves(microversion.STANDBY):
+        view['standby_since'] = timeutils.isoformat(booking.standby_since)
+        view['standby_until'] = timeutils.isoformat(booking.standby_until)
     if not microversion.serves(microversion.ONE_NAME):
         view['compute_flavor'] = booking.reserved_flavor_id
         if not microversion.serves(microversion.GLOSSARY_NAMES):

@@ -1,5 +1,6 @@
 """A project's booking of a catalogue flavor."""
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
 from sqlalchemy import orm
 
 from reserve.db.models.base import Base
@@ -43,3 +44,10 @@ class Booking(closing.Closable, Base):
     # The series it is an occurrence of (/v1/series), if any.
     series_id = orm.mapped_column(
         sa.String(36), sa.ForeignKey('series.id', name='bookings_series_fk'))
+    # A booking that waited for room (reserve.booking.standby): when it
+    # began to wait (waiters are admitted in that order, hence the
+    # microseconds), and the deadline its user gave (None: its start).
+    standby_since = orm.mapped_column(
+        sa.DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql',
+                                   'mariadb'))
+    standby_until = orm.mapped_column(sa.DateTime)

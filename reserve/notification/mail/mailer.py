@@ -34,6 +34,9 @@ _STILL_TRUE = {
     'healed': (B.LIVE, True),
     'degraded': (B.LIVE, True),
     'restored': (B.LIVE, True),
+    # The standby list (reserve.booking.standby).
+    'promoted': (B.LIVE, True),
+    'lapsed': ((B.LAPSED,), False),
 }
 
 

@@ -23,7 +23,7 @@ CONF = cfg.CONF
 
 # Mails about a booking.
 EVENTS = ('allocated', 'start', 'before_end', 'end', 'cancelled', 'healed',
-          'degraded', 'restored')
+          'degraded', 'restored', 'promoted', 'lapsed')
 # Mails about a spot server (reserve.spot).
 SPOT_EVENTS = ('spot_warning', 'spot_reclaimed')
 PACKAGE = 'reserve.notification'

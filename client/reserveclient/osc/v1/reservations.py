@@ -15,8 +15,10 @@ from reserveclient.v1 import names
 
 LOG = logging.getLogger(__name__)
 
-STATUSES = ('PENDING_CREATE', 'ALLOCATED', 'ACTIVE', 'COMPLETE', 'ERROR')
+STATUSES = ('PENDING_CREATE', 'ALLOCATED', 'ACTIVE', 'COMPLETE', 'ERROR',
+            'STANDBY', 'LAPSED')
 PENDING = 'PENDING_CREATE'
+STANDBY = 'STANDBY'
 
 # create --wait: how long to wait for the lease (seconds) and how often
 # to look. Building it takes the worker a few seconds; a minute or more
@@ -29,7 +31,8 @@ POLL_INTERVAL = 2
 SHOW_FIELDS = ('id', 'project_id', 'user_id', 'flavor_id', 'instance_count',
                'start', 'end', 'status', 'status_reason',
                'missing_capacity', 'lease_id', 'reserved_flavor_id',
-               'compute_flavor', 'delivery', 'created_at', 'updated_at')
+               'compute_flavor', 'delivery', 'standby_since',
+               'standby_until', 'created_at', 'updated_at')
 
 
 def _show(item):
@@ -47,6 +50,11 @@ class CreateReservation(base.ReserveCommand, command.ShowOne):
     With --recurrence the window repeats (API 1.7): every occurrence is
     booked as a reservation of its own, all or none (or, with
     --as-many-as-fit, those that fit), and the series is shown.
+    With --standby, a window that does not fit is not refused: the
+    reservation waits (STANDBY), holding nothing, and is admitted
+    (PENDING_CREATE, with a mail) as soon as a cancellation, an earlier
+    end or new capacity makes room, the earlier requests first; it
+    LAPSES (with a mail) at its start, or at --standby-until.
     """
 
     def get_parser(self, prog_name):
@@ -66,6 +74,15 @@ class CreateReservation(base.ReserveCommand, command.ShowOne):
             '--instance-count', metavar='<count>', type=utils.positive_int,
             help='Number of instances to book (default: 1)')
         parser.add_argument(
+            '--standby', action='store_true', default=False,
+            help='When the window does not fit, wait for room (STANDBY) '
+                 'instead of being refused: admitted automatically when '
+                 'room frees, the earlier requests first (API 1.8)')
+        parser.add_argument(
+            '--standby-until', metavar='<date>', type=utils.parse_date,
+            help='With --standby, lapse at this time if still waiting '
+                 '(default: at the start): ' + utils.DATE_HELP)
+        parser.add_argument(
             '--wait', action='store_true', default=False,
             help='Wait until the reservation leaves PENDING_CREATE (its '
                  'lease is built: ALLOCATED, with lease_id and '
@@ -84,19 +101,32 @@ class CreateReservation(base.ReserveCommand, command.ShowOne):
         if parsed_args.as_many_as_fit:
             raise exceptions.CommandError(
                 '--as-many-as-fit is for a series: give --recurrence too')
+        if parsed_args.standby_until and not parsed_args.standby:
+            raise exceptions.CommandError(
+                '--standby-until is the deadline of a reservation on '
+                'standby: give it with --standby')
         client = base.reserve_client(self)
         # The API takes the flavor's name or id.
         try:
             booking = client.reservations.create(
                 parsed_args.flavor, parsed_args.start, parsed_args.end,
-                instance_count=parsed_args.instance_count)
+                instance_count=parsed_args.instance_count,
+                standby=parsed_args.standby,
+                standby_until=parsed_args.standby_until)
         except rc_exceptions.Conflict as exc:
             if exc.counter_offer is None:
                 raise
             raise exceptions.CommandError(
                 refusal_message(exc, parsed_args.flavor)) from None
         timeout = parsed_args.wait_timeout
-        if parsed_args.wait or timeout is not None:
+        if booking.get('status') == STANDBY:
+            self.app.stderr.write(
+                'No room now: the reservation waits on standby until %s, '
+                'and is admitted (you get a mail) when room frees: '
+                'openstack reserve reservation show %s\n' % (
+                    booking.get('standby_until') or booking.get('start'),
+                    booking['id']))
+        elif parsed_args.wait or timeout is not None:
             booking = wait_for_allocation(
                 client, booking, self.app.stderr,
                 WAIT_TIMEOUT if timeout is None else timeout)

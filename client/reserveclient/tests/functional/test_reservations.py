@@ -2,6 +2,7 @@
 import datetime
 import json
 import re
+import time
 import uuid
 
 import pytest
@@ -410,3 +411,37 @@ def test_allocation_list_filters(cli, seeded_lease):
     assert [r['Host'] for r in on_one] == ['fn-lease-gpu1']
     assert on_one[0]['Lease ID'] == seeded_lease['id']
     assert on_one[0]['Status'] == 'PENDING'
+
+
+def test_a_standby_is_admitted_when_a_cancel_frees_room(server, cli):
+    one = base.seed_flavor(server, slots=1)
+    flavor = {'ref': one['name'], 'id': one['id']}
+    held = _create(cli, flavor, start=20, end=22)
+    assert held['status'] == 'PENDING_CREATE'
+    refused = cli.fails('reserve', 'reservation', 'create', '--flavor',
+                        flavor['ref'], '--start', _future(21), '--end',
+                        _future(23))
+    assert refused.startswith('No capacity')
+    result = cli.run('reserve', 'reservation', 'create', '--flavor',
+                     flavor['ref'], '--start', _future(21), '--end',
+                     _future(23), '--standby', '-f', 'json')
+    waiting = json.loads(result.stdout)
+    assert waiting['status'] == 'STANDBY'
+    assert waiting['standby_since']
+    assert result.stderr.startswith(
+        'No room now: the reservation waits on standby until %s'
+        % _future(21))
+    listed = cli.json('reserve', 'reservation', 'list', '--status',
+                      'STANDBY')
+    assert [r['ID'] for r in listed] == [waiting['id']]
+    cli('reserve', 'reservation', 'delete', held['id'])
+    # The cancel asks the worker for a pass at once: admitted well
+    # within one [booking] standby_interval (10 s).
+    deadline = time.monotonic() + 10
+    while True:
+        shown = cli.json('reserve', 'reservation', 'show', waiting['id'])
+        if shown['status'] != 'STANDBY' or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert shown['status'] in ('PENDING_CREATE', 'ALLOCATED')
+    assert shown['standby_since'] == waiting['standby_since']

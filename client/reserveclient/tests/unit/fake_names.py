@@ -17,6 +17,8 @@ SPOT = (1, 4)
 COUNTER_OFFER = (1, 6)
 # A reservation's series_id, and /v1/series (the server's SERIES).
 SERIES = (1, 7)
+# A booking that waits for room (the server's STANDBY).
+STANDBY = (1, 8)
 
 # {name since 1.2: the name before it}, per resource.
 RESERVATION = {'reserved_flavor_id': 'compute_flavor'}
@@ -95,8 +97,11 @@ def _since(view, version, wanted, name, default):
 
 def reservation(view, version, one, method):
     """A booking: from 1.3 what it lacks in the answer about it alone
-    (missing_capacity), and what it got in a GET of it (delivery)."""
+    (missing_capacity), and what it got in a GET of it (delivery); from
+    1.8 when it waited on standby, and until when."""
     _since(view, version, PLAYBOOK, 'missing_capacity', [])
+    _since(view, version, STANDBY, 'standby_since', None)
+    _since(view, version, STANDBY, 'standby_until', None)
     _since(view, version, PLAYBOOK, 'delivery', dict(NO_DELIVERY))
     if not one:
         view.pop('missing_capacity', None)

@@ -207,12 +207,15 @@ class FakeReserveAPI:
                 raise ApiError(400, 'Flavor %s is not available to project '
                                'project-a' % body['flavor_id'],
                                'reserve.invalid')
-            self._check_capacity(flavor, body)
+            status = self._admitted(flavor, body)
             values = dict(
                 project_id='project-a', user_id='alice', instance_count=1,
-                status='PENDING_CREATE', status_reason=None, lease_id=None,
+                status=status, status_reason=None, lease_id=None,
                 reserved_flavor_id=None, created_at='2026-01-01T00:00:00Z',
                 updated_at='2026-01-01T00:00:00Z')
+            if status == 'STANDBY':
+                values['standby_since'] = '2026-01-01T00:00:00Z'
+            body.pop('standby', None)
             values.update(body)
             return self.reservations.add(**values)
 
@@ -221,6 +224,23 @@ class FakeReserveAPI:
             item.update(body)
         return self._crud(self.reservations, method, rest, params, body,
                           create=create, update=update)
+
+    def _admitted(self, flavor, body):
+        """The status of a new booking: PENDING_CREATE when it fits;
+        since 1.8, with standby, STANDBY when it does not; refused
+        otherwise."""
+        if self.version() < fake_names.STANDBY and (
+                'standby' in body or 'standby_until' in body):
+            raise ApiError(400, 'Invalid input: Additional properties are '
+                           'not allowed (\'standby\' was unexpected)',
+                           'reserve.invalid')
+        try:
+            self._check_capacity(flavor, body)
+        except ApiError as exc:
+            if exc.code != 'reserve.no_capacity' or not body.get('standby'):
+                raise
+            return 'STANDBY'
+        return 'PENDING_CREATE'
 
     def _check_later_end(self, booking, body):
         """A later end beyond a flavor's ``slots`` is refused as the API
@@ -271,6 +291,7 @@ class FakeReserveAPI:
         start, end = (_date(body['start']), _date(body['end']))
         in_way = [r for r in self.reservations.items
                   if r['flavor_id'] == flavor['id'] and
+                  r.get('status') != 'STANDBY' and
                   _date(r['start']) < end and start < _date(r['end'])]
         held = sum(r['instance_count'] for r in in_way)
         if held + count <= flavor['slots']:

@@ -52,7 +52,8 @@ def _each_version(serve, view, args, fake_view):
 
 
 def test_the_double_knows_every_version():
-    assert VERSIONS[-1] == microversion.Version(*fake_names.SERIES)
+    assert VERSIONS[-1] == microversion.Version(*fake_names.STANDBY)
+    assert microversion.STANDBY == microversion.Version(*fake_names.STANDBY)
     assert microversion.SERIES == microversion.Version(*fake_names.SERIES)
     assert microversion.SERIES == microversion.Version(*fake_series.VERSION)
     assert microversion.SERIES == microversion.Version.parse(

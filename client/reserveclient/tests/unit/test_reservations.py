@@ -119,6 +119,81 @@ class TestRefusal:
         assert 'openstack reserve' not in message
 
 
+class TestStandby:
+    """--standby (1.8): a window that does not fit waits for room."""
+
+    def _full(self, api):
+        api.flavors.add(id='f1', name='gpu.a100', slots=1)
+        _booking(api, start='2030-01-01T05:00:00Z',
+                 end='2030-01-01T07:00:00Z')
+
+    def test_a_full_window_waits(self, runner, api):
+        self._full(api)
+        shown = runner.json(reservations.CreateReservation, [
+            '--flavor', 'gpu.a100', '--start', '2030-01-01T06:00',
+            '--end', '2030-01-01T08:00', '--standby', '--standby-until',
+            '2030-01-01T04:00'])
+        post = [r for r in api.requests if r.method == 'POST'][0]
+        assert post.body == {'flavor_id': 'gpu.a100',
+                             'start': '2030-01-01T06:00:00Z',
+                             'end': '2030-01-01T08:00:00Z',
+                             'standby': True,
+                             'standby_until': '2030-01-01T04:00:00Z'}
+        assert shown['status'] == 'STANDBY'
+        assert shown['standby_until'] == '2030-01-01T04:00:00Z'
+        assert shown['standby_since'] == '2026-01-01T00:00:00Z'
+        assert runner.app.stderr.getvalue() == (
+            'No room now: the reservation waits on standby until '
+            '2030-01-01T04:00:00Z, and is admitted (you get a mail) when '
+            'room frees: openstack reserve reservation show %s\n'
+            % shown['id'])
+
+    def test_a_window_that_fits_is_booked(self, runner, api):
+        self._full(api)
+        shown = runner.json(reservations.CreateReservation, [
+            '--flavor', 'gpu.a100', '--start', '2030-01-01T08:00',
+            '--end', '2030-01-01T09:00', '--standby'])
+        assert shown['status'] == 'PENDING_CREATE'
+        assert shown['standby_since'] is None
+
+    def test_without_standby_it_is_still_refused(self, runner, api):
+        self._full(api)
+        with pytest.raises(exceptions.CommandError) as err:
+            runner.take(reservations.CreateReservation, [
+                '--flavor', 'gpu.a100', '--start', '2030-01-01T06:00',
+                '--end', '2030-01-01T08:00'])
+        assert str(err.value).startswith('No capacity')
+
+    def test_a_deadline_needs_standby(self, runner, api):
+        self._full(api)
+        with pytest.raises(exceptions.CommandError) as err:
+            runner.take(reservations.CreateReservation, [
+                '--flavor', 'gpu.a100', '--start', '2030-01-01T06:00',
+                '--end', '2030-01-01T08:00', '--standby-until',
+                '2030-01-01T04:00'])
+        assert 'give it with --standby' in str(err.value)
+        assert [r for r in api.requests if r.method == 'POST'] == []
+
+    def test_an_older_version_refuses_standby_clearly(self, runner, api):
+        self._full(api)
+        runner.pin('1.6')
+        with pytest.raises(rc_exceptions.UnsupportedVersion) as err:
+            runner.take(reservations.CreateReservation, [
+                '--flavor', 'gpu.a100', '--start', '2030-01-01T06:00',
+                '--end', '2030-01-01T08:00', '--standby'])
+        assert 'needs version 1.8' in str(err.value)
+        assert [r for r in api.requests if r.method == 'POST'] == []
+
+    def test_the_new_statuses_can_be_listed(self, runner, api):
+        self._full(api)
+        _booking(api, status='STANDBY')
+        _booking(api, status='LAPSED')
+        for status in ('STANDBY', 'LAPSED'):
+            listed = runner.json(reservations.ListReservation,
+                                 ['--status', status])
+            assert [r['Status'] for r in listed] == [status]
+
+
 class TestLaterEndRefused:
 
     def test_the_latest_end_as_a_command(self, runner, api):
@@ -431,10 +506,14 @@ class TestShow:
         # What 1.3 adds to the answer about one reservation.
         assert shown['missing_capacity'] == []
         assert shown['delivery']['hosts_replaced'] == 0
-        assert list(shown)[-5:-1] == ['missing_capacity', 'lease_id',
-                                      'reserved_flavor_id', 'delivery']
-        # What 1.7 adds: the series it is an occurrence of, if any.
+        assert list(shown)[-7:] == ['missing_capacity', 'lease_id',
+                                    'reserved_flavor_id', 'delivery',
+                                    'standby_since', 'standby_until',
+                                    'series_id']
+        # What 1.7 adds: the series it is an occurrence of, if any; and
+        # 1.8: it never waited on standby.
         assert shown['series_id'] is None
+        assert shown['standby_since'] is None
 
     def test_columns(self, runner, api):
         booking = _booking(api, lease_id='l1', reserved_flavor_id='c1')

@@ -3,7 +3,9 @@
 A booking names a catalogue flavor (/v1/flavors) by id or name; creating
 one and moving its end go through the booking desk's admission
 (reserve.booking.admission), which runs the gauntlet and writes the row
-in one transaction per flavor.
+in one transaction per flavor. Since 1.8 a booking asked with standby
+that does not fit waits for room (reserve.booking.standby); a cancel and
+an earlier end ask the worker for a pass of that list at once.
 """
 from oslo_config import cfg
 import pecan
@@ -19,6 +21,7 @@ from reserve.booking import admission
 from reserve.booking import cancel
 from reserve.booking import catalogue
 from reserve.booking import counter_offer
+from reserve.booking import standby
 from reserve.common import exception
 from reserve.common.policies import flavors as flavor_policies
 from reserve.common.policies import reservations as policies
@@ -120,23 +123,31 @@ class ReservationsController(rest.RestController):
         return booking, deliveries_db.delivery_get(
             ctx, states.Owner.BOOKING, booking.id)
 
-    @method.expose(policy=policies.CREATE, body=schema.create, status=201,
-                   view=views.show)
+    @method.expose(policy=policies.CREATE, body=schema.served_create,
+                   status=201, view=views.show)
     def post(self, *args, ctx, body):
         start = utils.parse_date(body['start'], 'start')
         end = utils.parse_date(body['end'], 'end')
+        until = _standby_until(body)
         flavor = catalogue.bookable(
             ctx, body['flavor_id'],
             utils.can(ctx, flavor_policies.LIST_HIDDEN))
         count = int(body.get('instance_count', 1))
         bypass = utils.can(ctx, policies.BYPASS_MAINTENANCE)
+        waiting = False
         try:
-            booking = admission.book(ctx, flavor, start, end, count,
-                                     bypass_maintenance=bypass)
+            if body.get('standby'):
+                booking, waiting = standby.book_or_wait(
+                    ctx, flavor, start, end, count, until,
+                    bypass_maintenance=bypass)
+            else:
+                booking = admission.book(ctx, flavor, start, end, count,
+                                         bypass_maintenance=bypass)
         except exception.NoCapacity as refusal:
             raise _offering(ctx, refusal, flavor, start, end, count,
                             bypass) from None
-        utils.cast('reservation', 'create_lease', ctx, booking.id)
+        if not waiting:
+            utils.cast('reservation', 'create_lease', ctx, booking.id)
         utils.set_location('%s/%s' % (PATH, booking.id))
         return booking
 
@@ -155,6 +166,8 @@ class ReservationsController(rest.RestController):
             raise _offering_end(ctx, refusal, booking, end,
                                 bypass) from None
         utils.cast('reservation', 'update_lease', ctx, booking.id)
+        if updated.end < booking.end:
+            _freed(ctx, booking.id)
         return updated
 
     @method.expose(policy=policies.DELETE, status=204)
@@ -162,11 +175,17 @@ class ReservationsController(rest.RestController):
         booking = self._get(ctx, booking_id)
         utils.authorize_write(ctx, booking.project_id,
                               policies.DELETE_ALL_PROJECTS)
+        if booking.status == states.Booking.STANDBY:
+            if standby.cancel(ctx, booking.id, ctx.user_id):
+                return
+            # Admitted (or lapsed) meanwhile: cancelled as it is now.
+            booking = self._get(ctx, booking_id)
         if booking.status in states.Booking.LIVE:
             # The row stays, COMPLETE, for the audit trail.
             cancelled = cancel.booking(ctx, booking.id, ctx.user_id)
             utils.cast('reservation', 'delete_lease', ctx, booking.id,
                        lease_id=cancelled.lease_id)
+            _freed(ctx, booking.id)
         else:
             # Already over: deleting it removes the row, once its lease
             # has torn down (its allocations are what the teardown
@@ -178,6 +197,24 @@ class ReservationsController(rest.RestController):
             if booking.lease_id:
                 utils.cast('reservation', 'delete_lease', ctx, booking.id,
                            lease_id=booking.lease_id)
+
+
+def _standby_until(body):
+    """The deadline of a standby request, or None; 400 when given
+    without standby."""
+    if body.get('standby_until') is None:
+        return None
+    if not body.get('standby'):
+        raise exception.Invalid(
+            reason='standby_until is the deadline of a reservation on '
+                   'standby: give it with "standby": true')
+    return utils.parse_date(body['standby_until'], 'standby_until')
+
+
+def _freed(ctx, booking_id):
+    """Capacity was freed: the standby list's pass runs now (a lost
+    cast waits for the next interval's)."""
+    utils.cast('reservation', 'promote_standby', ctx, booking_id)
 
 
 def _check_torn_down(ctx, booking):

@@ -177,7 +177,10 @@
     own: {ACTIVE: 'own-active', ALLOCATED: 'own-waiting',
           PENDING_CREATE: 'own-waiting', PENDING: 'own-waiting',
           COMPLETE: 'own-ended', EXPIRED: 'own-ended', ERROR: 'own-error',
-          NEEDS_REVIEW: 'own-error'}
+          NEEDS_REVIEW: 'own-error',
+          // A reservation on standby holds nothing and is not drawn; in
+          // case one ever is: still to come, or ended.
+          STANDBY: 'own-waiting', LAPSED: 'own-ended'}
   };
 
   function styleOf(bar) {
