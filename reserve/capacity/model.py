@@ -165,7 +165,8 @@ class Offer:
         The choice is maths.place's -- as few hosts as possible, those
         holding the most first, then by id -- over the hosts looked at:
         first the idle candidates of the top rank (nothing on them over
-        the window, found by the database without reading an allocation),
+        the window, found by the database without reading an allocation,
+        among the first Board.IDLE_SEARCH of the rank),
         which are what maths.place over every candidate chooses when
         they hold the amount (a busy host holds less than an idle one of
         its rank, unless what is on it takes nothing of the need);
@@ -225,8 +226,9 @@ class Board:
     placement needs only the few it could choose).
     """
 
-    # Idle hosts asked of the database at once, doubling.
-    IDLE_LOOKUP = 16
+    # Hosts asked of the database whether they are idle at once,
+    # doubling, and how many are asked at most (idle_hosts).
+    IDLE_LOOKUP, IDLE_SEARCH = 16, 512
 
     def __init__(self, context, state, start, until, guard,
                  exclude_booking=None, exclude_lease_reservation=None,
@@ -289,36 +291,34 @@ class Board:
         return found
 
     def idle_hosts(self, host_ids, wanted):
-        """The first ``wanted`` of ``host_ids`` (in id order) that
+        """The first ``wanted`` of ``host_ids`` (in their order) that
         nothing holds over the window, neither an allocation nor a
-        maintenance window; fewer when there are not as many. The
-        database finds them (store.idle_hosts) unless every host's
-        allocations are read already."""
-        among = set(host_ids)
-        found = []
-
-        def take(candidates):
-            for host_id in candidates:
-                if host_id in among and host_id not in self._windows:
+        maintenance window, looked for among the first IDLE_SEARCH of
+        them; fewer when there are not as many. The database says which
+        are busy (store.busy_hosts) a batch at a time, unless every
+        host's allocations are read already."""
+        found, batch, walked = [], self.IDLE_LOOKUP, 0
+        ids = iter(host_ids)
+        while len(found) < wanted and walked < self.IDLE_SEARCH:
+            asked = list(itertools.islice(ids, batch))
+            if not asked:
+                break
+            walked += len(asked)
+            looked = [h for h in asked if h not in self._windows]
+            batch = min(batch * 2, self.IDLE_SEARCH - walked)
+            if self._all:
+                busy = {h for h in looked if self._read.get(h)}
+            else:
+                busy = store.busy_hosts(*self._window, host_ids=looked,
+                                        **self._excludes)
+            for host_id in looked:
+                if host_id not in busy:
+                    # Nothing to read of it any more.
+                    self._read[host_id] = []
+                    self._gpus_read[host_id] = []
                     found.append(host_id)
                     if len(found) == wanted:
-                        return
-
-        if self._all:
-            take(h for h in sorted(among) if not self._read.get(h))
-            return found
-        after, limit = None, max(wanted, self.IDLE_LOOKUP)
-        while len(found) < wanted:
-            ids = store.idle_hosts(*self._window, after=after, limit=limit,
-                                   **self._excludes)
-            take(ids)
-            if len(ids) < limit:
-                break
-            after, limit = ids[-1], limit * 2
-        for host_id in found:
-            # Nothing to read of them any more.
-            self._read[host_id] = []
-            self._gpus_read[host_id] = []
+                        break
         return found
 
     def offer(self, need, host_filter=None, host_ids=None):

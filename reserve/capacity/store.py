@@ -217,27 +217,20 @@ def _window_query(columns, state, start, until, guard, exclude_booking,
     return query
 
 
-def idle_hosts(context, state, start, until, guard, after=None, limit=None,
+def busy_hosts(context, state, start, until, guard, host_ids,
                exclude_booking=None, exclude_lease_reservation=None,
                exclude_allocation=None):
-    """Ids of the nova hosts that no allocation holds at any instant of
-    [start, until) (each until its end + ``guard``), in id order: after
-    ``after``, at most ``limit`` of them. The database finds them
-    through the allocations' index by host and window, without reading
-    an allocation (host maintenance windows are not looked at)."""
-    H = models.Host
-    query = (sa.select(H.id).where(H.kind == 'nova')
-             .where(~sa.exists().where(A.host_id == H.id).where(
-                 *_in_window(state, start, until, guard, exclude_booking,
-                             exclude_lease_reservation,
-                             exclude_allocation)))
-             .order_by(H.id))
-    if after is not None:
-        query = query.where(H.id > after)
-    if limit is not None:
-        query = query.limit(limit)
+    """The hosts of ``host_ids`` that an allocation holds at some instant
+    of [start, until) (each until its end + ``guard``), as a set: the
+    database looks at the index by host and window of those hosts only,
+    and no allocation is read."""
+    query = (sa.select(A.host_id).distinct()
+             .where(A.host_id.in_(sorted(host_ids)))
+             .where(*_in_window(state, start, until, guard, exclude_booking,
+                                exclude_lease_reservation,
+                                exclude_allocation)))
     with db_api.reader.using(context) as session:
-        return list(session.execute(query).scalars())
+        return set(session.execute(query).scalars())
 
 
 def allocations_in_window(context, state, start, until, guard,
