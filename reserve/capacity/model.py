@@ -14,7 +14,7 @@ maintenance windows. Non-reservable hosts hold nothing new.
 """
 import collections
 import datetime
-import heapq
+import itertools
 import threading
 
 from oslo_config import cfg
@@ -97,9 +97,9 @@ class Offer:
     """What the candidate hosts of a need hold of it over a board's
     window: an idle host (no allocation then) what ``ranked`` says, a busy one
     the least it holds over the window, worked out from its allocations when
-    first asked (fit_of). A placement (place) goes down the candidates
-    in rank order and works out only the hosts that could be chosen; on
-    a lazy board, only their allocations are read."""
+    first asked (fit_of). A placement (place) looks at the candidates in
+    rank order only until they hold the amount; on a lazy board, only
+    their allocations are read."""
 
     # Hosts looked up together when the ranking needs more, doubling.
     FIRST_LOOKUP = 8
@@ -156,48 +156,61 @@ class Offer:
                                            self.board.span)]
                 for h, allocations in self.busy_allocations().items()]
 
-    def ranking(self):
-        """(fit, host_id) of the candidates holding something, most
-        first and then by id, as maths.place ranks them.
-
-        Candidates come in the order of what they would hold idle (never
-        less than what they hold), looked up a batch at a time; a looked
-        up host waits in a queue by what it really holds, and leaves it
-        once no host still to look up could come before it."""
-        order = ((fit, h) for fit, ids in self.ranked.groups for h in ids)
-        following = next(order, None)
-        queue, batch = [], self.FIRST_LOOKUP
-        while queue or following is not None:
-            if queue and (following is None or
-                          queue[0] < (-following[0], following[1])):
-                negative, host_id = heapq.heappop(queue)
-                yield -negative, host_id
-                continue
-            looked_up = [following[1]]
-            following = next(order, None)
-            while following is not None and len(looked_up) < batch:
-                looked_up.append(following[1])
-                following = next(order, None)
-            self._allocations(looked_up)           # one read for the lot
-            for host_id in looked_up:
-                fit = self.fit_of(host_id)
-                if fit > 0:
-                    heapq.heappush(queue, (-fit, host_id))
-            batch *= 2
-
     def place(self, amount, affinity=None):
-        """maths.place over every candidate, working out only the hosts
-        ranked high enough to be chosen."""
+        """Hosts for ``amount`` instances, {host_id: count}, or None when
+        the candidates together cannot hold them (maths.place's answer
+        over every candidate, so admission agrees with free-slots and
+        availability).
+
+        The choice is maths.place's -- as few hosts as possible, those
+        holding the most first, then by id -- over the hosts looked at:
+        first the idle candidates of the top rank (nothing on them over
+        the window, found by the database without reading an allocation,
+        among the first Board.IDLE_SEARCH of the rank),
+        which are what maths.place over every candidate chooses when
+        they hold the amount (a busy host holds less than an idle one of
+        its rank, unless what is on it takes nothing of the need);
+        otherwise, the other candidates too, in
+        rank order a batch at a time (doubling) until those looked at
+        hold the amount. On a busy cloud, where no idle host is left,
+        this reads the allocations of a few hosts rather than those of
+        every host: the hosts chosen hold the most among the first that
+        hold the amount, not necessarily of all.
+
+        affinity True: the tightest host holding them all, of every
+        candidate."""
         if affinity is True:
             return maths.place(self.fits, amount, affinity)
-        placed, left = {}, amount
-        for fit, host_id in self.ranking():
-            take = 1 if affinity is False else min(fit, left)
-            placed[host_id] = take
-            left -= take
-            if not left:
-                return placed
-        return None
+        looked = {}
+        if self.ranked.groups:
+            top, ids = self.ranked.groups[0]
+            wanted = amount if affinity is False else -(-amount // top)
+            for host_id in self.board.idle_hosts(ids, wanted):
+                looked[host_id] = self._fits[host_id] = top
+            if len(looked) >= wanted:
+                return maths.place(looked, amount, affinity)
+        held = self._held(looked.values(), affinity)
+        order = (h for _, ids in self.ranked.groups for h in ids
+                 if h not in looked)
+        batch = self.FIRST_LOOKUP
+        while held < amount:
+            batch_ids = list(itertools.islice(order, batch))
+            if not batch_ids:
+                return None
+            self._allocations(batch_ids)            # one read for the lot
+            fits = [self.fit_of(h) for h in batch_ids]
+            looked.update(zip(batch_ids, fits))
+            held += self._held(fits, affinity)
+            batch *= 2
+        return maths.place(looked, amount, affinity)
+
+    @staticmethod
+    def _held(fits, affinity):
+        """What hosts of ``fits`` hold together of a placement: instances,
+        or, without sharing a host (affinity False), hosts."""
+        if affinity is False:
+            return sum(1 for fit in fits if fit > 0)
+        return sum(fits)
 
     def most_placed(self, amount, affinity=None):
         return maths.most_placed(self.fits, amount, affinity)
@@ -212,6 +225,10 @@ class Board:
     once, or, ``lazy``, those of the hosts its offers look up (a
     placement needs only the few it could choose).
     """
+
+    # Hosts asked of the database whether they are idle at once,
+    # doubling, and how many are asked at most (idle_hosts).
+    IDLE_LOOKUP, IDLE_SEARCH = 16, 512
 
     def __init__(self, context, state, start, until, guard,
                  exclude_booking=None, exclude_lease_reservation=None,
@@ -271,6 +288,37 @@ class Board:
             if gpus:
                 allocations.extend(self._gpus_read.get(host_id, ()))
             found[host_id] = allocations
+        return found
+
+    def idle_hosts(self, host_ids, wanted):
+        """The first ``wanted`` of ``host_ids`` (in their order) that
+        nothing holds over the window, neither an allocation nor a
+        maintenance window, looked for among the first IDLE_SEARCH of
+        them; fewer when there are not as many. The database says which
+        are busy (store.busy_hosts) a batch at a time, unless every
+        host's allocations are read already."""
+        found, batch, walked = [], self.IDLE_LOOKUP, 0
+        ids = iter(host_ids)
+        while len(found) < wanted and walked < self.IDLE_SEARCH:
+            asked = list(itertools.islice(ids, batch))
+            if not asked:
+                break
+            walked += len(asked)
+            looked = [h for h in asked if h not in self._windows]
+            batch = min(batch * 2, self.IDLE_SEARCH - walked)
+            if self._all:
+                busy = {h for h in looked if self._read.get(h)}
+            else:
+                busy = store.busy_hosts(*self._window, host_ids=looked,
+                                        **self._excludes)
+            for host_id in looked:
+                if host_id not in busy:
+                    # Nothing to read of it any more.
+                    self._read[host_id] = []
+                    self._gpus_read[host_id] = []
+                    found.append(host_id)
+                    if len(found) == wanted:
+                        break
         return found
 
     def offer(self, need, host_filter=None, host_ids=None):

@@ -26,6 +26,17 @@ the rows the decision reads (allocations of the window, bookings of the
 flavor's calendar, the project's live bookings for its quota), and the
 time spent in each step (decision_probes.PHASES).
 
+Besides the grid of --hosts x --bookings (whose load follows from
+them: 1,000 x 1M is about 50 % busy, 1,000 x 100k 14 %), --busy-shapes
+names shapes of a given load (shapes.make_shape's ``load``): by default
+10,000 hosts x 1M bookings about 50 % busy and about 90 % busy, the
+shapes of a busy GPU cloud.
+
+The databases of shapes of 100k bookings and more are kept between runs
+(--cache, decision_data.cached): building 1M bookings takes minutes on
+MariaDB. A kept database is brought to the indexes of the tree measured
+and rid of what the last run's decisions wrote before it is used.
+
 "Flat" compares, for the same hosts, the fewest bookings with the most
 (denser: a window meets ten times the bookings), and with the most
 spread over a ten times longer span (as dense: only the bookings
@@ -40,11 +51,14 @@ decisions on the big shapes (it takes seconds per decision there).
         --hosts 100,1000 --bookings 10000,100000 --backends sqlite,mysql
     .venv/bin/python tests/benchmarks/bench_decision.py --hosts 10000 \\
         --no-blazar --profile
+    .venv/bin/python tests/benchmarks/bench_decision.py --hosts 1000 \\
+        --bookings 1000000 --busy-shapes 10000x1000000@0.6,1000x1000000@1.6
 
 MariaDB is reached as tests/fixtures/backends.py does
 (RESERVE_TEST_MYSQL_URL, default root@127.0.0.1:3306).
 """
 import argparse
+import contextlib
 import cProfile
 import gc
 import io
@@ -77,6 +91,11 @@ import decision_report  # noqa: E402
 import shapes  # noqa: E402
 
 CONF = cfg.CONF
+# The shapes of a busy cloud measured besides the grid of --hosts x
+# --bookings: HOSTSxBOOKINGS@LOAD (shapes.make_shape's load).
+BUSY_SHAPES = '10000x1000000@0.6,10000x1000000@1.6'
+CACHE = '/var/tmp/reserve-bench/decision-cache'
+CACHED_FROM = 100000                # bookings of a shape kept between runs
 BLAZAR_VENV = os.path.join(HERE, 'blazar_venv.sh')
 BLAZAR_PICKUP = os.path.join(HERE, 'blazar_pickup.py')
 
@@ -117,23 +136,52 @@ def profile(flavor, window, top):
     return out.getvalue()
 
 
-def measure(args, shape, backend):
-    """Build ``shape`` on a throwaway ``backend`` and time the decisions;
-    returns a dict of figures."""
-    result = {'backend': backend, 'hosts': len(shape.hosts),
-              'bookings': len(shape.bookings)}
-    with decision_data.throwaway(backend):
+def cache_key(args, spec):
+    hosts, bookings, span_days, load = spec
+    return ('hosts=%d bookings=%d span=%d load=%s seed=%d projects=%d' % (
+        hosts, bookings, span_days, load, args.seed, args.projects))
+
+
+def cached(args, spec):
+    """Whether ``spec``'s databases are kept between runs."""
+    return bool(args.cache) and spec[1] >= CACHED_FROM
+
+
+@contextlib.contextmanager
+def database(args, spec, backend):
+    """(a note of what the database holds, {} when it must be built) on
+    the database of ``spec`` on ``backend``: a kept one or a throwaway."""
+    if cached(args, spec):
+        with decision_data.cached(backend, args.cache,
+                                  cache_key(args, spec)) as (_, note):
+            yield note
+    else:
+        with decision_data.throwaway(backend):
+            yield {}
+
+
+def measure(args, spec, shape, backend):
+    """Time the decisions on ``shape`` (its database built first, or
+    kept from an earlier run); returns a dict of figures."""
+    result = {'backend': backend, 'hosts': spec[0], 'bookings': spec[1],
+              'shape_load': spec[3]}
+    with database(args, spec, backend) as note:
         engine = db_api.get_engine()
-        began = time.perf_counter()
-        flavor_id = decision_data.build(engine, shape, args.projects,
-                                        args.seed)
-        result['build_s'] = time.perf_counter() - began
+        if note:
+            result['build_s'] = 0.0
+        else:
+            began = time.perf_counter()
+            note.update(flavor_id=decision_data.build(
+                engine, shape(), args.projects, args.seed),
+                busy=shape().busy)
+            result['build_s'] = time.perf_counter() - began
+        flavor_id, result['busy'] = note['flavor_id'], note['busy']
         flavor = flavors_db.flavor_get(reserve_context.get_admin_context(),
                                        flavor_id)
         n = args.decisions
         # Timed: shape.requests(n), the windows blazar's side times; the
         # warm-up (and the profiled decision) take the next ones.
-        windows = list(shape.requests(n + 2))
+        windows = list(shapes.requests(n + 2))
         statements = decision_probes.Statements(engine)
         # The shape's rows (this script's, not reserve's) out of the
         # garbage collector's way: its full collections would otherwise
@@ -180,6 +228,7 @@ def measure(args, shape, backend):
         'cloud': calls / n, 'http': http / n,
         'claims_read': spent['allocations read'][1],
         'calendar_read': spent['calendar read'][1],
+        'busy_read': spent['busy hosts'][1],
     })
     return result
 
@@ -209,11 +258,13 @@ def blazar_decisions(args, hosts):
                5 if hosts <= 1000 else 2)
 
 
-def run_blazar(args, python, hosts, bookings):
+def run_blazar(args, python, hosts, bookings, load):
     """blazar_pickup.py's JSON figures on the shape, or {'error': ...}."""
     command = [python, BLAZAR_PICKUP, '--hosts', str(hosts),
                '--bookings', str(bookings), '--seed', str(args.seed),
                '--decisions', str(blazar_decisions(args, hosts))]
+    if load is not None:
+        command += ['--load', str(load)]
     try:
         done = subprocess.run(command, capture_output=True, text=True,
                               timeout=args.blazar_timeout)
@@ -236,6 +287,18 @@ def _ints(text):
     return [int(v) for v in text.replace('_', '').split(',') if v]
 
 
+def _busy_shapes(text):
+    """[(hosts, bookings, load)] of 'HOSTSxBOOKINGS@LOAD,...'."""
+    found = []
+    for item in text.replace('_', '').split(','):
+        if item:
+            size, _, load = item.partition('@')
+            hosts, _, bookings = size.partition('x')
+            found.append((int(hosts), int(bookings),
+                          float(load) if load else None))
+    return found
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--hosts', type=_ints, default=[100, 1000, 10000],
@@ -248,6 +311,16 @@ def main(argv=None):
     parser.add_argument('--decisions', type=int, default=200,
                         help='reserve decisions timed per shape and '
                              'backend (default 200)')
+    parser.add_argument('--busy-shapes', type=_busy_shapes,
+                        default=_busy_shapes(BUSY_SHAPES),
+                        help='more shapes, HOSTSxBOOKINGS@LOAD comma-'
+                             'separated, LOAD being shapes.make_shape\'s '
+                             '(default %s; \'\' for none)' % BUSY_SHAPES)
+    parser.add_argument('--cache', default=CACHE,
+                        help='where the databases of shapes of %d '
+                             'bookings and more are kept between runs '
+                             '(default %s; \'\' keeps none)' % (
+                                 CACHED_FROM, CACHE))
     parser.add_argument('--projects', type=int, default=1000,
                         help='projects the shape\'s bookings spread '
                              'over; the deciding project holds one in '
@@ -297,24 +370,35 @@ def main(argv=None):
     results, blazars, failed = [], {}, False
     plan = []
     for hosts in args.hosts:
-        plan.extend((hosts, bookings, shapes.SPAN_DAYS)
+        plan.extend((hosts, bookings, shapes.SPAN_DAYS, None)
                     for bookings in args.bookings)
         if args.flat and len(set(args.bookings)) > 1:
             # The most bookings as dense as the fewest: only the ones
             # outside the decisions' windows grow.
             low, high = min(args.bookings), max(args.bookings)
-            plan.append((hosts, high, shapes.SPAN_DAYS * high // low))
-    for hosts, bookings, span_days in plan:
-        began = time.perf_counter()
-        shape = shapes.make_shape(hosts, bookings, args.seed,
-                                  span_days=span_days)
-        print('shape %d hosts x %d bookings over %d days: made in %.1f s, '
-              'hosts %.0f%% busy' % (hosts, bookings, span_days,
-                                     time.perf_counter() - began,
-                                     shape.busy * 100), flush=True)
+            plan.append((hosts, high, shapes.SPAN_DAYS * high // low, None))
+    plan.extend((hosts, bookings, shapes.SPAN_DAYS, load)
+                for hosts, bookings, load in args.busy_shapes)
+    for spec in plan:
+        hosts, bookings, span_days, load = spec
+        made = []
+
+        def shape(spec=spec, made=made):
+            # Made when a database is built (a kept one needs none).
+            if not made:
+                began = time.perf_counter()
+                made.append(shapes.make_shape(
+                    spec[0], spec[1], args.seed, span_days=spec[2],
+                    load=spec[3]))
+                print('  shape made in %.1f s' % (
+                    time.perf_counter() - began), flush=True)
+            return made[0]
+        print('shape %d hosts x %d bookings over %d days%s' % (
+            hosts, bookings, span_days,
+            '' if load is None else ', load %g' % load), flush=True)
         for backend in used:
             try:
-                result = measure(args, shape, backend)
+                result = measure(args, spec, shape, backend)
             except decision_probes.CloudCalled as exc:
                 print('  %s: FAILED: %s' % (backend, exc), flush=True)
                 failed = True
@@ -330,8 +414,8 @@ def main(argv=None):
             if 'profile' in result:
                 print(result.pop('profile'), flush=True)
         if python and span_days == shapes.SPAN_DAYS:
-            blazar = run_blazar(args, python, hosts, bookings)
-            blazars[(hosts, bookings, span_days)] = blazar
+            blazar = run_blazar(args, python, hosts, bookings, load)
+            blazars[decision_report.key_of(spec)] = blazar
             print('  blazar: %s' % json.dumps(blazar), flush=True)
     print()
     print(decision_report.hardware(used))

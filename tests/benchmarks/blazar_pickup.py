@@ -219,7 +219,8 @@ def run(args):
                           group='database')
         facade_wrapper._clear_engine()
         began = time.perf_counter()
-        shape = shapes.make_shape(args.hosts, args.bookings, args.seed)
+        shape = shapes.make_shape(args.hosts, args.bookings, args.seed,
+                                  load=args.load)
         shape_s = time.perf_counter() - began
         began = time.perf_counter()
         db_api.setup_db()
@@ -279,6 +280,7 @@ def measure(args, shape, engine, shape_s, build_s):
     return {
         'impl': IMPL, 'backend': 'sqlite', 'fk_indexes': args.fk_indexes,
         'hosts': args.hosts, 'bookings': args.bookings, 'seed': args.seed,
+        'load': args.load, 'busy': round(shape.busy, 3),
         'n': n,
         'p50_ms': round(percentile(samples, 50), 2),
         'p99_ms': round(percentile(samples, 99), 2),
@@ -301,6 +303,10 @@ def main(argv=None):
                         help='decisions run first and not timed '
                              '(default 1)')
     parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--load', type=float, default=None,
+                        help='the vCPU load the bookings\' durations aim '
+                             'at (shapes.make_shape\'s load; default: '
+                             'the shape\'s own)')
     parser.add_argument('--affinity', default='None',
                         choices=('None', 'True', 'False'),
                         help='the decisions\' affinity, as the API takes '

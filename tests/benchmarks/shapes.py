@@ -25,7 +25,11 @@ average, but never longer than MAX_HOURS (1 hour to 3 days): a host
 with few bookings a year cannot be that busy, and ``shape.busy`` says
 how busy the hosts really are (about 0.5 at 100 hosts x 100k bookings,
 0.14 at 1,000 x 100k, 0.014 at 1,000 x 10k). Pass a larger
-``max_hours`` to load sparse shapes more.
+``max_hours`` to load sparse shapes more, or a ``load``: the vCPU load
+the durations aim at, uncapped (up to LOADED_MAX_HOURS) so that a
+sparse shape is as busy as asked (``load`` 0.6 makes 1,000 x 1M and
+10,000 x 1M about 50 % busy, 2.0 about 90 %: a full host holds the
+bookings that meet it back until one ends).
 """
 import dataclasses
 import datetime
@@ -48,6 +52,7 @@ MAX_COUNT = 4               # instances in a booking: 1 to 4
 MIN_HOURS = 1
 MAX_HOURS = 72
 UTILISATION = 0.6           # the vCPU load durations aim at
+LOADED_MAX_HOURS = 90 * 24  # the longest booking of a shape with a load
 
 # The decisions: AMOUNT instances of FLAVOR for REQUEST_HOURS from
 # REQUEST_HOUR o'clock, on days around REQUEST_DAY (mid-year).
@@ -79,20 +84,7 @@ class Shape:
         """``n`` decisions, each on a different day (and after
         REQUEST_DAYS of them, a different hour) in mid-year, so repeated
         decisions do not read the same bookings."""
-        for i in range(n):
-            # Days 180, 181, 179, 182, 178, ... within REQUEST_DAYS.
-            k = i % REQUEST_DAYS
-            offset = (k + 1) // 2 * (1 if k % 2 else -1)
-            start = self.base + datetime.timedelta(
-                days=REQUEST_DAY + offset,
-                hours=REQUEST_HOUR + i // REQUEST_DAYS)
-            window = {
-                'start': start,
-                'end': start + datetime.timedelta(hours=REQUEST_HOURS),
-                'amount': REQUEST_AMOUNT,
-            }
-            window.update(self.flavor)
-            yield window
+        return requests(n, self.base, self.flavor)
 
     def overlapping(self, start, end):
         """The bookings whose [start, end) meets [start, end)."""
@@ -100,14 +92,39 @@ class Shape:
                 if b['start'] < end and start < b['end']]
 
 
+def requests(n, base=BASE, flavor=FLAVOR):
+    """The windows of Shape.requests, the same for every shape (a kept
+    database needs no shape made)."""
+    for i in range(n):
+        # Days 180, 181, 179, 182, 178, ... within REQUEST_DAYS.
+        k = i % REQUEST_DAYS
+        offset = (k + 1) // 2 * (1 if k % 2 else -1)
+        start = base + datetime.timedelta(
+            days=REQUEST_DAY + offset,
+            hours=REQUEST_HOUR + i // REQUEST_DAYS)
+        window = {
+            'start': start,
+            'end': start + datetime.timedelta(hours=REQUEST_HOURS),
+            'amount': REQUEST_AMOUNT,
+        }
+        window.update(flavor)
+        yield window
+
+
 def make_shape(hosts, bookings, seed=0, max_hours=MAX_HOURS,
-               span_days=SPAN_DAYS):
+               span_days=SPAN_DAYS, load=None):
     """``bookings`` bookings spread evenly over ``hosts`` hosts.
 
     span_days: how long the bookings spread over. Ten times the bookings
     over ten times the span keep their density (and durations), so the
     decisions' windows meet the same bookings and only those outside
-    grow: the shape that shows whether a decision is flat in them."""
+    grow: the shape that shows whether a decision is flat in them.
+
+    load: the vCPU load the durations aim at instead of UTILISATION,
+    with ``max_hours`` raised to LOADED_MAX_HOURS (None: neither)."""
+    utilisation = UTILISATION
+    if load is not None:
+        utilisation, max_hours = load, max(max_hours, LOADED_MAX_HOURS)
     rnd = random.Random(seed)
     span = span_days * 24 * 60                  # minutes
     sizes = [size for size, _ in SIZES]
@@ -124,7 +141,7 @@ def make_shape(hosts, bookings, seed=0, max_hours=MAX_HOURS,
             continue
         # Durations uniform in [MIN, 2 * mean - MIN] minutes; the mean
         # aims at UTILISATION and is capped so none exceeds max_hours.
-        mean = UTILISATION * HOST['vcpus'] * span / (n * mean_load)
+        mean = utilisation * HOST['vcpus'] * span / (n * mean_load)
         mean = max(MIN_HOURS * 60,
                    min(mean, (MIN_HOURS + max_hours) * 30))
         longest = int(2 * mean) - MIN_HOURS * 60

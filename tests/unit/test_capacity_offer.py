@@ -1,6 +1,8 @@
-"""reserve.capacity.model.Offer: a placement works out only the busy
-hosts that could be chosen, and chooses what maths.place would choose
-with every host worked out."""
+"""reserve.capacity.model.Offer: a placement looks at the hosts only
+until they hold the amount, places where maths.place would over the
+hosts looked at, and fails exactly when maths.place over every host
+does; when idle hosts of the top rank hold the amount it chooses what
+maths.place would with every host worked out."""
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -16,15 +18,21 @@ CAPACITIES = ({'vcpus': 8, 'memory_mb': 8, 'disk_gb': 8},
 
 class Board:
     """A lazy board over fixed allocations that records which hosts it was
-    asked for."""
+    asked the allocations of, and which it found idle."""
     span = 10
 
     def __init__(self, allocations):
-        self.allocations, self.asked = allocations, []
+        self.allocations, self.asked, self.idle = allocations, [], []
 
     def allocations_of(self, host_ids, need):
         self.asked.extend(h for h in host_ids if h not in self.asked)
         return {h: self.allocations.get(h, []) for h in host_ids}
+
+    def idle_hosts(self, host_ids, wanted):
+        found = [h for h in sorted(host_ids)
+                 if not self.allocations.get(h)][:wanted]
+        self.idle.extend(found)
+        return found
 
 
 def host(i, capacity):
@@ -48,16 +56,34 @@ allocations = st.lists(st.builds(
                                    'memory_mb': st.integers(0, 2)}),
        amount=st.integers(1, 8),
        affinity=st.sampled_from([None, False, True]))
-def test_placing_lazily_chooses_what_placing_everything_would(
+def test_placing_lazily_places_where_the_hosts_looked_at_hold_it(
         hosts, need, amount, affinity):
     records = [host(i, capacity) for i, (capacity, _) in enumerate(hosts)]
     busy = {records[i].id: c for i, (_, c) in enumerate(hosts) if c}
-    offer = model.Offer(Board(busy), model.Ranked(records, need), need)
+    board = Board(busy)
+    ranked = model.Ranked(records, need)
+    offer = model.Offer(board, ranked, need)
     fits = {r.id: maths.least_fit(r.capacity, busy.get(r.id, []), need, 0,
                                   10) for r in records}
 
-    assert offer.place(amount, affinity) == maths.place(fits, amount,
-                                                        affinity)
+    placed = offer.place(amount, affinity)
+    everywhere = maths.place(fits, amount, affinity)
+    # Admitted exactly when every host together holds it.
+    assert (placed is None) == (everywhere is None)
+    if placed is not None:
+        looked = {h: fits[h] for h in board.asked + board.idle}
+        assert placed == maths.place(looked, amount, affinity)
+        if affinity is not True and ranked.groups:
+            top, ids = ranked.groups[0]
+            idle = [h for h in ids if h not in busy]
+            wanted = amount if affinity is False else -(-amount // top)
+            if len(idle) >= wanted and all(fits[h] < top for h in busy):
+                # The idle hosts of the top rank hold it (and no busy one
+                # holds as much: what is on it takes something of the
+                # need): the choice over every host, without reading an
+                # allocation.
+                assert placed == everywhere
+                assert board.asked == []
     assert offer.fits == fits
     assert offer.total() == sum(fits.values())
     assert offer.most_placed(amount, affinity) == maths.most_placed(
@@ -77,7 +103,7 @@ def test_a_busy_host_ranks_by_what_it_really_holds():
     assert offer.place(9) == {'host-01': 4, 'host-02': 4, 'host-03': 1}
 
 
-def test_a_placement_reads_the_allocations_of_the_first_hosts_only():
+def test_a_placement_on_idle_hosts_reads_no_allocation():
     records = [host(i, CAPACITIES[0]) for i in range(40)]
     busy = {'host-%02d' % i: [maths.Allocation(0, 10, 1, {'vcpus': 8})]
             for i in range(0, 40, 2)}
@@ -85,5 +111,22 @@ def test_a_placement_reads_the_allocations_of_the_first_hosts_only():
     offer = model.Offer(board, model.Ranked(records, {'vcpus': 2}),
                         {'vcpus': 2})
     assert offer.place(8) == {'host-01': 4, 'host-03': 4}
-    assert board.asked == ['host-%02d' % i
-                           for i in range(model.Offer.FIRST_LOOKUP)]
+    assert board.asked == []
+    assert board.idle == ['host-01', 'host-03']
+
+
+def test_on_a_busy_cloud_a_placement_reads_the_first_hosts_only():
+    # Every host busy, one in five holding 3 of the need and the others
+    # none: the first batch holds 6, the second the rest; the hosts after
+    # it are never read.
+    records = [host(i, CAPACITIES[0]) for i in range(100)]
+    busy = {'host-%02d' % i: [maths.Allocation(
+        0, 10, 1, {'vcpus': 8 if i % 5 else 2})] for i in range(100)}
+    board = Board(busy)
+    offer = model.Offer(board, model.Ranked(records, {'vcpus': 2}),
+                        {'vcpus': 2})
+    first = model.Offer.FIRST_LOOKUP
+    assert offer.place(6) == {'host-00': 3, 'host-05': 3}
+    assert board.asked == ['host-%02d' % i for i in range(first)]
+    assert offer.place(9) == {'host-00': 3, 'host-05': 3, 'host-10': 3}
+    assert board.asked == ['host-%02d' % i for i in range(first * 3)]
