@@ -60,7 +60,11 @@ ENV_KEY = 'reserve.api_version'
 #         windows of the same shape that fit, before and after the asked
 #         start, and the most instances that fit in the asked window) and
 #         of a later end's PATCH (latest_end: the latest that fits)
-VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6')
+#   1.7 - shared reservations: shared_project_ids of POST
+#         /v1/reservations and of a reservation's view, PUT
+#         /v1/reservations/{id}/shared-projects (the whole list) and PUT
+#         or DELETE /v1/reservations/{id}/shared-projects/{project_id}
+VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7')
 
 
 class Version(collections.namedtuple('Version', 'major minor')):
@@ -90,6 +94,7 @@ PLAYBOOK = Version(1, 3)
 SPOT = Version(1, 4)
 CALENDAR = Version(1, 5)
 COUNTER_OFFER = Version(1, 6)
+SHARING = Version(1, 7)
 
 
 def _requested(header_value):

@@ -29,15 +29,16 @@ from reserve.api.schemas import maintenance
 from reserve.api.schemas import parts
 from reserve.api.schemas import reports
 from reserve.api.schemas import reservations
+from reserve.api.schemas import sharing
 from reserve.api.schemas import spot
 
 OPENAPI_VERSION = '3.1.0'
 PATH = '/v1/openapi.json'
 
 # In the order of the document.
-RESOURCES = (reservations, leases, hosts, domain_owners, allocations, flavors,
-             maintenance, limits, reports, devices, device_reservations,
-             spot, diagnoses, calendar)
+RESOURCES = (reservations, sharing, leases, hosts, domain_owners,
+             allocations, flavors, maintenance, limits, reports, devices,
+             device_reservations, spot, diagnoses, calendar)
 
 
 def _gather(part):

@@ -3,6 +3,7 @@
 1.0 - the first release: create_lease, update_lease, delete_lease (of a
       booking); create_device_lease, delete_device_lease (of a device
       reservation the booking desk holds)
+1.1 - share_lease: a booking's shared projects changed
 
 A method added later names its version in its cast; [upgrade_levels]
 worker caps what this node sends while older workers run
@@ -16,7 +17,7 @@ CONF = cfg.CONF
 
 
 class WorkerAPI:
-    RPC_API_VERSION = '1.0'
+    RPC_API_VERSION = '1.1'
 
     def __init__(self):
         self._client = rpc.get_client(
@@ -42,6 +43,12 @@ class WorkerAPI:
         """
         self._cast(context, 'delete_lease', booking_id=booking_id,
                    lease_id=lease_id)
+
+    def share_lease(self, context, booking_id):
+        """Give a running booking's shared projects their access, and take
+        it from those no longer shared."""
+        self._cast(context, 'share_lease', version='1.1',
+                   booking_id=booking_id)
 
     def create_device_lease(self, context, device_reservation_id):
         """Make the lease of a held device reservation (idempotent)."""

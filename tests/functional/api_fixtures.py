@@ -152,7 +152,8 @@ def casts(monkeypatch):
                                  user_id=context.user_id))
         return record
 
-    for method in ('create_lease', 'update_lease', 'delete_lease'):
+    for method in ('create_lease', 'update_lease', 'delete_lease',
+                   'share_lease'):
         monkeypatch.setattr(worker_rpcapi.WorkerAPI, method,
                             recorder(method))
     return recorded

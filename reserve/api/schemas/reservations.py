@@ -6,6 +6,7 @@ and time with a timezone), so that the message names the field; their
 ``format`` only describes them (the validator does not assert formats).
 """
 from reserve.api.schemas import parts
+from reserve.api.schemas import sharing
 from reserve.api.views import missing_capacity
 from reserve.common import states
 
@@ -23,6 +24,7 @@ create = {
         'end': _date,
         'instance_count': {'type': 'integer', 'minimum': 1,
                            'maximum': MAX_INSTANCE_COUNT},
+        sharing.FIELD: sharing.project_ids,
     },
     'required': ['flavor_id', 'start', 'end'],
     'additionalProperties': False,
@@ -64,8 +66,11 @@ def response_schemas():
             'delivery': dict(parts.ref('Delivery'), description=(
                 'Since 1.3, of GET /v1/reservations/{id}: what it got')),
             'missing_capacity': missing_capacity.schema('instances'),
+            sharing.FIELD: dict(parts.STR_LIST, description=(
+                'Since 1.7, of one reservation: the projects it is shared '
+                'with (a project it is shared with sees itself alone)')),
         }, optional=('reserved_flavor_id', 'compute_flavor', 'delivery',
-                     'missing_capacity'),
+                     'missing_capacity', sharing.FIELD),
             description='A booking of a catalogue flavor for a window.'),
     }
 

@@ -19,12 +19,14 @@ from reserve.common.policies import maintenance
 from reserve.common.policies import metrics
 from reserve.common.policies import reports
 from reserve.common.policies import reservations
+from reserve.common.policies import sharing
 
 
 def list_rules():
     return list(itertools.chain(
         base.list_rules(),
         reservations.list_rules(),
+        sharing.list_rules(),
         leases.list_rules(),
         hosts.list_rules(),
         allocations.list_rules(),

@@ -30,3 +30,4 @@ from reserve.db.models.leases import LeaseReservation  # noqa: F401
 from reserve.db.models.maintenance import MaintenanceWindow  # noqa: F401
 from reserve.db.models.maintenance import MaintenanceWindowFlavor  # noqa
 from reserve.db.models.services import Service  # noqa: F401
+from reserve.db.models.sharing import BookingProject  # noqa: F401

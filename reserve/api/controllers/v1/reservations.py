@@ -11,6 +11,7 @@ from pecan import rest
 
 from reserve.api.controllers.v1 import diagnoses
 from reserve.api.controllers.v1 import method
+from reserve.api.controllers.v1 import sharing
 from reserve.api.controllers.v1 import utils
 from reserve.api import microversion
 from reserve.api.schemas import reservations as schema
@@ -57,7 +58,8 @@ class _DiagnosisController(diagnoses.Diagnosis):
         return booking.id
 
 
-_SUBRESOURCES = {diagnoses.SUBRESOURCE: _DiagnosisController}
+_SUBRESOURCES = {diagnoses.SUBRESOURCE: _DiagnosisController,
+                 sharing.SUBRESOURCE: sharing.SharedProjectsController}
 
 
 def _offering(ctx, refusal, flavor, start, end, count, bypass):
@@ -115,8 +117,7 @@ class ReservationsController(rest.RestController):
 
     @method.expose(policy=policies.GET, view=views.show_one)
     def get_one(self, booking_id, *, ctx):
-        booking = self._get(ctx, booking_id)
-        utils.authorize(ctx, policies.GET, booking.project_id)
+        booking = sharing.shown(ctx, booking_id, self._get, policies.GET)
         return booking, deliveries_db.delivery_get(
             ctx, states.Owner.BOOKING, booking.id)
 
@@ -130,9 +131,11 @@ class ReservationsController(rest.RestController):
             utils.can(ctx, flavor_policies.LIST_HIDDEN))
         count = int(body.get('instance_count', 1))
         bypass = utils.can(ctx, policies.BYPASS_MAINTENANCE)
+        shared = sharing.requested(ctx, body)
         try:
             booking = admission.book(ctx, flavor, start, end, count,
-                                     bypass_maintenance=bypass)
+                                     bypass_maintenance=bypass,
+                                     shared_project_ids=shared)
         except exception.NoCapacity as refusal:
             raise _offering(ctx, refusal, flavor, start, end, count,
                             bypass) from None
