@@ -3,6 +3,7 @@ reserved flavor and a tenant key of their own on its aggregate, at the
 start, at once when the list changes while it runs, and lose both at the
 end; the repair task keeps them (and removes those of a project no
 longer shared), on the nova double and a real placement."""
+from reserve.common import placement
 from reserve.common import states
 from reserve.db import bookings as bookings_db
 from reserve.db import sharing as sharing_db
@@ -13,6 +14,9 @@ from tests.functional.repair_cloud import repairer  # noqa: F401
 from tests.functional.test_lease_lifecycle import _book
 from tests.functional.test_lease_lifecycle import _run_events_until
 from tests.functional.test_lease_lifecycle import PROJECT
+from tests.functional.test_spot_lending import SPOT
+from tests.functional.test_spot_lending import spot  # noqa: F401
+from tests.functional.test_spot_lending import SPOT_PROJECT
 
 SHARED = 'c0ffee00c0ffee00c0ffee00c0ffee00'
 OTHER = '0e5b9b7a-7d54-4c62-9d3e-1a2b3c4d5e6f'
@@ -30,9 +34,10 @@ def _aggregate(cloud, rsv_id):  # noqa: F811
     return [a for a in cloud.nova.aggregates.list() if a.name == rsv_id][0]
 
 
-def _started(cloud, shared, length=600, start_in=1):  # noqa: F811
+def _started(cloud, shared, length=600, start_in=1,
+             count=1):  # noqa: F811
     ctx = _admin()
-    booking = _book(count=1, start_in=start_in, length=length)
+    booking = _book(count=count, start_in=start_in, length=length)
     sharing_db.shares_add(ctx, booking.id, shared)
     cloud.worker.create_lease(ctx, booking.id)
     lease_id = bookings_db.booking_get(ctx, booking.id).lease_id
@@ -121,3 +126,21 @@ def test_a_share_lease_of_a_booking_gone_or_not_started_does_nothing(
     rsv_id = bookings_db.booking_get(ctx, booking.id).reserved_flavor_id
     cloud.worker.share_lease(ctx, booking.id)
     assert cloud.access.get(rsv_id, set()) == set()
+
+
+def test_a_shared_projects_servers_are_the_owners_to_the_spot_task(
+        cloud, spot):  # noqa: F811
+    booking, lease, rsv_id = _started(cloud, [SHARED], count=3)
+    seats = {a.host.name: a.amount for a in lease.reservations[0]
+             .allocations}
+    full = max(seats, key=seats.get)
+    admits = placement.reservation_resource_class(rsv_id)
+    assert spot.run()[full].lent == 1
+    lent = spot.boot(full, 'spot-flavor', SPOT_PROJECT, SPOT)
+    # The shared project boots into the margin: its seat is taken back
+    # from the spot server, as one of the owner's would be.
+    assert spot.boot(full, rsv_id, SHARED, admits) is not None
+    assert spot.run()[full].lent == 0
+    assert spot.reclaimed() == [lent]
+    assert spot.sent[0][1]['reason'] == \
+        'the reservation owners boot into their seats'
