@@ -94,7 +94,7 @@ def _public(cls):
 def test_both_sides_speak_the_same_version():
     for client, server, version in (
             (manager_rpcapi.ManagerAPI, manager.LeaseManager, '1.3'),
-            (worker_rpcapi.WorkerAPI, worker.BookingWorker, '1.0')):
+            (worker_rpcapi.WorkerAPI, worker.BookingWorker, '1.1')):
         assert client.RPC_API_VERSION == server.target.version == version
 
 
@@ -116,6 +116,14 @@ def test_a_client_capped_at_1_2_refuses_the_spot_detach(override):
     assert raised.value.code == 503
     assert ('detach_spot_device needs RPC 1.3 and [upgrade_levels] '
             'manager caps messages at 1.2' in str(raised.value))
+
+
+def test_a_worker_client_capped_at_1_0_refuses_share_lease(override):
+    # The repair task applies the shares the cast could not carry.
+    override('worker', '1.0', group='upgrade_levels')
+    with pytest.raises(exception.RPCVersionCapped) as raised:
+        worker_rpcapi.WorkerAPI().share_lease(ctx(), 'b-1')
+    assert 'share_lease needs RPC 1.1' in str(raised.value)
 
 
 def test_every_method_a_client_sends_its_server_has():
