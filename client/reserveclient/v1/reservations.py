@@ -1,6 +1,7 @@
 """The reservations (bookings) of the reserve API."""
 from reserveclient.v1 import base
 from reserveclient.v1 import diagnoses
+from reserveclient.v1 import sharing
 
 
 class ReservationManager(base.Manager):
@@ -19,10 +20,14 @@ class ReservationManager(base.Manager):
             params['all_projects'] = 'true'
         return self._list(params, limit=limit, marker=marker)
 
-    def create(self, flavor_id, start, end, instance_count=None):
+    def create(self, flavor_id, start, end, instance_count=None,
+               shared_project_ids=None):
         body = {'flavor_id': flavor_id, 'start': start, 'end': end}
         if instance_count is not None:
             body['instance_count'] = instance_count
+        if shared_project_ids:
+            self.http.require_version(sharing.VERSION, sharing.WHAT)
+            body[sharing.FIELD] = list(shared_project_ids)
         return self._create(body)
 
     def update(self, reservation_id, end):
@@ -31,3 +36,19 @@ class ReservationManager(base.Manager):
     def diagnose(self, reservation_id):
         """Each layer of it read live, and the first mismatch (API 1.3)."""
         return diagnoses.diagnose(self.http, self._item_path(reservation_id))
+
+    def share(self, reservation_id, project_id):
+        """Let ``project_id`` boot its flavor too (API 1.7); the
+        projects it is shared with then."""
+        return sharing.add(self.http, self._item_path(reservation_id),
+                           project_id)
+
+    def unshare(self, reservation_id, project_id):
+        """Stop sharing it with ``project_id`` (API 1.7)."""
+        sharing.remove(self.http, self._item_path(reservation_id),
+                       project_id)
+
+    def set_shared_projects(self, reservation_id, project_ids):
+        """Share it with exactly ``project_ids`` (API 1.7)."""
+        return sharing.replace(self.http, self._item_path(reservation_id),
+                               project_ids)

@@ -15,6 +15,7 @@ PLAYBOOK = (1, 3)
 SPOT = (1, 4)
 # A refused booking's counter_offer (the server's COUNTER_OFFER).
 COUNTER_OFFER = (1, 6)
+SHARING = (1, 7)
 
 # {name since 1.2: the name before it}, per resource.
 RESERVATION = {'reserved_flavor_id': 'compute_flavor'}
@@ -96,8 +97,10 @@ def reservation(view, version, one, method):
     (missing_capacity), and what it got in a GET of it (delivery)."""
     _since(view, version, PLAYBOOK, 'missing_capacity', [])
     _since(view, version, PLAYBOOK, 'delivery', dict(NO_DELIVERY))
+    _since(view, version, SHARING, 'shared_project_ids', [])
     if not one:
         view.pop('missing_capacity', None)
+        view.pop('shared_project_ids', None)
     if not one or method != 'GET':
         view.pop('delivery', None)
     return shown(view, version, RESERVATION)

@@ -19,6 +19,7 @@ from reserveclient.tests.unit import fake_calendar
 from reserveclient.tests.unit import fake_diagnoses
 from reserveclient.tests.unit import fake_names
 from reserveclient.tests.unit import fake_rest
+from reserveclient.tests.unit import fake_sharing
 from reserveclient.tests.unit import fake_spot
 
 # How the double answers, whatever the resource (see fake_rest), by the
@@ -43,7 +44,7 @@ def _iso(when):
 class FakeReserveAPI:
     """The routes of the reserve API the client uses."""
 
-    def __init__(self, max_limit=1000, max_version='1.6'):
+    def __init__(self, max_limit=1000, max_version='1.7'):
         self.max_limit = max_limit
         self.max_version = max_version
         self.requests = []
@@ -146,6 +147,8 @@ class FakeReserveAPI:
             return fake_diagnoses.answer(self, method, path, parts)
         if fake_calendar.is_calendar(parts):
             return fake_calendar.answer(self, method, path, params)
+        if fake_sharing.is_sharing(parts):
+            return fake_sharing.answer(self, method, path, parts)
         if fake_spot.is_spot(parts, method):
             return fake_spot.answer(self, path, parts, body)
         if len(parts) < 2 or parts[0] != 'v1' or \
@@ -198,6 +201,7 @@ class FakeReserveAPI:
                                'project-a' % body['flavor_id'],
                                'reserve.invalid')
             self._check_capacity(flavor, body)
+            fake_sharing.on_create(self, body)
             values = dict(
                 project_id='project-a', user_id='alice', instance_count=1,
                 status='PENDING_CREATE', status_reason=None, lease_id=None,

@@ -431,8 +431,9 @@ class TestShow:
         # What 1.3 adds to the answer about one reservation.
         assert shown['missing_capacity'] == []
         assert shown['delivery']['hosts_replaced'] == 0
-        assert list(shown)[-4:] == ['missing_capacity', 'lease_id',
-                                    'reserved_flavor_id', 'delivery']
+        assert list(shown)[-5:] == ['missing_capacity', 'lease_id',
+                                    'reserved_flavor_id',
+                                    'shared_project_ids', 'delivery']
 
     def test_columns(self, runner, api):
         booking = _booking(api, lease_id='l1', reserved_flavor_id='c1')
@@ -446,7 +447,8 @@ class TestShow:
             {'host': 'gpu1', 'instances': 2, 'since': None,
              'reason': 'down'}])
         table = runner.output(reservations.ShowReservation, [booking['id']])
-        assert ("| missing_capacity | host='gpu1', instances='2', "
+        # (Padded to the longest field's name, shared_project_ids.)
+        assert ("| missing_capacity   | host='gpu1', instances='2', "
                 "reason='down', since=" in table)
 
     @pytest.mark.parametrize('version', ['1.0', '1.1'])
