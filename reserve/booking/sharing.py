@@ -17,7 +17,6 @@ MAX_SHARED_PROJECTS = 100
 _PROJECT_ID = re.compile(
     r'^([0-9a-fA-F]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-'
     r'[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$')
-PROJECT_ID_PATTERN = _PROJECT_ID.pattern
 
 
 def _key(project_id):

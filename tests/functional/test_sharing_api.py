@@ -52,7 +52,6 @@ def _shared(booking_id):
     return sharing_db.shares_of(admin_context(), booking_id)
 
 
-
 def test_a_booking_is_shared_at_creation_and_shows_its_list(api, flavor,
                                                             casts):
     created = _book(api, [SHARED, OTHER])
@@ -231,9 +230,9 @@ def test_a_finished_booking_keeps_its_list(api, flavor, status):
 def test_a_cancelled_booking_keeps_its_list(api, flavor):
     rsv = _rsv(api)
     api.delete('%s/%s' % (URL, rsv['id']), headers=MEMBER_A)
-    assert_error(api.put('%s/%s/shared-projects/%s' % (URL, rsv['id'],
-                                                        OTHER),
-                         headers=_at(MEMBER_A), expect_errors=True), 409)
+    item = '%s/%s/shared-projects/%s' % (URL, rsv['id'], OTHER)
+    assert_error(api.put(item, headers=_at(MEMBER_A), expect_errors=True),
+                 409)
 
 
 def test_the_routes_exist_from_1_7(api, flavor):
