@@ -1,14 +1,13 @@
 """Writes are authorized as writes, over HTTP.
 
 Every write route of a booking (/v1/reservations, its shared projects
-included) and of a device
-reservation (/v1/device-reservations), sent as each persona of the
-harness: another project's member, the owner's reader, an auditor and a
-service user that read every project, and a member of its own project
-that also reads every project. Each is refused (404 when the row is not
-visible to it, 403 when it may read but not write it) and the database
-and the host's domains are exactly as before; the owner's member and the
-administrator then succeed.
+included) and of a device reservation (/v1/device-reservations), sent
+as each persona of the harness: another project's member, the owner's
+reader, an auditor and a service user that read every project, and a
+member of its own project that also reads every project. Each is
+refused (404 when the row is not visible to it, 403 when it may read
+but not write it) and the database and the host's domains are exactly
+as before; the owner's member and the administrator then succeed.
 """
 import re
 
@@ -27,9 +26,10 @@ from tests.functional.hostile.http import assert_http_error
 
 OUTSIDERS = ('member_b', 'reader_a', 'reader_all', 'service', 'member_all')
 # What any write touches: bookings, device reservations, leases.
-TABLES = ('bookings', 'booking_projects', 'device_reservations', 'device_reservation_devices',
-          'device_reservation_projects', 'device_attachments', 'leases',
-          'events', 'lease_reservations', 'allocations')
+TABLES = ('bookings', 'booking_projects', 'device_reservations',
+          'device_reservation_devices', 'device_reservation_projects',
+          'device_attachments', 'leases', 'events', 'lease_reservations',
+          'allocations')
 DEVICES = '/v1/device-reservations'
 BOOKINGS = '/v1/reservations'
 # The shared-projects routes exist from 1.7.
