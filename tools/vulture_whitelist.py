@@ -22,6 +22,10 @@ _.on_error
 # webob's Response.location: the Location header of a 201.
 _.location
 
+# The API casts share_lease by name (reserve.api.controllers.v1.utils
+# cast); oslo.messaging hands it to the worker's endpoint by name.
+_.share_lease
+
 # reserve.api.openapi gathers each schema module's parts by name.
 response_schemas
 request_bodies

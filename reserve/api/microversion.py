@@ -67,7 +67,12 @@ ENV_KEY = 'reserve.api_version'
 #         /v1/reservations (a booking refused for capacity waits as
 #         STANDBY and is admitted when room frees, or LAPSED), a
 #         reservation's standby_since and standby_until
-VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7', '1.8')
+#   1.9 - shared reservations: shared_project_ids of POST
+#         /v1/reservations and of a reservation's view, PUT
+#         /v1/reservations/{id}/shared-projects (the whole list) and PUT
+#         or DELETE /v1/reservations/{id}/shared-projects/{project_id}
+VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7', '1.8',
+            '1.9')
 
 
 class Version(collections.namedtuple('Version', 'major minor')):
@@ -99,6 +104,7 @@ CALENDAR = Version(1, 5)
 COUNTER_OFFER = Version(1, 6)
 SERIES = Version(1, 7)
 STANDBY = Version(1, 8)
+SHARING = Version(1, 9)
 
 
 def _requested(header_value):

@@ -30,15 +30,16 @@ from reserve.api.schemas import parts
 from reserve.api.schemas import reports
 from reserve.api.schemas import reservations
 from reserve.api.schemas import series
+from reserve.api.schemas import sharing
 from reserve.api.schemas import spot
 
 OPENAPI_VERSION = '3.1.0'
 PATH = '/v1/openapi.json'
 
 # In the order of the document.
-RESOURCES = (reservations, leases, hosts, domain_owners, allocations, flavors,
-             maintenance, limits, reports, devices, device_reservations,
-             spot, diagnoses, calendar, series)
+RESOURCES = (reservations, sharing, leases, hosts, domain_owners,
+             allocations, flavors, maintenance, limits, reports, devices,
+             device_reservations, spot, diagnoses, calendar, series)
 
 
 def _gather(part):

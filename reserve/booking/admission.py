@@ -37,6 +37,7 @@ from reserve.db import api as db_api
 from reserve.db import bookings as bookings_db
 from reserve.db import desk
 from reserve.db import flavors as flavors_db
+from reserve.db import sharing as sharing_db
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -380,8 +381,11 @@ def locked_flavor(context, locked, flavor):
 
 
 @db_api.retry_on_deadlock
-def book(context, flavor, start, end, count, bypass_maintenance=False):
-    """Admit and write a booking of ``flavor`` for the caller's project.
+def book(context, flavor, start, end, count, bypass_maintenance=False,
+         shared_project_ids=()):
+    """Admit and write a booking of ``flavor`` for the caller's project
+    (shared with ``shared_project_ids``, checked by reserve.booking.
+    sharing).
 
     Runs the whole gauntlet (gauntlet.py) in order, then writes the row
     PENDING_CREATE; raises the error of the first rule that fails.
@@ -392,6 +396,7 @@ def book(context, flavor, start, end, count, bypass_maintenance=False):
         flavor = locked_flavor(context, locked, flavor)
         booking = admit(context, locked, flavor, start, end, count,
                         bypass_maintenance)
+        sharing_db.shares_add(context, booking.id, shared_project_ids)
     _withdraw_if_over_quota(context, booking, project_id, deltas)
     LOG.info('Reservation %s admitted: %d x %s from %s to %s for project '
              '%s', booking.id, count, flavor.name, start, end, project_id)

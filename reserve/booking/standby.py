@@ -40,6 +40,7 @@ from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import bookings as bookings_db
 from reserve.db import flavors as flavors_db
+from reserve.db import sharing as sharing_db
 from reserve.notification import sync
 
 CONF = cfg.CONF
@@ -65,9 +66,10 @@ def check_deadline(start, until, now):
                        timeutils.isoformat(start)))
 
 
-def _wait(context, refusal, flavor, start, end, count, until):
-    """Write the STANDBY booking of a request refused for capacity, or
-    raise the refusal when it could never be admitted."""
+def _wait(context, refusal, flavor, start, end, count, until,
+          shared_project_ids):
+    """Write the STANDBY booking of a request refused for capacity (with
+    its shares), or raise the refusal when it could never be admitted."""
     project_id = context.project_id
     if count > admission.offered(context, [flavor])[flavor.id]:
         # More than the flavor offers when nothing else holds it.
@@ -87,6 +89,7 @@ def _wait(context, refusal, flavor, start, end, count, until):
             flavor_id=flavor.id, instance_count=count, start=start, end=end,
             status=B.STANDBY, standby_since=since.replace(tzinfo=None),
             standby_until=until))
+        sharing_db.shares_add(context, booking.id, shared_project_ids)
     LOG.info('Reservation %s on standby: %d x %s from %s to %s for project '
              '%s, until %s', booking.id, count, flavor.name, start, end,
              project_id, until or start)
@@ -94,17 +97,19 @@ def _wait(context, refusal, flavor, start, end, count, until):
 
 
 def book_or_wait(context, flavor, start, end, count, until=None,
-                 bypass_maintenance=False):
+                 bypass_maintenance=False, shared_project_ids=()):
     """Admit a booking as admission.book does, or, refused for capacity
     alone, keep it waiting: (booking, whether it waits)."""
     if until is not None:
         check_deadline(start, until, timeutils.utcnow())
     try:
-        return admission.book(context, flavor, start, end, count,
-                              bypass_maintenance=bypass_maintenance), False
+        return admission.book(
+            context, flavor, start, end, count,
+            bypass_maintenance=bypass_maintenance,
+            shared_project_ids=shared_project_ids), False
     except exception.NoCapacity as refusal:
         return _wait(context, refusal, flavor, start, end, count,
-                     until), True
+                     until, shared_project_ids), True
 
 
 def cancel(context, booking_id, who):

@@ -181,10 +181,11 @@ class NovaClient:
     def ensure_aggregate(self, name, metadata):
         return self.repair_aggregate(name, metadata)[0]
 
-    def repair_aggregate(self, name, metadata):
-        """Aggregate ``name`` with ``metadata`` (other keys kept), created
-        if missing. Returns (the aggregate, whether it was created, the
-        keys of ``metadata`` that had to be set, sorted)."""
+    def repair_aggregate(self, name, metadata, owned_prefix=None):
+        """Aggregate ``name`` with ``metadata`` (other keys kept, but for
+        those beginning with ``owned_prefix``, which go), created if
+        missing. Returns (the aggregate, whether it was created, the
+        keys that had to be set or removed, sorted)."""
         aggregate = self.find_aggregate(name)
         created = aggregate is None
         if created:
@@ -193,6 +194,11 @@ class NovaClient:
             except nova_exc.Conflict:
                 aggregate = self.find_aggregate(name)
                 created = False
+        if owned_prefix:
+            # A value of None removes the key.
+            metadata = dict(
+                {k: None for k in aggregate.metadata
+                 if k.startswith(owned_prefix)}, **metadata)
         missing = {k: v for k, v in metadata.items()
                    if aggregate.metadata.get(k) != v}
         if missing:

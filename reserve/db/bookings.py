@@ -12,6 +12,7 @@ from reserve.common import exception
 from reserve.common import states
 from reserve.db import api as db_api
 from reserve.db import models
+from reserve.db import sharing as sharing_db
 
 
 def _stretch_longest_booking(session, booking):
@@ -154,6 +155,7 @@ def _drop_unadopted_allocations(session, booking_ids):
 def booking_destroy(context, booking_id):
     with db_api.writer.using(context) as session:
         _drop_unadopted_allocations(session, [booking_id])
+        sharing_db.shares_drop(session, [booking_id])
         session.query(models.Booking).filter_by(id=booking_id).delete()
 
 
@@ -213,6 +215,7 @@ def booking_purge(context, ended_before):
               .where(models.Booking.end < ended_before))
     with db_api.writer.using(context) as session:
         _drop_unadopted_allocations(session, purged)
+        sharing_db.shares_drop(session, purged)
         return (session.query(models.Booking)
                 .filter(models.Booking.status.in_(over))
                 .filter(models.Booking.end < ended_before)

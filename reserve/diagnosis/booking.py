@@ -7,6 +7,7 @@ from reserve.common import timeutils
 from reserve.db import bookings as bookings_db
 from reserve.db import hosts as hosts_db
 from reserve.db import leases as leases_db
+from reserve.db import sharing as sharing_db
 from reserve.diagnosis import compute_hosts
 from reserve.diagnosis import fence_objects
 from reserve.diagnosis import findings
@@ -53,7 +54,7 @@ def diagnose(context, booking_id, nova, placement):
     booked = subject.Booked(
         booking=booking, lease=lease, reservation=reservation,
         rsv_id=reservation.id if reservation else booking.reserved_flavor_id,
-        now=now)
+        now=now, shares=sharing_db.shares_of(context, booking.id))
     booking_layer, missing = owner.booking_layer(booking, lease, now)
     layers = [booking_layer,
               lease_layers.lease_layer(lease, now, missing),

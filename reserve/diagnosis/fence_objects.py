@@ -11,7 +11,7 @@ def _expected_flavor(booked):
             'vcpus': rsv.vcpus, 'ram': rsv.memory_mb, 'disk': rsv.disk_gb,
             'is_public': False,
             'extra_specs': instance_objects.flavor_specs(rsv),
-            'access': [booked.lease.project_id] if booked.started else []}
+            'access': booked.access() if booked.started else []}
 
 
 def _read_flavor(nova, flavor_id):
@@ -57,6 +57,12 @@ def _access_problems(booked, expected, found):
         problems.append(booked.drift(
             'project %s has no access to the flavor' % project))
     for project in sorted(set(found['access']) - set(expected['access'])):
+        if project in booked.shares.removed:
+            # The repair takes it back.
+            problems.append(booked.drift(
+                'project %s has access to the flavor but is no longer '
+                'shared' % project))
+            continue
         problems.append(booked.drift(
             'project %s has access to the flavor %s' % (
                 project, 'before the start' if not booked.started else
@@ -119,6 +125,12 @@ def _aggregate_problems(booked, expected, found):
             problems.append(booked.drift(
                 'aggregate metadata %s is %r, not %r' % (
                     key, found['metadata'].get(key), value)))
+    for key in sorted(set(found['metadata']) - set(expected['metadata'])):
+        if key.startswith(instance_objects.SHARED_TENANT_KEY):
+            # The repair removes it: the project is not shared (now).
+            problems.append(booked.drift(
+                'aggregate metadata %s lets in a project the reservation '
+                'is not shared with' % key))
     missing = sorted(set(expected['hosts']) - set(found['hosts']))
     extra = sorted(set(found['hosts']) - set(expected['hosts']))
     if missing:
@@ -143,7 +155,7 @@ def aggregate_layer(booked, nova):
                     'hosts': booked.service_hosts() if booked.started
                     else [],
                     'metadata': instance_objects.aggregate_metadata(
-                        booked.lease, booked.rsv_id)}
+                        booked.lease, booked.rsv_id, booked.shares.shared)}
     return _nova_object_layer(
         booked, nova, 'aggregate', expected, _read_aggregate,
         'openstack aggregate delete %s (after removing its hosts)' % rsv_id,

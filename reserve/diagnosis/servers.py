@@ -21,7 +21,7 @@ def _own_problems(booked, own, hosts):
     per_host = {}
     for server in own:
         per_host[server['host']] = per_host.get(server['host'], 0) + 1
-        if server['project_id'] != booked.lease.project_id:
+        if server['project_id'] not in booked.access():
             problems.append(findings.problem(
                 'server %s of project %s runs on the reservation\'s flavor'
                 % (server['id'], server['project_id']),

@@ -8,6 +8,7 @@ import typing
 from oslo_config import cfg
 
 from reserve.common import states
+from reserve.db import sharing as sharing_db
 from reserve.diagnosis import findings
 from reserve.diagnosis import lease as lease_layers
 
@@ -21,6 +22,13 @@ class Booked:
     reservation: typing.Any     # the lease reservation, or None
     rsv_id: typing.Optional[str]  # what names the cloud objects
     now: datetime.datetime
+    # The projects the booking is shared with, and those taken back
+    # (reserve.db.sharing.Shares).
+    shares: typing.Any = sharing_db.Shares([], [])
+
+    def access(self):
+        """The projects that boot its flavor while it runs."""
+        return [self.lease.project_id] + list(self.shares.shared)
 
     @property
     def started(self):

@@ -8,7 +8,9 @@ the lease reservation's id (RSV):
   ``aggregate_instance_extra_specs:reservation=RSV`` and
   ``resources:CUSTOM_RESERVATION_<RSV>=1``;
 * an aggregate RSV with metadata ``reservation=RSV`` and
-  ``filter_tenant_id=<project>``;
+  ``filter_tenant_id=<project>`` (and ``filter_tenant_id_<project>`` for
+  each project the booking is shared with, which get flavor access too:
+  reserve.plugins.shared_access);
 * the resource class CUSTOM_RESERVATION_<RSV>, with inventory (total =
   the instances reserved on that host, max_unit 1) on a child provider
   ``reserve_<host>`` under each reserved compute node while the lease is
@@ -28,6 +30,7 @@ from reserve.common import states
 from reserve.db import hosts as hosts_db
 from reserve.plugins import base
 from reserve.plugins import instance_objects as objects
+from reserve.plugins import shared_access
 from reserve.spot import lending
 
 CONF = cfg.CONF
@@ -116,21 +119,25 @@ class FlavorInstancePlugin(base.ResourcePlugin):
     # artefacts ---------------------------------------------------------------
 
     def build(self, context, lease, reservation):
-        self._build(lease, reservation)
+        self._build(lease, reservation,
+                    shared_access.shares(context, lease).shared)
 
-    def _build(self, lease, reservation):
+    def _build(self, lease, reservation, shared):
         rsv_id = reservation.id
         return (objects.ensure_resource_class(self.placement, rsv_id) +
                 objects.ensure_flavor(self.nova, reservation) +
-                objects.ensure_aggregate(self.nova, lease, rsv_id))
+                objects.ensure_aggregate(self.nova, lease, rsv_id, shared))
 
     def on_start(self, context, lease, reservation):
-        self._start(lease, reservation)
+        self._start(context, lease, reservation)
 
-    def _start(self, lease, reservation):
+    def _start(self, context, lease, reservation):
         rsv_id = reservation.id
-        return (self._build(lease, reservation) +
+        shares = shared_access.shares(context, lease)
+        return (self._build(lease, reservation, shares.shared) +
                 objects.ensure_access(self.nova, rsv_id, lease.project_id) +
+                shared_access.ensure(context, self.nova, lease, rsv_id,
+                                     shares) +
                 objects.ensure_hosts(self.nova, self.placement, rsv_id,
                                      reservation.allocations))
 
@@ -140,7 +147,7 @@ class FlavorInstancePlugin(base.ResourcePlugin):
         makes is made again where missing or changed, extra specs added
         by hand go, and the hosts it no longer holds leave its aggregate
         and lose its inventory. Returns what it put right."""
-        done = self._start(lease, reservation)
+        done = self._start(context, lease, reservation)
         done += objects.drop_hosts_not_held(
             self.nova, self.placement, reservation.id,
             reservation.allocations, hosts_db.host_list(context))
@@ -157,6 +164,8 @@ class FlavorInstancePlugin(base.ResourcePlugin):
         # No new boots from here on, then the servers go, and the spot
         # servers its idle seats held.
         self.nova.remove_flavor_access(rsv_id, lease.project_id)
+        shared_access.take_back(self.nova, rsv_id,
+                                shared_access.shares(context, lease))
         lending.take_back(context, self.nova, self.placement, reservation)
         try:
             self.nova.delete_servers_of_flavor(

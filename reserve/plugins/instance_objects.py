@@ -29,9 +29,21 @@ def flavor_specs(reservation):
     return specs
 
 
-def aggregate_metadata(lease, rsv_id):
-    return {'reservation': rsv_id, 'filter_tenant_id': lease.project_id,
-            'reserve:owner': lease.user_id or ''}
+# The tenant filters of nova (AggregateMultiTenancyIsolation, and
+# placement's limit_tenants_to_placement_aggregate) read every key
+# beginning with filter_tenant_id; placement's takes one project per
+# value. A shared project gets a key of its own.
+SHARED_TENANT_KEY = 'filter_tenant_id_'
+
+
+def aggregate_metadata(lease, rsv_id, shared=()):
+    """The metadata of the aggregate ``rsv_id``; ``shared``: the projects
+    the booking is shared with."""
+    metadata = {'reservation': rsv_id, 'filter_tenant_id': lease.project_id,
+                'reserve:owner': lease.user_id or ''}
+    metadata.update((SHARED_TENANT_KEY + project_id, project_id)
+                    for project_id in shared)
+    return metadata
 
 
 def service_host(host):
@@ -62,13 +74,17 @@ def ensure_flavor(nova_client, reservation):
             for key, (_, wanted) in sorted(changes.items())]
 
 
-def ensure_aggregate(nova_client, lease, rsv_id):
+def ensure_aggregate(nova_client, lease, rsv_id, shared=()):
+    """The aggregate with its metadata; the key of a project no longer
+    shared goes."""
+    metadata = aggregate_metadata(lease, rsv_id, shared)
     _, created, keys = nova_client.repair_aggregate(
-        rsv_id, aggregate_metadata(lease, rsv_id))
+        rsv_id, metadata, owned_prefix=SHARED_TENANT_KEY)
     if created:
         return ['aggregate %s re-created' % rsv_id]
-    return ['aggregate %s metadata %s restored' % (rsv_id, key)
-            for key in keys]
+    return ['aggregate %s metadata %s %s' % (
+        rsv_id, key, 'restored' if key in metadata else 'removed')
+        for key in keys]
 
 
 def ensure_access(nova_client, rsv_id, project_id):

@@ -5,6 +5,7 @@
       reservation the booking desk holds)
 1.1 - promote_standby: capacity was freed, run a pass of the standby
       list now
+1.2 - share_lease: a booking's shared projects changed
 
 A method added later names its version in its cast; [upgrade_levels]
 worker caps what this node sends while older workers run
@@ -18,7 +19,7 @@ CONF = cfg.CONF
 
 
 class WorkerAPI:
-    RPC_API_VERSION = '1.1'
+    RPC_API_VERSION = '1.2'
 
     def __init__(self):
         self._client = rpc.get_client(
@@ -50,6 +51,12 @@ class WorkerAPI:
         earlier): run a pass of the standby list now rather than at the
         next interval."""
         self._cast(context, 'promote_standby', version='1.1',
+                   booking_id=booking_id)
+
+    def share_lease(self, context, booking_id):
+        """Give a running booking's shared projects their access, and take
+        it from those no longer shared."""
+        self._cast(context, 'share_lease', version='1.2',
                    booking_id=booking_id)
 
     def create_device_lease(self, context, device_reservation_id):

@@ -23,7 +23,7 @@ LOG = logging.getLogger(__name__)
 
 
 class BookingWorker:
-    target = messaging.Target(version='1.1')
+    target = messaging.Target(version='1.2')
 
     def __init__(self, manager_api=None, standby_pass=None):
         self._manager_api = manager_api
@@ -121,6 +121,18 @@ class BookingWorker:
                   booking_id)
         if self._standby_pass is not None:
             self._standby_pass.wake()
+
+    def share_lease(self, context, booking_id):
+        """The lease's objects follow the booking's shares at once (the
+        manager syncs a started lease; one yet to start shares at its
+        start). Lost, the repair task applies them within its
+        interval."""
+        try:
+            booking = bookings_db.booking_get(context, booking_id)
+        except exception.BookingNotFound:
+            return
+        if booking.lease_id:
+            self.manager_api.sync_lease(context, booking.lease_id)
 
     # device reservations ----------------------------------------------
 

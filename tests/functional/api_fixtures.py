@@ -156,7 +156,7 @@ def casts(monkeypatch):
         return record
 
     for method in ('create_lease', 'update_lease', 'delete_lease',
-                   'promote_standby'):
+                   'promote_standby', 'share_lease'):
         monkeypatch.setattr(worker_rpcapi.WorkerAPI, method,
                             recorder(method))
     return recorded

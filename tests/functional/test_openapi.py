@@ -256,6 +256,14 @@ def test_real_answers_match_the_description(gpu_api, casts):  # noqa: F811
     app.get('/v1/limits', headers=MEMBER_A)
     app.get('/v1/reports/delivery',
             headers=dict(ADMIN, **{'OpenStack-API-Version': 'reserve 1.3'}))
+    # shared with other projects (1.9)
+    v19 = dict(MEMBER_A, **{'OpenStack-API-Version': 'reserve 1.9'})
+    shares = '/v1/reservations/%s/shared-projects' % booking['id']
+    app.put_json(shares, {'shared_project_ids': ['%032x' % 1]},
+                 headers=v19)
+    app.put(shares + '/' + '%032x' % 2, headers=v19)
+    app.delete(shares + '/' + '%032x' % 2, headers=v19)
+    app.get('/v1/reservations/%s' % booking['id'], headers=v19)
     app.delete('/v1/reservations/%s' % booking['id'], headers=MEMBER_A)
 
     # series (1.7), admitted as far as they fit, and refused

@@ -3,7 +3,7 @@
 The first release is the baseline: every method is 1.0, but the
 manager's diagnose and doctor (1.1), its methods of spot devices (1.2)
 and the detach of a spot device by its spot domain's project (1.3), and
-the worker's promote_standby (1.1). A
+the worker's promote_standby (1.1) and share_lease (1.2). A
 server of version N answers every 1.x message up to N, so an N-1 client
 keeps working against it; an N client capped by [upgrade_levels]
 refuses, clearly, a method newer than its cap instead of sending it.
@@ -95,7 +95,7 @@ def _public(cls):
 def test_both_sides_speak_the_same_version():
     for client, server, version in (
             (manager_rpcapi.ManagerAPI, manager.LeaseManager, '1.3'),
-            (worker_rpcapi.WorkerAPI, worker.BookingWorker, '1.1')):
+            (worker_rpcapi.WorkerAPI, worker.BookingWorker, '1.2')):
         assert client.RPC_API_VERSION == server.target.version == version
 
 
@@ -117,6 +117,14 @@ def test_a_client_capped_at_1_2_refuses_the_spot_detach(override):
     assert raised.value.code == 503
     assert ('detach_spot_device needs RPC 1.3 and [upgrade_levels] '
             'manager caps messages at 1.2' in str(raised.value))
+
+
+def test_a_worker_client_capped_at_1_1_refuses_share_lease(override):
+    # The repair task applies the shares the cast could not carry.
+    override('worker', '1.1', group='upgrade_levels')
+    with pytest.raises(exception.RPCVersionCapped) as raised:
+        worker_rpcapi.WorkerAPI().share_lease(ctx(), 'b-1')
+    assert 'share_lease needs RPC 1.2' in str(raised.value)
 
 
 def test_every_method_a_client_sends_its_server_has():

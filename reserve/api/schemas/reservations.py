@@ -7,6 +7,7 @@ and time with a timezone), so that the message names the field; their
 """
 from reserve.api import microversion
 from reserve.api.schemas import parts
+from reserve.api.schemas import sharing
 from reserve.api.views import missing_capacity
 from reserve.common import states
 
@@ -24,6 +25,7 @@ create = {
         'end': _date,
         'instance_count': {'type': 'integer', 'minimum': 1,
                            'maximum': MAX_INSTANCE_COUNT},
+        sharing.FIELD: sharing.project_ids,
     },
     'required': ['flavor_id', 'start', 'end'],
     'additionalProperties': False,
@@ -94,9 +96,12 @@ def response_schemas():
             'standby_until': dict(parts.DATE_OR_NULL, description=(
                 'Since 1.8: when it lapses if not admitted (null: at its '
                 'start, or it never waited)')),
+            sharing.FIELD: dict(parts.STR_LIST, description=(
+                'Since 1.9, of one reservation: the projects it is shared '
+                'with (a project it is shared with sees itself alone)')),
         }, optional=('reserved_flavor_id', 'compute_flavor', 'delivery',
                      'missing_capacity', 'series_id', 'standby_since',
-                     'standby_until'),
+                     'standby_until', sharing.FIELD),
             description='A booking of a catalogue flavor for a window.'),
     }
 

@@ -2,6 +2,7 @@
 from reserve.api import microversion
 from reserve.api.views import deliveries
 from reserve.api.views import missing_capacity
+from reserve.api.views import sharing
 from reserve.common import timeutils
 
 
@@ -39,6 +40,8 @@ def show(booking):
     view = reservation_view(booking)
     if missing_capacity.shown():
         view['missing_capacity'] = missing_capacity.of_booking(booking)
+    if sharing.shown():
+        view['shared_project_ids'] = sharing.seen(booking)
     return {'reservation': view}
 
 

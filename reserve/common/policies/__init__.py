@@ -20,6 +20,7 @@ from reserve.common.policies import metrics
 from reserve.common.policies import reports
 from reserve.common.policies import reservations
 from reserve.common.policies import series
+from reserve.common.policies import sharing
 
 
 def list_rules():
@@ -27,6 +28,7 @@ def list_rules():
         base.list_rules(),
         reservations.list_rules(),
         series.list_rules(),
+        sharing.list_rules(),
         leases.list_rules(),
         hosts.list_rules(),
         allocations.list_rules(),

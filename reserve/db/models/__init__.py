@@ -31,3 +31,4 @@ from reserve.db.models.maintenance import MaintenanceWindow  # noqa: F401
 from reserve.db.models.maintenance import MaintenanceWindowFlavor  # noqa
 from reserve.db.models.series import Series  # noqa: F401
 from reserve.db.models.services import Service  # noqa: F401
+from reserve.db.models.sharing import BookingProject  # noqa: F401

@@ -1,13 +1,13 @@
 """Writes are authorized as writes, over HTTP.
 
-Every write route of a booking (/v1/reservations) and of a device
-reservation (/v1/device-reservations), sent as each persona of the
-harness: another project's member, the owner's reader, an auditor and a
-service user that read every project, and a member of its own project
-that also reads every project. Each is refused (404 when the row is not
-visible to it, 403 when it may read but not write it) and the database
-and the host's domains are exactly as before; the owner's member and the
-administrator then succeed.
+Every write route of a booking (/v1/reservations, its shared projects
+included) and of a device reservation (/v1/device-reservations), sent
+as each persona of the harness: another project's member, the owner's
+reader, an auditor and a service user that read every project, and a
+member of its own project that also reads every project. Each is
+refused (404 when the row is not visible to it, 403 when it may read
+but not write it) and the database and the host's domains are exactly
+as before; the owner's member and the administrator then succeed.
 """
 import re
 
@@ -17,6 +17,8 @@ from reserve.common import policies
 from reserve.common.policies import base
 from reserve.db import api as db_api
 from reserve.db import models
+from reserve.db import sharing as sharing_db
+from tests.functional.api_fixtures import admin_context
 from tests.functional.api_fixtures import casts  # noqa: F401
 from tests.functional.api_fixtures import future
 from tests.functional.api_fixtures import make_booking
@@ -24,11 +26,16 @@ from tests.functional.hostile.http import assert_http_error
 
 OUTSIDERS = ('member_b', 'reader_a', 'reader_all', 'service', 'member_all')
 # What any write touches: bookings, device reservations, leases.
-TABLES = ('bookings', 'device_reservations', 'device_reservation_devices',
-          'device_reservation_projects', 'device_attachments', 'leases',
-          'events', 'lease_reservations', 'allocations')
+TABLES = ('bookings', 'booking_projects', 'device_reservations',
+          'device_reservation_devices', 'device_reservation_projects',
+          'device_attachments', 'leases', 'events', 'lease_reservations',
+          'allocations')
 DEVICES = '/v1/device-reservations'
 BOOKINGS = '/v1/reservations'
+# The shared-projects routes exist from 1.9.
+V19 = {'OpenStack-API-Version': 'reserve 1.9'}
+SHARED = 'c0ffee00c0ffee00c0ffee00c0ffee00'
+KEPT = 'feedfacefeedfacefeedfacefeedface'
 
 
 def snapshot():
@@ -50,19 +57,30 @@ def assert_refused(response):
 
 def booking_writes(booking_id):
     item = '%s/%s' % (BOOKINGS, booking_id)
+    shares = item + '/shared-projects'
     return [('PATCH', item, {'end': future(30 * 24)}),
+            ('PUT', shares + '/' + SHARED, None),
+            ('DELETE', shares + '/' + KEPT, None),
+            ('PUT', shares, {'shared_project_ids': [SHARED]}),
             ('DELETE', item, None)]
+
+
+def shared_booking():
+    booking = make_booking(project='project-a', status='ACTIVE',
+                           start_hours=-1, hours=48)
+    sharing_db.shares_add(admin_context(), booking.id, [KEPT])
+    return booking
 
 
 @pytest.mark.usefixtures('casts')
 @pytest.mark.parametrize('who', OUTSIDERS)
 def test_nobody_else_writes_a_booking(served, who):
     http = served
-    booking = make_booking(project='project-a', status='ACTIVE',
-                           start_hours=-1, hours=48)
+    booking = shared_booking()
     before = snapshot()
     for verb, path, body in booking_writes(booking.id):
-        assert_refused(http.request(who, verb, path, json=body))
+        assert_refused(http.request(who, verb, path, json=body,
+                                    headers=V19))
     assert snapshot() == before
     # A reader of every project still reads it: the refusal is the write's.
     if who in ('reader_all', 'member_all'):
@@ -76,11 +94,15 @@ def test_nobody_else_writes_a_booking(served, who):
 @pytest.mark.parametrize('who', ('member_a', 'admin'))
 def test_the_owner_and_the_admin_write_a_booking(served, who):
     http = served
-    booking = make_booking(project='project-a', status='ACTIVE',
-                           start_hours=-1, hours=48)
+    booking = shared_booking()
     moved = http.patch(who, '%s/%s' % (BOOKINGS, booking.id),
                        json={'end': future(72)})
     assert moved.status_code == 200, moved.text
+    for verb, path, body in booking_writes(booking.id)[1:-1]:
+        shared = http.request(who, verb, path, json=body, headers=V19)
+        assert shared.status_code in (200, 204), shared.text
+    assert sharing_db.shares_of(admin_context(), booking.id) == (
+        [SHARED], [KEPT])
     gone = http.delete(who, '%s/%s' % (BOOKINGS, booking.id))
     assert gone.status_code == 204, gone.text
     shown = http.get('admin', '%s/%s' % (BOOKINGS, booking.id)).json()

@@ -27,12 +27,13 @@ WAIT_TIMEOUT = 300
 POLL_INTERVAL = 2
 
 # compute_flavor: the name of reserved_flavor_id before API 1.2 (shown
-# beside it in 1.1); missing_capacity and delivery: from 1.3.
+# beside it in 1.1); missing_capacity and delivery: from 1.3;
+# shared_project_ids: from 1.9.
 SHOW_FIELDS = ('id', 'project_id', 'user_id', 'flavor_id', 'instance_count',
                'start', 'end', 'status', 'status_reason',
                'missing_capacity', 'lease_id', 'reserved_flavor_id',
-               'compute_flavor', 'delivery', 'standby_since',
-               'standby_until', 'created_at', 'updated_at')
+               'compute_flavor', 'shared_project_ids', 'delivery',
+               'standby_since', 'standby_until', 'created_at', 'updated_at')
 
 
 def _show(item):
@@ -83,6 +84,12 @@ class CreateReservation(base.ReserveCommand, command.ShowOne):
             help='With --standby, lapse at this time if still waiting '
                  '(default: at the start): ' + utils.DATE_HELP)
         parser.add_argument(
+            '--share', metavar='<project>', action='append', default=[],
+            dest='shares',
+            help='Let this project (name or ID) boot the reserved flavor '
+                 'too while the reservation runs (repeat for more, up to '
+                 '100; API 1.9)')
+        parser.add_argument(
             '--wait', action='store_true', default=False,
             help='Wait until the reservation leaves PENDING_CREATE (its '
                  'lease is built: ALLOCATED, with lease_id and '
@@ -112,7 +119,9 @@ class CreateReservation(base.ReserveCommand, command.ShowOne):
                 parsed_args.flavor, parsed_args.start, parsed_args.end,
                 instance_count=parsed_args.instance_count,
                 standby=parsed_args.standby,
-                standby_until=parsed_args.standby_until)
+                standby_until=parsed_args.standby_until,
+                shared_project_ids=[base.resolve_project(self, p)
+                                    for p in parsed_args.shares])
         except rc_exceptions.Conflict as exc:
             if exc.counter_offer is None:
                 raise
@@ -328,7 +337,8 @@ class ShowReservation(base.ReserveCommand, command.ShowOne):
 
 
 class SetReservation(base.ReserveCommand, command.Command):
-    """Change the end of a reservation (extend or shorten it)."""
+    """Change the end of a reservation (extend or shorten it), or the
+    projects it is shared with while it lives."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -337,13 +347,35 @@ class SetReservation(base.ReserveCommand, command.Command):
         parser.add_argument(
             '--end', metavar='<date>', type=utils.parse_date,
             help='New end of the reservation: ' + utils.DATE_HELP)
+        parser.add_argument(
+            '--share', metavar='<project>', action='append', default=[],
+            dest='shares',
+            help='Let this project (name or ID) boot the reserved flavor '
+                 'too (repeat for more; API 1.9)')
+        parser.add_argument(
+            '--unshare', metavar='<project>', action='append', default=[],
+            dest='unshares',
+            help='Stop sharing the reservation with this project (name or '
+                 'ID; repeat for more): it boots no new server of the '
+                 'flavor (API 1.9)')
+        parser.add_argument(
+            '--no-share', action='store_true', default=False,
+            help='Share the reservation with no project any more (with '
+                 '--share: with those alone)')
         return parser
 
     def take_action(self, parsed_args):
-        if parsed_args.end is None:
+        sharing = (parsed_args.shares or parsed_args.unshares or
+                   parsed_args.no_share)
+        if parsed_args.end is None and not sharing:
             raise exceptions.CommandError(
-                'Nothing to change: give --end <date>')
+                'Nothing to change: give --end <date>, --share <project> '
+                'or --unshare <project>')
         client = base.reserve_client(self)
+        if sharing:
+            change_shares(self, client, parsed_args)
+        if parsed_args.end is None:
+            return
         try:
             client.reservations.update(parsed_args.reservation,
                                        parsed_args.end)
@@ -352,6 +384,27 @@ class SetReservation(base.ReserveCommand, command.Command):
                 raise
             raise exceptions.CommandError(
                 later_end_message(exc, parsed_args.reservation)) from None
+
+
+def change_shares(command, client, parsed_args):
+    """The shares set asks for: one call per project, so that two
+    commands at once each keep what the other did (--no-share sets the
+    whole list)."""
+    rsv = parsed_args.reservation
+    shares = [base.resolve_project(command, p) for p in parsed_args.shares]
+    unshares = [base.resolve_project(command, p)
+                for p in parsed_args.unshares]
+    both = sorted(set(shares) & set(unshares))
+    if both:
+        raise exceptions.CommandError(
+            'Project %s is both shared and unshared' % ', '.join(both))
+    if parsed_args.no_share:
+        client.reservations.set_shared_projects(rsv, shares)
+        return
+    for project_id in shares:
+        client.reservations.share(rsv, project_id)
+    for project_id in unshares:
+        client.reservations.unshare(rsv, project_id)
 
 
 class DeleteReservation(base.ReserveCommand, command.Command):

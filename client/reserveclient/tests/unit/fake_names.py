@@ -19,6 +19,8 @@ COUNTER_OFFER = (1, 6)
 SERIES = (1, 7)
 # A booking that waits for room (the server's STANDBY).
 STANDBY = (1, 8)
+# A reservation's shared_project_ids (the server's SHARING).
+SHARING = (1, 9)
 
 # {name since 1.2: the name before it}, per resource.
 RESERVATION = {'reserved_flavor_id': 'compute_flavor'}
@@ -103,8 +105,10 @@ def reservation(view, version, one, method):
     _since(view, version, STANDBY, 'standby_since', None)
     _since(view, version, STANDBY, 'standby_until', None)
     _since(view, version, PLAYBOOK, 'delivery', dict(NO_DELIVERY))
+    _since(view, version, SHARING, 'shared_project_ids', [])
     if not one:
         view.pop('missing_capacity', None)
+        view.pop('shared_project_ids', None)
     if not one or method != 'GET':
         view.pop('delivery', None)
     if version >= SERIES:

@@ -22,6 +22,7 @@ from reserveclient.tests.unit import fake_diagnoses
 from reserveclient.tests.unit import fake_names
 from reserveclient.tests.unit import fake_rest
 from reserveclient.tests.unit import fake_series
+from reserveclient.tests.unit import fake_sharing
 from reserveclient.tests.unit import fake_spot
 
 # How the double answers, whatever the resource (see fake_rest), by the
@@ -156,6 +157,8 @@ class FakeReserveAPI:
         if fake_series.is_series(parts):
             return fake_series.answer(self, method, path, parts, params,
                                       body)
+        if fake_sharing.is_sharing(parts):
+            return fake_sharing.answer(self, method, path, parts)
         if fake_spot.is_spot(parts, method):
             return fake_spot.answer(self, path, parts, body)
         if len(parts) < 2 or parts[0] != 'v1' or \
@@ -208,6 +211,7 @@ class FakeReserveAPI:
                                'project-a' % body['flavor_id'],
                                'reserve.invalid')
             status = self._admitted(flavor, body)
+            fake_sharing.on_create(self, body)
             values = dict(
                 project_id='project-a', user_id='alice', instance_count=1,
                 status=status, status_reason=None, lease_id=None,

@@ -9,6 +9,7 @@ import pytest
 from reserveclient.tests.unit import fake_calendar
 from reserveclient.tests.unit import fake_names
 from reserveclient.tests.unit import fake_series
+from reserveclient.tests.unit import fake_sharing
 from reserveclient.v1 import httpclient
 from reserveclient.v1 import names
 from reserveclient.v1 import series
@@ -52,12 +53,14 @@ def _each_version(serve, view, args, fake_view):
 
 
 def test_the_double_knows_every_version():
-    assert VERSIONS[-1] == microversion.Version(*fake_names.STANDBY)
     assert microversion.STANDBY == microversion.Version(*fake_names.STANDBY)
     assert microversion.SERIES == microversion.Version(*fake_names.SERIES)
     assert microversion.SERIES == microversion.Version(*fake_series.VERSION)
     assert microversion.SERIES == microversion.Version.parse(
         series.SERIES_VERSION)
+    assert VERSIONS[-1] == microversion.Version(*fake_names.SHARING)
+    assert microversion.SHARING == microversion.Version(
+        *fake_sharing.SHARING)
     assert microversion.COUNTER_OFFER == microversion.Version(
         *fake_names.COUNTER_OFFER)
     assert microversion.CALENDAR == microversion.Version(

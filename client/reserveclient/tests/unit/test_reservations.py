@@ -506,14 +506,16 @@ class TestShow:
         # What 1.3 adds to the answer about one reservation.
         assert shown['missing_capacity'] == []
         assert shown['delivery']['hosts_replaced'] == 0
-        assert list(shown)[-7:] == ['missing_capacity', 'lease_id',
-                                    'reserved_flavor_id', 'delivery',
+        assert list(shown)[-8:] == ['missing_capacity', 'lease_id',
+                                    'reserved_flavor_id',
+                                    'shared_project_ids', 'delivery',
                                     'standby_since', 'standby_until',
                                     'series_id']
-        # What 1.7 adds: the series it is an occurrence of, if any; and
-        # 1.8: it never waited on standby.
+        # What 1.7 adds: the series it is an occurrence of, if any; 1.8:
+        # it never waited on standby; 1.9: it is shared with nobody.
         assert shown['series_id'] is None
         assert shown['standby_since'] is None
+        assert shown['shared_project_ids'] == []
 
     def test_columns(self, runner, api):
         booking = _booking(api, lease_id='l1', reserved_flavor_id='c1')
@@ -527,7 +529,8 @@ class TestShow:
             {'host': 'gpu1', 'instances': 2, 'since': None,
              'reason': 'down'}])
         table = runner.output(reservations.ShowReservation, [booking['id']])
-        assert ("| missing_capacity | host='gpu1', instances='2', "
+        # (Padded to the longest field's name, shared_project_ids.)
+        assert ("| missing_capacity   | host='gpu1', instances='2', "
                 "reason='down', since=" in table)
 
     @pytest.mark.parametrize('version', ['1.0', '1.1'])

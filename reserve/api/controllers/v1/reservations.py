@@ -13,6 +13,7 @@ from pecan import rest
 
 from reserve.api.controllers.v1 import diagnoses
 from reserve.api.controllers.v1 import method
+from reserve.api.controllers.v1 import sharing
 from reserve.api.controllers.v1 import utils
 from reserve.api import microversion
 from reserve.api.schemas import reservations as schema
@@ -60,7 +61,8 @@ class _DiagnosisController(diagnoses.Diagnosis):
         return booking.id
 
 
-_SUBRESOURCES = {diagnoses.SUBRESOURCE: _DiagnosisController}
+_SUBRESOURCES = {diagnoses.SUBRESOURCE: _DiagnosisController,
+                 sharing.SUBRESOURCE: sharing.SharedProjectsController}
 
 
 def _offering(ctx, refusal, flavor, start, end, count, bypass):
@@ -118,8 +120,7 @@ class ReservationsController(rest.RestController):
 
     @method.expose(policy=policies.GET, view=views.show_one)
     def get_one(self, booking_id, *, ctx):
-        booking = self._get(ctx, booking_id)
-        utils.authorize(ctx, policies.GET, booking.project_id)
+        booking = sharing.shown(ctx, booking_id, self._get, policies.GET)
         return booking, deliveries_db.delivery_get(
             ctx, states.Owner.BOOKING, booking.id)
 
@@ -134,15 +135,17 @@ class ReservationsController(rest.RestController):
             utils.can(ctx, flavor_policies.LIST_HIDDEN))
         count = int(body.get('instance_count', 1))
         bypass = utils.can(ctx, policies.BYPASS_MAINTENANCE)
+        shared = sharing.requested(ctx, body)
         waiting = False
         try:
             if body.get('standby'):
                 booking, waiting = standby.book_or_wait(
                     ctx, flavor, start, end, count, until,
-                    bypass_maintenance=bypass)
+                    bypass_maintenance=bypass, shared_project_ids=shared)
             else:
                 booking = admission.book(ctx, flavor, start, end, count,
-                                         bypass_maintenance=bypass)
+                                         bypass_maintenance=bypass,
+                                         shared_project_ids=shared)
         except exception.NoCapacity as refusal:
             raise _offering(ctx, refusal, flavor, start, end, count,
                             bypass) from None
