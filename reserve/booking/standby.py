@@ -9,14 +9,15 @@ never be admitted (more instances than the flavor offers when empty, or
 any other rule) is refused at once.
 
 Promotion (``promote``): the waiters are tried in the order they began
-to wait, each by the normal admission (admission.check_and_place, in
-its capacity transaction and lock), and each that fits is moved to
+to wait, each by the normal admission (admission.check_and_place, in its
+capacity transaction and lock), and each that fits is moved to
 PENDING_CREATE with its allocations in that same transaction: first fit
 in arrival order, so a younger waiter that fits where an older one does
-not is admitted without waiting for it (backfill). A freed slot therefore goes to one
-waiter only, however many passes run at once: they take the capacity
-lock one after the other, and each sees what the one before it wrote.
-A waiter that does not fit, or is over quota now, simply waits on.
+not is admitted without waiting for it (backfill). A freed slot
+therefore goes to one waiter only, however many passes run at once: they
+take the capacity lock one after the other, and each sees what the one
+before it wrote. A waiter that does not fit, or is over quota now,
+simply waits on.
 
 Lapse (``lapse``): a waiter never admitted is closed LAPSED at its start,
 or at its deadline (``standby_until``) when earlier. Both moves are
