@@ -60,7 +60,10 @@ ENV_KEY = 'reserve.api_version'
 #         windows of the same shape that fit, before and after the asked
 #         start, and the most instances that fit in the asked window) and
 #         of a later end's PATCH (latest_end: the latest that fits)
-VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6')
+#   1.7 - the offer search: GET /v1/offers (concrete windows of a shape
+#         over a range of starts, held for [booking] offer_hold_seconds),
+#         and POST /v1/reservations {"offer_id": ...} booking one as is
+VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7')
 
 
 class Version(collections.namedtuple('Version', 'major minor')):
@@ -90,6 +93,7 @@ PLAYBOOK = Version(1, 3)
 SPOT = Version(1, 4)
 CALENDAR = Version(1, 5)
 COUNTER_OFFER = Version(1, 6)
+OFFERS = Version(1, 7)
 
 
 def _requested(header_value):

@@ -37,6 +37,7 @@ from reserve.db import api as db_api
 from reserve.db import bookings as bookings_db
 from reserve.db import desk
 from reserve.db import flavors as flavors_db
+from reserve.db import offers as offers_db
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
@@ -172,9 +173,27 @@ def free_slots(context, flavor, start, end, count, bypass_maintenance):
     a booking fits exactly when it lies within one of them. Two windows
     may overlap (two hosts free one after the other hold a booking each,
     but not one spanning both)."""
+    found = free_capacity(context, flavor, start, end, bypass_maintenance)
+    if found is None:
+        return []
+    return maths.free_windows(found.offer.busy, found.offer.idle,
+                              found.slot_steps, count, found.start,
+                              found.end, model.guard())
+
+
+FreeCapacity = collections.namedtuple('FreeCapacity',
+                                      'start end offer slot_steps')
+
+
+def free_capacity(context, flavor, start, end, bypass_maintenance):
+    """What free_slots reads for [start, end): a FreeCapacity of the
+    window narrowed to when the flavor can be booked, its hosts' Offer
+    over it (and the guard after) and its slots as a step function; None
+    when nothing of it can be booked. The offer search
+    (reserve.booking.offers) reads the hosts of the windows from it."""
     window = bookable_window(flavor, start, end, timeutils.utcnow())
     if window is None or not flavor.nova_flavor:
-        return []
+        return None
     start, end = window
     horizon = end + model.guard()
     need, host_filter = sizing(flavor)
@@ -185,9 +204,10 @@ def free_slots(context, flavor, start, end, count, bypass_maintenance):
         board = model.Board(context, store.read_state(context), start,
                             horizon, model.guard())
         offer = board.offer(need, host_filter)
-    return maths.free_windows(offer.busy, offer.idle,
-                              _slot_steps(flavor, held, start, horizon),
-                              count, start, end, model.guard())
+        # Read now, inside the reader (free_slots asks for them twice).
+        offer.busy_allocations()
+    return FreeCapacity(start, end, offer,
+                        _slot_steps(flavor, held, start, horizon))
 
 
 def _sized(flavors):
@@ -313,11 +333,14 @@ def _withdraw_if_over_quota(context, booking, project_id, deltas,
 
 
 @db_api.retry_on_deadlock
-def book(context, flavor, start, end, count, bypass_maintenance=False):
+def book(context, flavor, start, end, count, bypass_maintenance=False,
+         offer_id=None):
     """Admit and write a booking of ``flavor`` for the caller's project.
 
     Runs the whole gauntlet (gauntlet.py) in order, then writes the row
     PENDING_CREATE; raises the error of the first rule that fails.
+    offer_id: the offer (GET /v1/offers) it is booked from, marked used in
+    the same transaction (once only, and not once lapsed).
     """
     project_id = context.project_id
     deltas = quota.new_booking(count, start, end)
@@ -351,6 +374,10 @@ def book(context, flavor, start, end, count, bypass_maintenance=False):
         store.allocations_create(context, placed, start, end,
                                  sizing(flavor)[0], booking_id=booking.id,
                                  state=locked.state)
+        if offer_id is not None:
+            offers_db.offer_use(context, offer_id, booking.id,
+                                timeutils.utcnow(),
+                                CONF.booking.offer_hold_seconds)
     _withdraw_if_over_quota(context, booking, project_id, deltas)
     LOG.info('Reservation %s admitted: %d x %s from %s to %s for project '
              '%s', booking.id, count, flavor.name, start, end, project_id)

@@ -20,6 +20,12 @@ booking_opts = [
                     'availability answer for. A device reservation is '
                     'held to it too: its end (its start, when '
                     'open-ended) is at most this many days from now.'),
+    cfg.IntOpt('offer_hold_seconds', default=300, min=30, max=86400,
+               help='Seconds an offer of GET /v1/offers can be booked as '
+                    'is (POST /v1/reservations {"offer_id": ...}) before '
+                    'it lapses. An offer does not hold capacity: booking '
+                    'it runs the admission again, and is refused if the '
+                    'capacity went meanwhile.'),
 ]
 
 

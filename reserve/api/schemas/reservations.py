@@ -5,6 +5,7 @@ Dates are checked as strings here and parsed afterwards (an ISO 8601 date
 and time with a timezone), so that the message names the field; their
 ``format`` only describes them (the validator does not assert formats).
 """
+from reserve.api import microversion
 from reserve.api.schemas import parts
 from reserve.api.views import missing_capacity
 from reserve.common import states
@@ -28,6 +29,33 @@ create = {
     'additionalProperties': False,
 }
 
+# Since 1.7 a booking may instead name an offer of GET /v1/offers, which
+# fixes everything else: the controller refuses any other field beside it,
+# and requires flavor_id, start and end without it.
+create_or_offer = dict(create, properties=dict(
+    create['properties'],
+    offer_id={'type': 'string', 'minLength': 1, 'maxLength': 36}),
+    required=[])
+OFFER_FIXES = ('flavor_id', 'start', 'end', 'instance_count')
+# What the OpenAPI document says of it.
+from_offer = {
+    'type': 'object',
+    'properties': {'offer_id': dict(
+        create_or_offer['properties']['offer_id'],
+        description='Since 1.7: an offer of GET /v1/offers, booked as is '
+                    'until it lapses')},
+    'required': ['offer_id'],
+    'additionalProperties': False,
+}
+
+
+def create_for_version():
+    """The body of POST /v1/reservations at the request's microversion."""
+    if microversion.serves(microversion.OFFERS):
+        return create_or_offer
+    return create
+
+
 update = {
     'type': 'object',
     'properties': {
@@ -41,7 +69,9 @@ update = {
 # -- the OpenAPI document ----------------------------------------------------
 
 def request_bodies():
-    return {'ReservationCreate': create, 'ReservationUpdate': update}
+    return {'ReservationCreate': create,
+            'ReservationFromOffer': from_offer,
+            'ReservationUpdate': update}
 
 
 def response_schemas():
@@ -86,9 +116,10 @@ def paths():
                  parts.LIMIT, parts.MARKER]),
             'post': parts.operation(
                 'createReservation', 'reservations',
-                'Book a flavor for a window', one,
-                body='ReservationCreate', status=201,
-                errors_=(400, 403, 409, 413)),
+                'Book a flavor for a window (since 1.7, or an offer of GET '
+                '/v1/offers as is)', one,
+                body=('ReservationCreate', 'ReservationFromOffer'),
+                status=201, errors_=(400, 403, 404, 409, 413)),
         },
         '/v1/reservations/{reservation_id}': {
             'get': parts.operation(

@@ -29,4 +29,5 @@ from reserve.db.models.leases import Lease  # noqa: F401
 from reserve.db.models.leases import LeaseReservation  # noqa: F401
 from reserve.db.models.maintenance import MaintenanceWindow  # noqa: F401
 from reserve.db.models.maintenance import MaintenanceWindowFlavor  # noqa
+from reserve.db.models.offers import Offer  # noqa: F401
 from reserve.db.models.services import Service  # noqa: F401

@@ -11,6 +11,7 @@ from reserve.api.controllers.v1 import hosts
 from reserve.api.controllers.v1 import leases
 from reserve.api.controllers.v1 import limits
 from reserve.api.controllers.v1 import maintenance
+from reserve.api.controllers.v1 import offers
 from reserve.api.controllers.v1 import reports
 from reserve.api.controllers.v1 import reservations
 from reserve.api import microversion
@@ -62,6 +63,8 @@ class Controller:
     diagnoses = diagnoses.DiagnosesController()
     # what the calendar page draws (1.5)
     calendar = calendar.CalendarController()
+    # the offer search (1.7)
+    offers = offers.OffersController()
 
     @pecan.expose(generic=True, template='json')
     def index(self):

@@ -28,6 +28,7 @@ from reserve.db import bookings as bookings_db
 from reserve.db import deliveries as deliveries_db
 from reserve.db import flavors as flavors_db
 from reserve.db import leases as leases_db
+from reserve.db import offers as offers_db
 from reserve.diagnosis import findings
 
 CONF = cfg.CONF
@@ -85,6 +86,49 @@ def _offering_end(ctx, refusal, booking, end, bypass):
     return refusal.offering(body, counter_offer.describe_end(latest))
 
 
+def _check_required(body):
+    for field in schema.create['required']:
+        if field not in body:
+            raise exception.Invalid(
+                reason="missing required field '%s' (or give an offer_id "
+                       "alone: a booking of an offer of GET /v1/offers)" %
+                field)
+
+
+def _admit(ctx, flavor, start, end, count, offer_id=None):
+    """The booking admitted (or the refusal with its counter offer),
+    its lease asked for."""
+    bypass = utils.can(ctx, policies.BYPASS_MAINTENANCE)
+    try:
+        booking = admission.book(ctx, flavor, start, end, count,
+                                 bypass_maintenance=bypass,
+                                 offer_id=offer_id)
+    except exception.NoCapacity as refusal:
+        raise _offering(ctx, refusal, flavor, start, end, count,
+                        bypass) from None
+    utils.cast('reservation', 'create_lease', ctx, booking.id)
+    utils.set_location('%s/%s' % (PATH, booking.id))
+    return booking
+
+
+def _book_offer(ctx, body):
+    """POST /v1/reservations {"offer_id": ...} (1.7): the offer booked as
+    is, through the admission, and marked used in its transaction."""
+    fixed = sorted(set(body) & set(schema.OFFER_FIXES))
+    if fixed:
+        raise exception.Invalid(
+            reason='an offer fixes %s: give offer_id alone, or search '
+                   'again (GET /v1/offers) for another shape' %
+                   ', '.join(fixed))
+    offer = offers_db.offer_get(ctx, body['offer_id'], ctx.project_id)
+    offers_db.check_open(offer, timeutils.utcnow(),
+                         CONF.booking.offer_hold_seconds)
+    flavor = catalogue.bookable(
+        ctx, offer.flavor_id, utils.can(ctx, flavor_policies.LIST_HIDDEN))
+    return _admit(ctx, flavor, offer.start, offer.end, offer.instance_count,
+                  offer_id=offer.id)
+
+
 class ReservationsController(rest.RestController):
 
     @pecan.expose('json')
@@ -120,25 +164,19 @@ class ReservationsController(rest.RestController):
         return booking, deliveries_db.delivery_get(
             ctx, states.Owner.BOOKING, booking.id)
 
-    @method.expose(policy=policies.CREATE, body=schema.create, status=201,
-                   view=views.show)
+    @method.expose(policy=policies.CREATE, body=schema.create_for_version,
+                   status=201, view=views.show)
     def post(self, *args, ctx, body):
+        if 'offer_id' in body:
+            return _book_offer(ctx, body)
+        _check_required(body)
         start = utils.parse_date(body['start'], 'start')
         end = utils.parse_date(body['end'], 'end')
         flavor = catalogue.bookable(
             ctx, body['flavor_id'],
             utils.can(ctx, flavor_policies.LIST_HIDDEN))
         count = int(body.get('instance_count', 1))
-        bypass = utils.can(ctx, policies.BYPASS_MAINTENANCE)
-        try:
-            booking = admission.book(ctx, flavor, start, end, count,
-                                     bypass_maintenance=bypass)
-        except exception.NoCapacity as refusal:
-            raise _offering(ctx, refusal, flavor, start, end, count,
-                            bypass) from None
-        utils.cast('reservation', 'create_lease', ctx, booking.id)
-        utils.set_location('%s/%s' % (PATH, booking.id))
-        return booking
+        return _admit(ctx, flavor, start, end, count)
 
     @method.expose(policy=policies.UPDATE, body=schema.update,
                    view=views.show)
