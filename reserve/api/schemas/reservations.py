@@ -32,7 +32,7 @@ create = {
 # Since 1.7 a booking may instead name an offer of GET /v1/offers, which
 # fixes everything else: the controller refuses any other field beside it,
 # and requires flavor_id, start and end without it.
-create_or_offer = dict(create, properties=dict(
+_create_or_offer = dict(create, properties=dict(
     create['properties'],
     offer_id={'type': 'string', 'minLength': 1, 'maxLength': 36}),
     required=[])
@@ -41,7 +41,7 @@ OFFER_FIXES = ('flavor_id', 'start', 'end', 'instance_count')
 from_offer = {
     'type': 'object',
     'properties': {'offer_id': dict(
-        create_or_offer['properties']['offer_id'],
+        _create_or_offer['properties']['offer_id'],
         description='Since 1.7: an offer of GET /v1/offers, booked as is '
                     'until it lapses')},
     'required': ['offer_id'],
@@ -52,7 +52,7 @@ from_offer = {
 def create_for_version():
     """The body of POST /v1/reservations at the request's microversion."""
     if microversion.serves(microversion.OFFERS):
-        return create_or_offer
+        return _create_or_offer
     return create
 
 
