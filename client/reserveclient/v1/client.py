@@ -29,6 +29,7 @@ from reserveclient.v1 import httpclient
 from reserveclient.v1 import leases
 from reserveclient.v1 import limits
 from reserveclient.v1 import maintenance
+from reserveclient.v1 import offers
 from reserveclient.v1 import reservations
 
 # The names this module offered before the managers had modules of their
@@ -73,6 +74,7 @@ class Client:
         self.domain_owners = domain_owners.DomainOwnerManager(self.http)
         self.diagnoses = diagnoses.DiagnosisManager(self.http)
         self.calendar = calendar.CalendarManager(self.http)
+        self.offers = offers.OfferManager(self.http)
 
     @property
     def api_version(self):

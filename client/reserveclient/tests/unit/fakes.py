@@ -18,6 +18,7 @@ from keystoneauth1 import exceptions as ks_exceptions
 from reserveclient.tests.unit import fake_calendar
 from reserveclient.tests.unit import fake_diagnoses
 from reserveclient.tests.unit import fake_names
+from reserveclient.tests.unit import fake_offers
 from reserveclient.tests.unit import fake_rest
 from reserveclient.tests.unit import fake_spot
 
@@ -43,7 +44,7 @@ def _iso(when):
 class FakeReserveAPI:
     """The routes of the reserve API the client uses."""
 
-    def __init__(self, max_limit=1000, max_version='1.6'):
+    def __init__(self, max_limit=1000, max_version='1.7'):
         self.max_limit = max_limit
         self.max_version = max_version
         self.requests = []
@@ -100,6 +101,9 @@ class FakeReserveAPI:
         self.host_windows = {}
         self.denied = set()
         self.limits = {}
+        # Of /v1/offers (fake_offers): {id: offer}, and the lapsed ids.
+        self.offers = {}
+        self.lapsed = set()
         self.enabled = {'reservations', 'leases', 'hosts', 'flavors',
                         'maintenance-windows', 'allocations', 'limits',
                         'devices', 'device-reservations'}
@@ -146,6 +150,8 @@ class FakeReserveAPI:
             return fake_diagnoses.answer(self, method, path, parts)
         if fake_calendar.is_calendar(parts):
             return fake_calendar.answer(self, method, path, params)
+        if fake_offers.is_offers(parts):
+            return fake_offers.answer(self, method, path, params)
         if fake_spot.is_spot(parts, method):
             return fake_spot.answer(self, path, parts, body)
         if len(parts) < 2 or parts[0] != 'v1' or \
@@ -189,6 +195,9 @@ class FakeReserveAPI:
                 pass
 
         def create(body):
+            offer_id = body.get('offer_id')
+            if offer_id is not None:
+                body = fake_offers.book(self, body)
             body = dict(body)
             try:
                 flavor = self.flavors.lookup(body['flavor_id'])
@@ -204,7 +213,10 @@ class FakeReserveAPI:
                 reserved_flavor_id=None, created_at='2026-01-01T00:00:00Z',
                 updated_at='2026-01-01T00:00:00Z')
             values.update(body)
-            return self.reservations.add(**values)
+            booking = self.reservations.add(**values)
+            if offer_id is not None:
+                self.offers[offer_id]['booking_id'] = booking['id']
+            return booking
 
         def update(item, body):
             self._check_later_end(item, body)

@@ -8,6 +8,7 @@ import pytest
 
 from reserveclient.tests.unit import fake_calendar
 from reserveclient.tests.unit import fake_names
+from reserveclient.tests.unit import fake_offers
 from reserveclient.v1 import httpclient
 from reserveclient.v1 import names
 
@@ -50,7 +51,8 @@ def _each_version(serve, view, args, fake_view):
 
 
 def test_the_double_knows_every_version():
-    assert VERSIONS[-1] == microversion.Version(*fake_names.COUNTER_OFFER)
+    assert VERSIONS[-1] == microversion.Version(*fake_offers.VERSION)
+    assert microversion.OFFERS == microversion.Version(*fake_offers.VERSION)
     assert microversion.COUNTER_OFFER == microversion.Version(
         *fake_names.COUNTER_OFFER)
     assert microversion.CALENDAR == microversion.Version(
