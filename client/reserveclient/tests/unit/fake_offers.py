@@ -8,10 +8,10 @@ with ``slots`` holds that many instances at once): from the earliest
 start (the server's now, ``api.calendar_now``, unless told), each window
 of the asked length that fits, back to back, skipping past the bookings
 in the way, up to the latest start (a week later unless told) and
-``limit`` (10). Durations are ``PT<n>H``, ``P<n>D`` or hours. Each offer is kept in
-``api.offers`` ({id: offer}); booking it books its window once (409
-``reserve.offer_used`` then), a lapsed one (``api.lapsed``, a set of
-ids) is 409 ``reserve.offer_lapsed``, and an unknown one 404.
+``limit`` (10). Durations are ``PT<n>H``, ``P<n>D`` or hours. Each offer
+is kept in ``api.offers`` ({id: offer}); booking it books its window
+once (409 ``reserve.offer_used`` then), a lapsed one (``api.lapsed``, a
+set of ids) is 409 ``reserve.offer_lapsed``, and an unknown one 404.
 """
 import datetime
 import re
