@@ -16,12 +16,11 @@ def test_search_then_book_an_offer_once(cli, server):
     offers = cli.json('reserve', 'offer', 'list', '--flavor',
                       flavor['name'], '--duration', 'P1D', '--count', '2',
                       '--earliest-start', base.future(2),
-                      '--latest-start', 'P3D')
-    # The day before it, then from a minute after it (its guard), back
-    # to back.
+                      '--latest-start', 'P4D')
+    # Nothing before it (a day would meet it, with its guard after); from
+    # a minute after it (its guard), back to back.
     assert [o['Start'] for o in offers] == [
-        base.future(2), base.future(4, 0)[:-4] + '1:00Z',
-        base.future(5, 0)[:-4] + '1:00Z']
+        base.future(d).replace('T00:00:00Z', 'T00:01:00Z') for d in (4, 5)]
     assert {o['Instances'] for o in offers} == {2}
     assert {o['Flavor'] for o in offers} == {flavor['name']}
 
