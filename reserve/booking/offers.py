@@ -16,6 +16,12 @@ them is one admission would take now. Of those the search offers:
   booking (maths.place, fewest hosts first), the fewest hosts first, then
   the earliest; overlapping ones dropped, as by start.
 
+The earliest start that fits is found by trying the start asked, then
+each time a host's offer or the free slots rise (Capacity), not by
+working out every window that fits (maths.free_windows, whose cost grows
+with the busy hosts times their changes): on a cloud with room, the
+first try fits.
+
 Starts are whole minutes (a window whose start is not, and which is too
 short to wait for the next minute, is offered at its own start), and no
 sooner than the offer can still be booked when it lapses ([booking]
@@ -59,49 +65,6 @@ def _whole_minute(when):
     return rounded if rounded == when else rounded + MINUTE
 
 
-def start_ranges(windows, earliest, latest, length):
-    """[(first, last)]: the starts within [earliest, latest] of a booking
-    of ``length`` lying in one of ``windows`` ([(start, end)]), one range
-    per window that has any, in the order of ``windows``."""
-    ranges = []
-    for window_start, window_end in windows:
-        first = max(window_start, earliest)
-        last = min(window_end - length, latest)
-        if first <= last:
-            ranges.append((first, last))
-    return ranges
-
-
-def _first_at_or_after(ranges, when):
-    """The earliest start of ``ranges`` at or after ``when`` (a whole
-    minute when the range has one), or None."""
-    best = None
-    for first, last in ranges:
-        if last < when:
-            continue
-        start = max(first, when)
-        rounded = _whole_minute(start)
-        if rounded <= last:
-            start = rounded
-        if best is None or start < best:
-            best = start
-    return best
-
-
-def sweep(ranges, length, limit):
-    """Up to ``limit`` starts of ``ranges``: the earliest, then the
-    earliest at or after its end, and so on (never overlapping)."""
-    starts = []
-    when = min((first for first, _ in ranges), default=None)
-    while when is not None and len(starts) < limit:
-        start = _first_at_or_after(ranges, when)
-        if start is None:
-            break
-        starts.append(start)
-        when = start + length
-    return starts
-
-
 def _least(steps, times, start, end):
     """The least value of the step function ``steps`` ([(t, value)], t
     ascending; ``times``: its t's) over [start, end)."""
@@ -110,52 +73,123 @@ def _least(steps, times, start, end):
     for t, value in steps[i + 1:]:
         if t >= end:
             break
-        least = min(least, value)
+        if value < least:
+            least = value
     return least
 
 
-class Hosts:
-    """How admission would place a booking on the hosts of a
-    FreeCapacity: the busy hosts' step functions, keyed by host, beside
-    what the idle ones hold."""
+def _rising(steps):
+    """The times at which the step function ``steps`` rises."""
+    return [t for (t, value), (_, before) in zip(steps[1:], steps)
+            if value > before]
 
-    def __init__(self, found):
+
+class Capacity:
+    """What admission counts for a booking of ``count`` instances of one
+    flavor, from a FreeCapacity: the busy hosts' step functions (keyed
+    by host) beside what the idle ones hold, and the flavor's free
+    slots. A window fits when the slots hold ``count`` throughout and
+    the hosts, each holding the least it holds over the window, hold
+    ``count`` together; admission then places them on the hosts holding
+    the most (maths.place).
+
+    The windows of one length that fit can only start at the start asked
+    or when a function rises: between two rises, a later window loses
+    nothing on its left that it would not lose on its right.
+    """
+
+    def __init__(self, found, count, length):
         offer = found.offer
         board_start = offer.board.start
+        self.count, self.length = count, length
+        self.window = length + model.guard()
+        busy = offer.busy_allocations()
         self.idle = {h: fit for h, fit in offer.ranked.fit_of.items()
-                     if h not in offer.busy_allocations()}
+                     if h not in busy}
+        self.idle_total = sum(self.idle.values())
         self.steps = {}
-        for host_id, held in offer.busy_allocations().items():
+        for host_id, held in busy.items():
             steps = [(board_start + datetime.timedelta(seconds=t), fit)
                      for t, fit in maths.steps(
                          offer.ranked.host_of[host_id].capacity, held,
                          offer.need, 0, offer.board.span)]
             self.steps[host_id] = (steps, [t for t, _ in steps])
+        self.slots = (found.slot_steps, [t for t, _ in found.slot_steps])
+        # The starts searched: [first, last].
+        self.first = found.start
+        self.last = found.end - length
+        self._rises = None
 
-    def rising(self, ranges, limit):
-        """Up to ``limit`` starts of ``ranges``, the earliest first, at
-        which a busy host holds more than just before: where fewer hosts
-        may do."""
-        times = sorted({t for steps, _ in self.steps.values()
-                        for (t, fit), (_, before) in zip(steps[1:], steps)
-                        if fit > before})
-        starts = []
-        for t in times:
-            start = _first_at_or_after(ranges, t)
-            if start is not None and (not starts or start != starts[-1]):
-                starts.append(start)
-                if len(starts) == limit:
-                    break
-        return starts
+    def rises(self):
+        """Every time a host's offer or the free slots rise, ascending
+        (worked out when first asked)."""
+        if self._rises is None:
+            times = set(_rising(self.slots[0]))
+            for steps, _ in self.steps.values():
+                times.update(_rising(steps))
+            self._rises = sorted(times)
+        return self._rises
 
-    def placed_on(self, start, end, count):
-        """How many hosts admission places ``count`` instances on over
-        [start, end) (its guard included); None when they do not fit."""
-        fits = dict(self.idle)
-        for host_id, (steps, times) in self.steps.items():
-            fits[host_id] = _least(steps, times, start, end)
-        placed = maths.place(fits, count)
-        return None if placed is None else len(placed)
+    def placed_on(self, start):
+        """How many hosts admission places the booking starting at
+        ``start`` on, or None when it does not fit."""
+        end = start + self.window
+        if _least(*self.slots, start, end) < self.count:
+            return None
+        fits = {h: _least(steps, times, start, end)
+                for h, (steps, times) in self.steps.items()}
+        if self.idle_total + sum(fits.values()) < self.count:
+            return None
+        fits.update(self.idle)
+        return len(maths.place(fits, self.count))
+
+    def _tries(self, when):
+        """The starts worth trying at or after ``when``, in order: it
+        and each rise after it, each first as a whole minute."""
+        yield when
+        rises = self.rises()
+        for t in rises[bisect.bisect_right(rises, when):]:
+            yield t
+
+    def first_fit(self, when):
+        """(start, hosts) of the earliest booking starting at or after
+        ``when`` that fits (a whole minute when one fits as well as the
+        exact start), or None."""
+        when = max(when, self.first)
+        for t in self._tries(when):
+            if t > self.last:
+                return None
+            for start in dict.fromkeys((_whole_minute(t), t)):
+                if start <= self.last:
+                    hosts = self.placed_on(start)
+                    if hosts is not None:
+                        return start, hosts
+        return None
+
+    def sweep(self, when, limit):
+        """Up to ``limit`` (start, hosts): the earliest booking that
+        fits, then the earliest at or after its end, and so on."""
+        found = []
+        while len(found) < limit:
+            fit = self.first_fit(when)
+            if fit is None:
+                break
+            found.append(fit)
+            when = fit[0] + self.length
+        return found
+
+    def at_rises(self, when, limit):
+        """Up to ``limit`` (start, hosts) of the bookings that fit
+        starting at a rise after ``when`` (where fewer hosts may do)."""
+        found = []
+        for t in self._tries(when):
+            if t > self.last or len(found) == limit:
+                break
+            start = _whole_minute(t)
+            hosts = self.placed_on(start) if start <= self.last else None
+            if hosts is not None:
+                found.append((start, hosts))
+        return found
 
 
 def _earliest_start(earliest, now):
@@ -167,30 +201,21 @@ def _earliest_start(earliest, now):
 def _flavor_offers(ctx, flavor, count, length, earliest, latest, sort,
                    limit, bypass_maintenance):
     """[Found] of one flavor, in the order asked."""
-    guard = model.guard()
     found = admission.free_capacity(ctx, flavor, earliest, latest + length,
                                     bypass_maintenance)
     if found is None:
         return []
-    hosts = Hosts(found)
-    windows = maths.free_windows(
-        [steps for steps, _ in hosts.steps.values()],
-        sum(hosts.idle.values()), found.slot_steps, count, found.start,
-        found.end, guard)
-    ranges = start_ranges(windows, earliest, latest, length)
+    capacity = Capacity(found, count, length)
     if sort == SORT_START:
-        starts = sweep(ranges, length, limit)
+        starts = capacity.sweep(earliest, limit)
     else:
-        starts = sorted(set(sweep(ranges, length, HOSTS_CANDIDATES)) |
-                        set(hosts.rising(ranges, HOSTS_CANDIDATES)))
-    offers = []
-    for start in starts:
-        placed_on = hosts.placed_on(start, start + length + guard, count)
-        if placed_on is not None:
-            offers.append(Found(flavor, start, start + length, count,
-                                placed_on))
+        starts = set(capacity.sweep(earliest, HOSTS_CANDIDATES))
+        starts.update(capacity.at_rises(earliest, HOSTS_CANDIDATES))
+        starts = sorted(starts, key=lambda s: (s[1], s[0]))
+    offers = [Found(flavor, start, start + length, count, hosts)
+              for start, hosts in starts]
     if sort == SORT_HOSTS:
-        offers = _apart(sorted(offers, key=lambda o: (o.hosts, o.start)))
+        offers = _apart(offers)
     return offers[:limit]
 
 
