@@ -185,12 +185,13 @@ FreeCapacity = collections.namedtuple('FreeCapacity',
                                       'start end offer slot_steps')
 
 
-def free_capacity(context, flavor, start, end, bypass_maintenance):
+def free_capacity(context, flavor, start, end, bypass_maintenance,
+                  lazy=False):
     """What free_slots reads for [start, end): a FreeCapacity of the
     window narrowed to when the flavor can be booked, its hosts' Offer
     over it (and the guard after) and its slots as a step function; None
-    when nothing of it can be booked. The offer search
-    (reserve.booking.offers) reads the hosts of the windows from it."""
+    when nothing of it can be booked. lazy: the hosts' allocations are
+    read when the Offer first asks for them (reserve.booking.offers)."""
     window = bookable_window(flavor, start, end, timeutils.utcnow())
     if window is None or not flavor.nova_flavor:
         return None
@@ -202,10 +203,12 @@ def free_capacity(context, flavor, start, end, bypass_maintenance):
                        _maintenance(context, flavor, start, end))
         held = occupants(context, flavor, start, end, maintenance)
         board = model.Board(context, store.read_state(context), start,
-                            horizon, model.guard())
+                            horizon, model.guard(), lazy=lazy)
         offer = board.offer(need, host_filter)
-        # Read now, inside the reader (free_slots asks for them twice).
-        offer.busy_allocations()
+        if not lazy:
+            # Read now, inside the reader (free_slots asks for them
+            # twice).
+            offer.busy_allocations()
     return FreeCapacity(start, end, offer,
                         _slot_steps(flavor, held, start, horizon))
 

@@ -1,12 +1,11 @@
 """The offer search: concrete windows of a shape, ready to book.
 
 A search asks for ``count`` instances of a catalogue flavor for
-``length``, starting at some time of [earliest, latest]. The capacity
-the admission counts (admission.free_capacity: the flavor's slots and
-the hosts, with every booking, lease and maintenance window on them)
-gives the maximal windows in which such a booking fits
-(maths.free_windows); every start that leaves the booking inside one of
-them is one admission would take now. Of those the search offers:
+``length``, starting at some time of [earliest, latest]. Every start at
+which the capacity the admission counts (admission.free_capacity: the
+flavor's slots and the hosts, with every booking, lease and maintenance
+window on them) holds such a booking is one admission would take now.
+Of those the search offers:
 
 * by start (``SORT_START``): the earliest start, then the earliest one
   at or after the end of that offer, and so on: offers of one flavor
@@ -17,10 +16,12 @@ them is one admission would take now. Of those the search offers:
   the earliest; overlapping ones dropped, as by start.
 
 The earliest start that fits is found by trying the start asked, then
-each time a host's offer or the free slots rise (Capacity), not by
-working out every window that fits (maths.free_windows, whose cost grows
-with the busy hosts times their changes): on a cloud with room, the
-first try fits.
+each time a host's offer or the free slots rise (Capacity), each try
+placed as admission places a booking, reading only the hosts it could
+choose; not by working out every window that fits (maths.free_windows,
+whose cost grows with the busy hosts times their changes). On a cloud
+with room the first try fits, and a search reads about what as many
+decisions read.
 
 Starts are whole minutes (a window whose start is not, and which is too
 short to wait for the next minute, is offered at its own start), and no
@@ -42,6 +43,7 @@ from reserve.booking import gauntlet
 from reserve.booking import quota
 from reserve.capacity import maths
 from reserve.capacity import model
+from reserve.capacity import store
 from reserve.common import exception
 from reserve.common import timeutils
 
@@ -84,36 +86,43 @@ def _rising(steps):
             if value > before]
 
 
+class _Within:
+    """A window of a Board, as model.Offer reads a board: the allocations
+    of its hosts that meet [start, start + span), in seconds from its
+    start. An Offer over it places a booking of that window exactly as
+    admission does, reading (lazily, once for every window) only the
+    hosts it could choose."""
+
+    def __init__(self, board, start, span):
+        self.board = board
+        self.offset = store.seconds(start, board.start)
+        self.span = store.seconds(start + span, start)
+
+    def allocations_of(self, host_ids, need):
+        low, high = self.offset, self.offset + self.span
+        return {h: [a._replace(start=a.start - low, until=a.until - low)
+                    for a in held if a.start < high and a.until > low]
+                for h, held in self.board.allocations_of(
+                    host_ids, need).items()}
+
+
 class Capacity:
     """What admission counts for a booking of ``count`` instances of one
-    flavor, from a FreeCapacity: the busy hosts' step functions (keyed
-    by host) beside what the idle ones hold, and the flavor's free
-    slots. A window fits when the slots hold ``count`` throughout and
-    the hosts, each holding the least it holds over the window, hold
-    ``count`` together; admission then places them on the hosts holding
-    the most (maths.place).
+    flavor for ``length``, from a lazy FreeCapacity of the range of
+    starts: the flavor's free slots, and the hosts, on which a window is
+    placed as admission places it (model.Offer over _Within), reading
+    the hosts it could choose.
 
     The windows of one length that fit can only start at the start asked
-    or when a function rises: between two rises, a later window loses
-    nothing on its left that it would not lose on its right.
+    or when the free slots or a host's offer rise: between two rises, a
+    later window loses nothing on its left that it would not lose on its
+    right.
     """
 
     def __init__(self, found, count, length):
-        offer = found.offer
-        board_start = offer.board.start
+        self.offer = found.offer
         self.count, self.length = count, length
         self.window = length + model.guard()
-        busy = offer.busy_allocations()
-        self.idle = {h: fit for h, fit in offer.ranked.fit_of.items()
-                     if h not in busy}
-        self.idle_total = sum(self.idle.values())
-        self.steps = {}
-        for host_id, held in busy.items():
-            steps = [(board_start + datetime.timedelta(seconds=t), fit)
-                     for t, fit in maths.steps(
-                         offer.ranked.host_of[host_id].capacity, held,
-                         offer.need, 0, offer.board.span)]
-            self.steps[host_id] = (steps, [t for t, _ in steps])
         self.slots = (found.slot_steps, [t for t, _ in found.slot_steps])
         # The starts searched: [first, last].
         self.first = found.start
@@ -122,26 +131,28 @@ class Capacity:
 
     def rises(self):
         """Every time a host's offer or the free slots rise, ascending
-        (worked out when first asked)."""
+        (worked out, reading every host, when first asked)."""
         if self._rises is None:
+            offer = self.offer
             times = set(_rising(self.slots[0]))
-            for steps, _ in self.steps.values():
-                times.update(_rising(steps))
+            for host_id, held in offer.busy_allocations().items():
+                times.update(
+                    offer.board.start + datetime.timedelta(seconds=t)
+                    for t in _rising(maths.steps(
+                        offer.ranked.host_of[host_id].capacity, held,
+                        offer.need, 0, offer.board.span)))
             self._rises = sorted(times)
         return self._rises
 
     def placed_on(self, start):
         """How many hosts admission places the booking starting at
         ``start`` on, or None when it does not fit."""
-        end = start + self.window
-        if _least(*self.slots, start, end) < self.count:
+        if _least(*self.slots, start, start + self.window) < self.count:
             return None
-        fits = {h: _least(steps, times, start, end)
-                for h, (steps, times) in self.steps.items()}
-        if self.idle_total + sum(fits.values()) < self.count:
-            return None
-        fits.update(self.idle)
-        return len(maths.place(fits, self.count))
+        placed = model.Offer(_Within(self.offer.board, start, self.window),
+                             self.offer.ranked, self.offer.need).place(
+                                 self.count)
+        return None if placed is None else len(placed)
 
     def _tries(self, when):
         """The starts worth trying at or after ``when``, in order: it
@@ -202,7 +213,7 @@ def _flavor_offers(ctx, flavor, count, length, earliest, latest, sort,
                    limit, bypass_maintenance):
     """[Found] of one flavor, in the order asked."""
     found = admission.free_capacity(ctx, flavor, earliest, latest + length,
-                                    bypass_maintenance)
+                                    bypass_maintenance, lazy=True)
     if found is None:
         return []
     capacity = Capacity(found, count, length)
