@@ -6,7 +6,11 @@ import datetime
 
 import pytest
 
+from reserve.booking import admission
+from reserve.common import context as reserve_context
+from reserve.common import exception
 from reserve.common import timeutils
+from reserve.db import bookings as bookings_db
 from reserve.db import api as db_api
 from reserve.db import models
 from tests.functional.api_fixtures import ADMIN
@@ -326,3 +330,21 @@ def test_sorted_by_how_few_hosts_hold_them(api, gpu_hosts, base):
     assert [o['hosts'] for o in by_hosts] == sorted(
         o['hosts'] for o in by_hosts)
     assert _book_offer(api, by_hosts[0]['id']).status_int == 201
+
+
+def test_two_bookings_of_one_offer_at_once_make_one(api, flavor, base):
+    """Both past the API's look at the offer (as two requests at the same
+    instant are): the admission's transaction lets one through."""
+    # One of two slots: room for both, but one offer.
+    offer = _search(api, flavor='gpu.a100', duration='PT1H',
+                    earliest_start=base).json['offers'][0]
+    ctx = reserve_context.RequestContext(user_id='alice',
+                                         project_id='project-a',
+                                         roles=['member'])
+    shape = (flavor, timeutils.parse(offer['start']),
+             timeutils.parse(offer['end']), 1)
+    first = admission.book(ctx, *shape, offer_id=offer['id'])
+    with pytest.raises(exception.OfferUsed):
+        admission.book(ctx, *shape, offer_id=offer['id'])
+    assert [b.id for b in bookings_db.booking_list(admin_context())] == [
+        first.id]
