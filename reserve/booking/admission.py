@@ -186,12 +186,15 @@ FreeCapacity = collections.namedtuple('FreeCapacity',
 
 
 def free_capacity(context, flavor, start, end, bypass_maintenance,
-                  lazy=False):
+                  lazy=False, count=None):
     """What free_slots reads for [start, end): a FreeCapacity of the
     window narrowed to when the flavor can be booked, its hosts' Offer
     over it (and the guard after) and its slots as a step function; None
     when nothing of it can be booked. lazy: the hosts' allocations are
-    read when the Offer first asks for them (reserve.booking.offers)."""
+    read when the Offer first asks for them (reserve.booking.offers).
+    count: when every booking meeting the window, all together, leaves
+    room for ``count`` (one summed row, as _slots_hold), the slots are
+    that one step, and the flavor's calendar is not read."""
     window = bookable_window(flavor, start, end, timeutils.utcnow())
     if window is None or not flavor.nova_flavor:
         return None
@@ -201,7 +204,15 @@ def free_capacity(context, flavor, start, end, bypass_maintenance,
     with db_api.reader.using(context):
         maintenance = ([] if bypass_maintenance else
                        _maintenance(context, flavor, start, end))
-        held = occupants(context, flavor, start, end, maintenance)
+        slot_steps = None
+        if count is not None and not maintenance:
+            left = flavor.slots - desk.slots_held_at_most(
+                context, flavor, start, horizon, model.guard())
+            slot_steps = [(start, left)] if left >= count else None
+        if slot_steps is None:
+            slot_steps = _slot_steps(
+                flavor, occupants(context, flavor, start, end, maintenance),
+                start, horizon)
         board = model.Board(context, store.read_state(context), start,
                             horizon, model.guard(), lazy=lazy)
         offer = board.offer(need, host_filter)
@@ -209,8 +220,7 @@ def free_capacity(context, flavor, start, end, bypass_maintenance,
             # Read now, inside the reader (free_slots asks for them
             # twice).
             offer.busy_allocations()
-    return FreeCapacity(start, end, offer,
-                        _slot_steps(flavor, held, start, horizon))
+    return FreeCapacity(start, end, offer, slot_steps)
 
 
 def _sized(flavors):

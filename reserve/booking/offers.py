@@ -213,7 +213,8 @@ def _flavor_offers(ctx, flavor, count, length, earliest, latest, sort,
                    limit, bypass_maintenance):
     """[Found] of one flavor, in the order asked."""
     found = admission.free_capacity(ctx, flavor, earliest, latest + length,
-                                    bypass_maintenance, lazy=True)
+                                    bypass_maintenance, lazy=True,
+                                    count=count)
     if found is None:
         return []
     capacity = Capacity(found, count, length)
