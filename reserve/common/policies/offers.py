@@ -7,9 +7,9 @@ rules = [
     base.rule(SEARCH, base.PROJECT_READER_OR_ADMIN,
               'Search offers: windows of a flavor, over a range of starts, '
               'that a booking of the asked shape would be admitted in now, '
-              'held for the project to book as is for a few minutes '
-              '([booking] offer_hold_seconds). Booking one is '
-              'reserve:reservation:create.',
+              'stored for the project to book as is for a few minutes '
+              '([booking] offer_hold_seconds; they hold no capacity). '
+              'Booking one is reserve:reservation:create.',
               [('GET', '/v1/offers')]),
 ]
 
