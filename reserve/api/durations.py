@@ -12,7 +12,7 @@ _ISO = re.compile(r'^P(?:(?P<weeks>\d+)W)?(?:(?P<days>\d+)D)?'
                   r'(?:T(?=\d)(?:(?P<hours>\d+)H)?(?:(?P<minutes>\d+)M)?'
                   r'(?:(?P<seconds>\d+)S)?)?$')
 MINUTE = datetime.timedelta(minutes=1)
-_HOURS = re.compile(r'^\d{1,7}(?:\.\d{1,6})?$')
+HOURS = re.compile(r'^\d{1,7}(?:\.\d{1,6})?$')
 
 
 def parse(value, name):
@@ -26,7 +26,7 @@ def parse(value, name):
                    "(PT4H, P1DT2H, P2W) or a number of hours (4, 1.5)" % (
                        name, value, why))
 
-    if _HOURS.match(text):
+    if HOURS.match(text):
         length = datetime.timedelta(hours=float(text))
     else:
         match = _ISO.match(text)

@@ -14,6 +14,13 @@ COLUMNS = (('ID', 'id'), ('Flavor', 'flavor_name'),
            ('End', 'end'), ('Hosts', 'hosts'), ('Expires', 'expires_at'))
 
 
+def _is_length(text):
+    """Whether --latest-start gives a length (the API reads it) rather
+    than a date (read here, as every date of the CLI)."""
+    text = text.strip().upper()
+    return text.startswith('P') or text.replace('.', '', 1).isdigit()
+
+
 class ListOffer(base.ReserveCommand, command.Lister):
     """Search offers: windows to book a flavor in.
 
@@ -60,8 +67,7 @@ class ListOffer(base.ReserveCommand, command.Lister):
     def take_action(self, parsed_args):
         client = base.reserve_client(self)
         latest = parsed_args.latest_start
-        if latest is not None and 'T' in latest.upper() and \
-                not latest.upper().startswith('P'):
+        if latest is not None and not _is_length(latest):
             latest = utils.parse_date(latest)
         found = client.offers.list(
             parsed_args.flavor, parsed_args.duration,

@@ -44,6 +44,10 @@ class TestList:
                                                    flavor):
         _search(runner, '--latest-start', '2030-01-01T12:00')
         assert _get(api).params['latest_start'] == '2030-01-01T12:00:00Z'
+        _search(runner, '--latest-start', '2030-01-02')
+        assert _get(api).params['latest_start'] == '2030-01-02T00:00:00Z'
+        _search(runner, '--latest-start', '36')
+        assert _get(api).params['latest_start'] == '36'
 
     def test_the_offers_as_rows(self, runner, api, flavor):
         api.reservations.add(flavor_id='f1', instance_count=2,

@@ -68,10 +68,10 @@ def _latest_start(params, earliest):
     if value is None:
         return earliest + DEFAULT_RANGE
     text = str(value).strip()
-    if 'T' in text.upper() and not text.upper().startswith('P'):
-        latest = utils.parse_date(text, 'latest_start')
-    else:
+    if text.upper().startswith('P') or durations.HOURS.match(text):
         latest = earliest + durations.parse(text, 'latest_start')
+    else:
+        latest = utils.parse_date(text, 'latest_start')
     if latest < earliest:
         raise exception.Invalid(
             reason="query parameter 'latest_start' %s is before "
