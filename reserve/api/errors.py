@@ -59,6 +59,8 @@ EXCEPTION_CODES = {
     exception.NotSpotFlavor: 'reserve.not_spot_flavor',
     exception.BookingTooLong: 'reserve.booking_too_long',
     exception.OutsideFlavorWindow: 'reserve.outside_flavor_window',
+    exception.OfferLapsed: 'reserve.offer_lapsed',
+    exception.OfferUsed: 'reserve.offer_used',
     exception.MaintenanceConflict: 'reserve.maintenance',
     exception.NoCapacity: 'reserve.no_capacity',
     exception.SeriesDoesNotFit: 'reserve.series_does_not_fit',

@@ -71,8 +71,11 @@ ENV_KEY = 'reserve.api_version'
 #         /v1/reservations and of a reservation's view, PUT
 #         /v1/reservations/{id}/shared-projects (the whole list) and PUT
 #         or DELETE /v1/reservations/{id}/shared-projects/{project_id}
+#   1.10 - the offer search: GET /v1/offers (concrete windows of a shape
+#          over a range of starts, held for [booking] offer_hold_seconds),
+#          and POST /v1/reservations {"offer_id": ...} booking one as is
 VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7', '1.8',
-            '1.9')
+            '1.9', '1.10')
 
 
 class Version(collections.namedtuple('Version', 'major minor')):
@@ -105,6 +108,7 @@ COUNTER_OFFER = Version(1, 6)
 SERIES = Version(1, 7)
 STANDBY = Version(1, 8)
 SHARING = Version(1, 9)
+OFFERS = Version(1, 10)
 
 
 def _requested(header_value):

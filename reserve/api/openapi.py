@@ -26,6 +26,7 @@ from reserve.api.schemas import hosts
 from reserve.api.schemas import leases
 from reserve.api.schemas import limits
 from reserve.api.schemas import maintenance
+from reserve.api.schemas import offers
 from reserve.api.schemas import parts
 from reserve.api.schemas import reports
 from reserve.api.schemas import reservations
@@ -39,7 +40,8 @@ PATH = '/v1/openapi.json'
 # In the order of the document.
 RESOURCES = (reservations, sharing, leases, hosts, domain_owners,
              allocations, flavors, maintenance, limits, reports, devices,
-             device_reservations, spot, diagnoses, calendar, series)
+             device_reservations, spot, diagnoses, calendar, series,
+             offers)
 
 
 def _gather(part):
@@ -192,6 +194,8 @@ TAGS = [
                                          'live, and the doctor (since 1.3)'},
     {'name': 'calendar', 'description': 'What a Gantt chart of a flavor or '
                                         'a host shows (since 1.5)'},
+    {'name': 'offers', 'description': 'Windows that fit, ready to book '
+                                      '(since 1.10)'},
 ]
 
 

@@ -37,6 +37,7 @@ from reserve.db import api as db_api
 from reserve.db import bookings as bookings_db
 from reserve.db import desk
 from reserve.db import flavors as flavors_db
+from reserve.db import offers as offers_db
 from reserve.db import sharing as sharing_db
 
 CONF = cfg.CONF
@@ -173,22 +174,54 @@ def free_slots(context, flavor, start, end, count, bypass_maintenance):
     a booking fits exactly when it lies within one of them. Two windows
     may overlap (two hosts free one after the other hold a booking each,
     but not one spanning both)."""
+    found = free_capacity(context, flavor, start, end, bypass_maintenance)
+    if found is None:
+        return []
+    return maths.free_windows(found.offer.busy, found.offer.idle,
+                              found.slot_steps, count, found.start,
+                              found.end, model.guard())
+
+
+FreeCapacity = collections.namedtuple('FreeCapacity',
+                                      'start end offer slot_steps')
+
+
+def free_capacity(context, flavor, start, end, bypass_maintenance,
+                  lazy=False, count=None):
+    """What free_slots reads for [start, end): a FreeCapacity of the
+    window narrowed to when the flavor can be booked, its hosts' Offer
+    over it (and the guard after) and its slots as a step function; None
+    when nothing of it can be booked. lazy: the hosts' allocations are
+    read when the Offer first asks for them (reserve.booking.offers).
+    count: when every booking meeting the window, all together, leaves
+    room for ``count`` (one summed row, as _slots_hold), the slots are
+    that one step, and the flavor's calendar is not read."""
     window = bookable_window(flavor, start, end, timeutils.utcnow())
     if window is None or not flavor.nova_flavor:
-        return []
+        return None
     start, end = window
     horizon = end + model.guard()
     need, host_filter = sizing(flavor)
     with db_api.reader.using(context):
         maintenance = ([] if bypass_maintenance else
                        _maintenance(context, flavor, start, end))
-        held = occupants(context, flavor, start, end, maintenance)
+        slot_steps = None
+        if count is not None and not maintenance:
+            left = flavor.slots - desk.slots_held_at_most(
+                context, flavor, start, horizon, model.guard())
+            slot_steps = [(start, left)] if left >= count else None
+        if slot_steps is None:
+            slot_steps = _slot_steps(
+                flavor, occupants(context, flavor, start, end, maintenance),
+                start, horizon)
         board = model.Board(context, store.read_state(context), start,
-                            horizon, model.guard())
+                            horizon, model.guard(), lazy=lazy)
         offer = board.offer(need, host_filter)
-    return maths.free_windows(offer.busy, offer.idle,
-                              _slot_steps(flavor, held, start, horizon),
-                              count, start, end, model.guard())
+        if not lazy:
+            # Read now, inside the reader (free_slots asks for them
+            # twice).
+            offer.busy_allocations()
+    return FreeCapacity(start, end, offer, slot_steps)
 
 
 def _sized(flavors):
@@ -382,13 +415,15 @@ def locked_flavor(context, locked, flavor):
 
 @db_api.retry_on_deadlock
 def book(context, flavor, start, end, count, bypass_maintenance=False,
-         shared_project_ids=()):
+         shared_project_ids=(), offer_id=None):
     """Admit and write a booking of ``flavor`` for the caller's project
     (shared with ``shared_project_ids``, checked by reserve.booking.
     sharing).
 
     Runs the whole gauntlet (gauntlet.py) in order, then writes the row
     PENDING_CREATE; raises the error of the first rule that fails.
+    offer_id: the offer (GET /v1/offers) it is booked from, marked used in
+    the same transaction (once only, and not once lapsed).
     """
     project_id = context.project_id
     deltas = quota.new_booking(count, start, end)
@@ -397,6 +432,10 @@ def book(context, flavor, start, end, count, bypass_maintenance=False,
         booking = admit(context, locked, flavor, start, end, count,
                         bypass_maintenance)
         sharing_db.shares_add(context, booking.id, shared_project_ids)
+        if offer_id is not None:
+            offers_db.offer_use(context, offer_id, booking.id,
+                                timeutils.utcnow(),
+                                CONF.booking.offer_hold_seconds)
     _withdraw_if_over_quota(context, booking, project_id, deltas)
     LOG.info('Reservation %s admitted: %d x %s from %s to %s for project '
              '%s', booking.id, count, flavor.name, start, end, project_id)

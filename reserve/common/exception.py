@@ -444,3 +444,18 @@ def translate_cloud_errors(service, *client_errors):
                 setattr(cls, name, wrap(attr))
         return cls
     return decorate
+
+
+class OfferNotFound(NotFound):
+    msg_fmt = 'Offer %(id)s could not be found.'
+
+
+class OfferLapsed(Conflict):
+    msg_fmt = ('Offer %(id)s lapsed at %(expires_at)s (an offer can be '
+               'booked for %(hold)d s after the search). Search again: GET '
+               '/v1/offers.')
+
+
+class OfferUsed(Conflict):
+    msg_fmt = ('Offer %(id)s was already booked, as reservation '
+               '%(booking_id)s. Search again for another: GET /v1/offers.')

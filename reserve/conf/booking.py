@@ -41,6 +41,12 @@ booking_opts = [
                     'reservations hold no quota (reservations, '
                     'instance_hours): quota is checked when one is asked '
                     'for and again when it is admitted. 0: no standby.'),
+    cfg.IntOpt('offer_hold_seconds', default=300, min=30, max=86400,
+               help='Seconds an offer of GET /v1/offers can be booked as '
+                    'is (POST /v1/reservations {"offer_id": ...}) before '
+                    'it lapses. An offer does not hold capacity: booking '
+                    'it runs the admission again, and is refused if the '
+                    'capacity went meanwhile.'),
 ]
 
 

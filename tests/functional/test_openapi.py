@@ -254,6 +254,15 @@ def test_real_answers_match_the_description(gpu_api, casts):  # noqa: F811
             headers=dict(MEMBER_A, **{'OpenStack-API-Version':
                                       'reserve 1.3'}))
     app.get('/v1/limits', headers=MEMBER_A)
+    # an offer, booked as is (1.10)
+    latest = dict(MEMBER_A, **{'OpenStack-API-Version': 'reserve 1.10'})
+    offer = app.get('/v1/offers', {
+        'flavor': 'gpu.a100', 'duration': 'PT2H', 'earliest_start':
+        _iso_in(70), 'latest_start': 'P1D'}, headers=latest).json[
+            'offers'][0]
+    app.delete('/v1/reservations/%s' % app.post_json(
+        '/v1/reservations', {'offer_id': offer['id']},
+        headers=latest).json['reservation']['id'], headers=MEMBER_A)
     app.get('/v1/reports/delivery',
             headers=dict(ADMIN, **{'OpenStack-API-Version': 'reserve 1.3'}))
     # shared with other projects (1.9)

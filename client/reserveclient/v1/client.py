@@ -29,6 +29,7 @@ from reserveclient.v1 import httpclient
 from reserveclient.v1 import leases
 from reserveclient.v1 import limits
 from reserveclient.v1 import maintenance
+from reserveclient.v1 import offers
 from reserveclient.v1 import reservations
 from reserveclient.v1 import series
 
@@ -74,6 +75,7 @@ class Client:
         self.domain_owners = domain_owners.DomainOwnerManager(self.http)
         self.diagnoses = diagnoses.DiagnosisManager(self.http)
         self.calendar = calendar.CalendarManager(self.http)
+        self.offers = offers.OfferManager(self.http)
         self.series = series.SeriesManager(self.http)
 
     @property

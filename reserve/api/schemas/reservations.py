@@ -42,12 +42,38 @@ create_standby = dict(create, properties=dict(
         'Since 1.8, with standby: lapse at this time if not admitted by '
         'then (default: at the start)'))))
 
+# Since 1.10 a booking may instead name an offer of GET /v1/offers, which
+# fixes everything else: the controller refuses any other field beside it,
+# and requires flavor_id, start and end without it.
+_create_or_offer = dict(create_standby, properties=dict(
+    create_standby['properties'],
+    offer_id={'type': 'string', 'minLength': 1, 'maxLength': 36}),
+    required=[])
+OFFER_FIXES = ('flavor_id', 'start', 'end', 'instance_count', 'standby',
+               'standby_until')
+# What the OpenAPI document says of it.
+from_offer = {
+    'type': 'object',
+    'properties': {
+        'offer_id': dict(
+            _create_or_offer['properties']['offer_id'],
+            description='Since 1.10: an offer of GET /v1/offers, booked as '
+                        'is until it lapses'),
+        sharing.FIELD: sharing.project_ids,
+    },
+    'required': ['offer_id'],
+    'additionalProperties': False,
+}
+
 
 def served_create():
     """The body of POST at the request's microversion (method.expose
     reads it when the body is read)."""
-    return (create_standby if microversion.serves(microversion.STANDBY)
-            else create)
+    if microversion.serves(microversion.OFFERS):
+        return _create_or_offer
+    if microversion.serves(microversion.STANDBY):
+        return create_standby
+    return create
 
 
 update = {
@@ -65,6 +91,7 @@ update = {
 def request_bodies():
     return {'ReservationCreate': create_standby,
             'ReservationCreateBefore1.8': create,
+            'ReservationFromOffer': from_offer,
             'ReservationUpdate': update}
 
 
@@ -122,9 +149,11 @@ def paths():
                  parts.LIMIT, parts.MARKER]),
             'post': parts.operation(
                 'createReservation', 'reservations',
-                'Book a flavor for a window', one,
-                body=('ReservationCreate', 'ReservationCreateBefore1.8'),
-                status=201, errors_=(400, 403, 409, 413),
+                'Book a flavor for a window (since 1.10, or an offer of GET '
+                '/v1/offers as is)', one,
+                body=('ReservationCreate', 'ReservationCreateBefore1.8',
+                      'ReservationFromOffer'),
+                status=201, errors_=(400, 403, 404, 409, 413),
                 description=(
                     'Since 1.8, with standby: a window that does not fit '
                     'for capacity alone is kept waiting (201, status '

@@ -17,6 +17,7 @@ from reserve.common.policies import leases
 from reserve.common.policies import limits
 from reserve.common.policies import maintenance
 from reserve.common.policies import metrics
+from reserve.common.policies import offers
 from reserve.common.policies import reports
 from reserve.common.policies import reservations
 from reserve.common.policies import series
@@ -42,5 +43,6 @@ def list_rules():
         domain_owners.list_rules(),
         diagnoses.list_rules(),
         calendar.list_rules(),
+        offers.list_rules(),
         metrics.list_rules(),
     ))

@@ -29,6 +29,7 @@ from reserve.db.models.leases import Lease  # noqa: F401
 from reserve.db.models.leases import LeaseReservation  # noqa: F401
 from reserve.db.models.maintenance import MaintenanceWindow  # noqa: F401
 from reserve.db.models.maintenance import MaintenanceWindowFlavor  # noqa
+from reserve.db.models.offers import Offer  # noqa: F401
 from reserve.db.models.series import Series  # noqa: F401
 from reserve.db.models.services import Service  # noqa: F401
 from reserve.db.models.sharing import BookingProject  # noqa: F401

@@ -61,16 +61,21 @@ class CreateReservation(base.ReserveCommand, command.ShowOne):
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument(
-            '--flavor', metavar='<flavor>', required=True,
-            help='Flavor to book (name or ID)')
+            '--flavor', metavar='<flavor>',
+            help='Flavor to book (name or ID); required unless --offer')
         parser.add_argument(
-            '--start', metavar='<date>', required=True,
-            type=utils.parse_date,
-            help='Start of the reservation: ' + utils.DATE_HELP)
+            '--start', metavar='<date>', type=utils.parse_date,
+            help='Start of the reservation (required unless --offer): ' +
+                 utils.DATE_HELP)
         parser.add_argument(
-            '--end', metavar='<date>', required=True,
-            type=utils.parse_date,
-            help='End of the reservation: ' + utils.DATE_HELP)
+            '--end', metavar='<date>', type=utils.parse_date,
+            help='End of the reservation (required unless --offer): ' +
+                 utils.DATE_HELP)
+        parser.add_argument(
+            '--offer', metavar='<offer>',
+            help='Book this offer of "openstack reserve offer list" as it '
+                 'is (API 1.10): its flavor, window and instances, so none '
+                 'of --flavor, --start, --end and --instance-count')
         parser.add_argument(
             '--instance-count', metavar='<count>', type=utils.positive_int,
             help='Number of instances to book (default: 1)')
@@ -113,20 +118,28 @@ class CreateReservation(base.ReserveCommand, command.ShowOne):
                 '--standby-until is the deadline of a reservation on '
                 'standby: give it with --standby')
         client = base.reserve_client(self)
+        _check_shape_or_offer(parsed_args)
         # The API takes the flavor's name or id.
         try:
-            booking = client.reservations.create(
-                parsed_args.flavor, parsed_args.start, parsed_args.end,
-                instance_count=parsed_args.instance_count,
-                standby=parsed_args.standby,
-                standby_until=parsed_args.standby_until,
-                shared_project_ids=[base.resolve_project(self, p)
-                                    for p in parsed_args.shares])
+            if parsed_args.offer:
+                booking = client.offers.book(
+                    parsed_args.offer,
+                    shared_project_ids=[base.resolve_project(self, p)
+                                        for p in parsed_args.shares])
+            else:
+                booking = client.reservations.create(
+                    parsed_args.flavor, parsed_args.start, parsed_args.end,
+                    instance_count=parsed_args.instance_count,
+                    standby=parsed_args.standby,
+                    standby_until=parsed_args.standby_until,
+                    shared_project_ids=[base.resolve_project(self, p)
+                                        for p in parsed_args.shares])
         except rc_exceptions.Conflict as exc:
             if exc.counter_offer is None:
                 raise
-            raise exceptions.CommandError(
-                refusal_message(exc, parsed_args.flavor)) from None
+            raise exceptions.CommandError(refusal_message(
+                exc, parsed_args.flavor or exc.counter_offer.get(
+                    'flavor_id'))) from None
         timeout = parsed_args.wait_timeout
         if booking.get('status') == STANDBY:
             self.app.stderr.write(
@@ -146,6 +159,27 @@ class CreateReservation(base.ReserveCommand, command.ShowOne):
                     client.http, names.RESERVATION, 'reserved_flavor_id'),
                     booking['id']))
         return _show(booking)
+
+
+def _check_shape_or_offer(parsed_args):
+    """Either an offer, alone, or a flavor, a start and an end."""
+    shape = {'--flavor': parsed_args.flavor, '--start': parsed_args.start,
+             '--end': parsed_args.end,
+             '--instance-count': parsed_args.instance_count,
+             '--standby': parsed_args.standby or None}
+    if parsed_args.offer:
+        given = [name for name, value in shape.items() if value is not None]
+        if given:
+            raise exceptions.CommandError(
+                'An offer fixes the flavor, the window and the instances: '
+                'give --offer alone, not with %s' % ', '.join(given))
+        return
+    missing = [name for name, value in list(shape.items())[:3]
+               if value is None]
+    if missing:
+        raise exceptions.CommandError(
+            'Give %s (or --offer, an offer of openstack reserve offer '
+            'list)' % ', '.join(missing))
 
 
 # The API's pointer for REST users, which the CLI says with its commands.

@@ -20,6 +20,7 @@ from reserveclient.v1 import httpclient
 from reserveclient.tests.unit import fake_calendar
 from reserveclient.tests.unit import fake_diagnoses
 from reserveclient.tests.unit import fake_names
+from reserveclient.tests.unit import fake_offers
 from reserveclient.tests.unit import fake_rest
 from reserveclient.tests.unit import fake_series
 from reserveclient.tests.unit import fake_sharing
@@ -108,6 +109,9 @@ class FakeReserveAPI:
         self.host_windows = {}
         self.denied = set()
         self.limits = {}
+        # Of /v1/offers (fake_offers): {id: offer}, and the lapsed ids.
+        self.offers = {}
+        self.lapsed = set()
         self.enabled = {'reservations', 'leases', 'hosts', 'flavors',
                         'maintenance-windows', 'allocations', 'limits',
                         'devices', 'device-reservations'}
@@ -159,6 +163,8 @@ class FakeReserveAPI:
                                       body)
         if fake_sharing.is_sharing(parts):
             return fake_sharing.answer(self, method, path, parts)
+        if fake_offers.is_offers(parts):
+            return fake_offers.answer(self, method, path, params)
         if fake_spot.is_spot(parts, method):
             return fake_spot.answer(self, path, parts, body)
         if len(parts) < 2 or parts[0] != 'v1' or \
@@ -202,6 +208,9 @@ class FakeReserveAPI:
                 pass
 
         def create(body):
+            offer_id = body.get('offer_id')
+            if offer_id is not None:
+                body = fake_offers.book(self, body)
             body = dict(body)
             try:
                 flavor = self.flavors.lookup(body['flavor_id'])
@@ -221,7 +230,10 @@ class FakeReserveAPI:
                 values['standby_since'] = '2026-01-01T00:00:00Z'
             body.pop('standby', None)
             values.update(body)
-            return self.reservations.add(**values)
+            booking = self.reservations.add(**values)
+            if offer_id is not None:
+                self.offers[offer_id]['booking_id'] = booking['id']
+            return booking
 
         def update(item, body):
             self._check_later_end(item, body)

@@ -8,6 +8,7 @@ import pytest
 
 from reserveclient.tests.unit import fake_calendar
 from reserveclient.tests.unit import fake_names
+from reserveclient.tests.unit import fake_offers
 from reserveclient.tests.unit import fake_series
 from reserveclient.tests.unit import fake_sharing
 from reserveclient.v1 import httpclient
@@ -58,9 +59,10 @@ def test_the_double_knows_every_version():
     assert microversion.SERIES == microversion.Version(*fake_series.VERSION)
     assert microversion.SERIES == microversion.Version.parse(
         series.SERIES_VERSION)
-    assert VERSIONS[-1] == microversion.Version(*fake_names.SHARING)
     assert microversion.SHARING == microversion.Version(
         *fake_sharing.SHARING)
+    assert VERSIONS[-1] == microversion.Version(*fake_offers.VERSION)
+    assert microversion.OFFERS == microversion.Version(*fake_offers.VERSION)
     assert microversion.COUNTER_OFFER == microversion.Version(
         *fake_names.COUNTER_OFFER)
     assert microversion.CALENDAR == microversion.Version(

@@ -55,10 +55,20 @@ class TestCreate:
         assert 'gpu.h100' in str(err.value)
         assert not api.reservations.items
 
+    @pytest.mark.parametrize('argv,missing', [
+        (['--start', '2030-01-01', '--end', '2030-01-02'], '--flavor'),
+        (['--flavor', 'f', '--end', '2030-01-02'], '--start'),
+        (['--flavor', 'f', '--start', '2030-01-01'], '--end'),
+    ])
+    def test_a_shape_or_an_offer(self, runner, api, argv, missing):
+        with pytest.raises(exceptions.CommandError) as err:
+            runner.take(reservations.CreateReservation, argv)
+        assert str(err.value) == (
+            'Give %s (or --offer, an offer of openstack reserve offer '
+            'list)' % missing)
+        assert not api.requests[1:]
+
     @pytest.mark.parametrize('argv', [
-        ['--start', '2030-01-01', '--end', '2030-01-02'],
-        ['--flavor', 'f', '--end', '2030-01-02'],
-        ['--flavor', 'f', '--start', '2030-01-01'],
         ['--flavor', 'f', '--start', 'soon', '--end', '2030-01-02'],
         ['--flavor', 'f', '--start', '2030-01-01', '--end', '2030-01-02',
          '--instance-count', '0'],

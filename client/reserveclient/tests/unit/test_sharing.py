@@ -6,6 +6,7 @@ import pytest
 
 from reserveclient import exceptions as rc_exceptions
 from reserveclient.osc.v1 import reservations
+from reserveclient.v1 import httpclient
 
 SHARED = 'c0ffee00c0ffee00c0ffee00c0ffee00'
 OTHER = '0e5b9b7a-7d54-4c62-9d3e-1a2b3c4d5e6f'
@@ -36,7 +37,8 @@ class TestCreate:
         shown = _create(runner, SHARED, OTHER)
         post = [r for r in api.requests if r.method == 'POST'][0]
         assert post.body['shared_project_ids'] == [SHARED, OTHER]
-        assert post.headers['OpenStack-API-Version'] == 'reserve 1.9'
+        assert post.headers['OpenStack-API-Version'] == (
+            'reserve ' + httpclient.MAX_VERSION)
         assert shown['shared_project_ids'] == sorted([SHARED, OTHER])
 
     def test_no_share_sends_no_field(self, runner, api):

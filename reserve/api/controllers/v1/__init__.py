@@ -11,6 +11,7 @@ from reserve.api.controllers.v1 import hosts
 from reserve.api.controllers.v1 import leases
 from reserve.api.controllers.v1 import limits
 from reserve.api.controllers.v1 import maintenance
+from reserve.api.controllers.v1 import offers
 from reserve.api.controllers.v1 import reports
 from reserve.api.controllers.v1 import reservations
 from reserve.api.controllers.v1 import series
@@ -65,6 +66,8 @@ class Controller:
     calendar = calendar.CalendarController()
     # recurring bookings (1.7)
     series = series.SeriesController()
+    # the offer search (1.10)
+    offers = offers.OffersController()
 
     @pecan.expose(generic=True, template='json')
     def index(self):

@@ -32,6 +32,7 @@ from reserve.db import bookings as bookings_db
 from reserve.db import deliveries as deliveries_db
 from reserve.db import flavors as flavors_db
 from reserve.db import leases as leases_db
+from reserve.db import offers as offers_db
 from reserve.diagnosis import findings
 
 CONF = cfg.CONF
@@ -90,6 +91,59 @@ def _offering_end(ctx, refusal, booking, end, bypass):
     return refusal.offering(body, counter_offer.describe_end(latest))
 
 
+def _check_required(body):
+    for field in schema.create['required']:
+        if field not in body:
+            raise exception.Invalid(
+                reason="missing required field '%s' (or give an offer_id "
+                       "alone: a booking of an offer of GET /v1/offers)" %
+                field)
+
+
+def _admit(ctx, body, flavor, start, end, count, offer_id=None):
+    """The booking admitted, or on standby when asked and refused for
+    capacity (or the refusal with its counter offer); the lease of an
+    admitted one asked for."""
+    bypass = utils.can(ctx, policies.BYPASS_MAINTENANCE)
+    shared = sharing.requested(ctx, body)
+    waiting = False
+    try:
+        if body.get('standby'):
+            booking, waiting = standby.book_or_wait(
+                ctx, flavor, start, end, count, _standby_until(body),
+                bypass_maintenance=bypass, shared_project_ids=shared)
+        else:
+            booking = admission.book(ctx, flavor, start, end, count,
+                                     bypass_maintenance=bypass,
+                                     shared_project_ids=shared,
+                                     offer_id=offer_id)
+    except exception.NoCapacity as refusal:
+        raise _offering(ctx, refusal, flavor, start, end, count,
+                        bypass) from None
+    if not waiting:
+        utils.cast('reservation', 'create_lease', ctx, booking.id)
+    utils.set_location('%s/%s' % (PATH, booking.id))
+    return booking
+
+
+def _book_offer(ctx, body):
+    """POST /v1/reservations {"offer_id": ...} (1.10): the offer booked as
+    is, through the admission, and marked used in its transaction."""
+    fixed = sorted(set(body) & set(schema.OFFER_FIXES))
+    if fixed:
+        raise exception.Invalid(
+            reason='an offer fixes %s: give offer_id alone, or search '
+                   'again (GET /v1/offers) for another shape' %
+                   ', '.join(fixed))
+    offer = offers_db.offer_get(ctx, body['offer_id'], ctx.project_id)
+    offers_db.check_open(offer, timeutils.utcnow(),
+                         CONF.booking.offer_hold_seconds)
+    flavor = catalogue.bookable(
+        ctx, offer.flavor_id, utils.can(ctx, flavor_policies.LIST_HIDDEN))
+    return _admit(ctx, body, flavor, offer.start, offer.end,
+                  offer.instance_count, offer_id=offer.id)
+
+
 class ReservationsController(rest.RestController):
 
     @pecan.expose('json')
@@ -127,32 +181,17 @@ class ReservationsController(rest.RestController):
     @method.expose(policy=policies.CREATE, body=schema.served_create,
                    status=201, view=views.show)
     def post(self, *args, ctx, body):
+        if 'offer_id' in body:
+            return _book_offer(ctx, body)
+        _check_required(body)
         start = utils.parse_date(body['start'], 'start')
         end = utils.parse_date(body['end'], 'end')
-        until = _standby_until(body)
+        _standby_until(body)
         flavor = catalogue.bookable(
             ctx, body['flavor_id'],
             utils.can(ctx, flavor_policies.LIST_HIDDEN))
         count = int(body.get('instance_count', 1))
-        bypass = utils.can(ctx, policies.BYPASS_MAINTENANCE)
-        shared = sharing.requested(ctx, body)
-        waiting = False
-        try:
-            if body.get('standby'):
-                booking, waiting = standby.book_or_wait(
-                    ctx, flavor, start, end, count, until,
-                    bypass_maintenance=bypass, shared_project_ids=shared)
-            else:
-                booking = admission.book(ctx, flavor, start, end, count,
-                                         bypass_maintenance=bypass,
-                                         shared_project_ids=shared)
-        except exception.NoCapacity as refusal:
-            raise _offering(ctx, refusal, flavor, start, end, count,
-                            bypass) from None
-        if not waiting:
-            utils.cast('reservation', 'create_lease', ctx, booking.id)
-        utils.set_location('%s/%s' % (PATH, booking.id))
-        return booking
+        return _admit(ctx, body, flavor, start, end, count)
 
     @method.expose(policy=policies.UPDATE, body=schema.update,
                    view=views.show)
