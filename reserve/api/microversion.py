@@ -60,7 +60,13 @@ ENV_KEY = 'reserve.api_version'
 #         windows of the same shape that fit, before and after the asked
 #         start, and the most instances that fit in the asked window) and
 #         of a later end's PATCH (latest_end: the latest that fits)
-VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6')
+#   1.7 - a refused device reservation's counter offer: the counter_offer
+#         of the 409 reserve.devices_do_not_fit and
+#         reserve.units_unavailable of POST /v1/device-reservations (the
+#         nearest windows of the same request that fit, before and after
+#         the asked start, and the most devices that fit in the asked
+#         window) and of a later end's PATCH (latest_end)
+VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7')
 
 
 class Version(collections.namedtuple('Version', 'major minor')):
@@ -90,6 +96,7 @@ PLAYBOOK = Version(1, 3)
 SPOT = Version(1, 4)
 CALENDAR = Version(1, 5)
 COUNTER_OFFER = Version(1, 6)
+DEVICE_COUNTER_OFFER = Version(1, 7)
 
 
 def _requested(header_value):

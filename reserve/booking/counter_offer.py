@@ -55,6 +55,8 @@ def search(context, flavor, start, end, count, bypass_maintenance):
 
 
 def _window_text(window):
+    if window[1] is None:
+        return 'from %s, open-ended' % timeutils.isoformat(window[0])
     return 'from %s to %s' % (timeutils.isoformat(window[0]),
                               timeutils.isoformat(window[1]))
 

@@ -371,11 +371,31 @@ class HostRunByNova(Invalid):
                'from nova\'s metadata, not recorded.')
 
 
-class DevicesUnavailable(Conflict):
+class DeviceRefusal(Conflict):
+    """A device reservation refused for the devices it asks, which can
+    say what fits instead (reserve.booking.device_counter_offer)."""
+    counter_offer = None
+
+    def offering(self, counter_offer, offer_text):
+        """This refusal again, with what fits instead: ``offer_text``
+        after its message, ``counter_offer`` (None: not at the request's
+        microversion) in its error object."""
+        found = type(self)('%s %s' % (self.message, offer_text),
+                           **self.kwargs)
+        found.counter_offer = counter_offer
+        return found
+
+    def error_fields(self):
+        if self.counter_offer is None:
+            return {}
+        return {'counter_offer': self.counter_offer}
+
+
+class DevicesUnavailable(DeviceRefusal):
     msg_fmt = 'The GPU devices cannot be reserved: %(reason)s'
 
 
-class DevicesDoNotFit(Conflict):
+class DevicesDoNotFit(DeviceRefusal):
     msg_fmt = 'No GPU devices fit: %(reason)s'
 
 

@@ -6,6 +6,7 @@ import pytest
 import webtest
 
 from reserve.api import app as api_app
+from reserve.api import microversion
 from tests.fixtures import database
 from tests.fixtures import placement
 from tests.functional.api_fixtures import api  # noqa: F401
@@ -15,13 +16,16 @@ from tests.functional.api_fixtures import MEMBER_A
 
 CONF = cfg.CONF
 HEADER = 'OpenStack-API-Version'
+NEWEST = str(microversion.MAX_VERSION)
+BEYOND = '%d.%d' % (microversion.MAX_VERSION.major,
+                    microversion.MAX_VERSION.minor + 1)
 
 
 def _check_version_doc(doc):
     assert doc['id'] == 'v1.0'
     assert doc['status'] == 'CURRENT'
     assert doc['min_version'] == '1.0'
-    assert doc['max_version'] == '1.6'
+    assert doc['max_version'] == NEWEST
     assert {'rel': 'self', 'href': 'http://localhost/v1'} in doc['links']
 
 
@@ -49,7 +53,8 @@ def test_versioned_answers_carry_the_version_headers(api):
 @pytest.mark.parametrize('value,served', [
     ('reserve 1.0', '1.0'), ('reserve 1.1', '1.1'), ('reserve 1.2', '1.2'),
     ('reserve 1.3', '1.3'), ('reserve 1.4', '1.4'), ('reserve 1.5', '1.5'),
-    ('reserve 1.6', '1.6'), ('reserve latest', '1.6'),
+    ('reserve 1.6', '1.6'), ('reserve 1.7', '1.7'),
+    ('reserve latest', NEWEST),
     ('RESERVE 1.0', '1.0'), ('compute 2.90, reserve 1.0', '1.0'),
     ('compute 2.1', '1.0')])
 def test_accepted_microversions(api, value, served):
@@ -59,13 +64,13 @@ def test_accepted_microversions(api, value, served):
     assert response.headers[HEADER] == 'reserve ' + served
 
 
-@pytest.mark.parametrize('value', ['reserve 0.9', 'reserve 1.7',
+@pytest.mark.parametrize('value', ['reserve 0.9', 'reserve ' + BEYOND,
                                    'reserve 2.0'])
 def test_unsupported_microversion_is_406(api, value):
     response = api.get('/v1/reservations', expect_errors=True,
                        headers=dict(MEMBER_A, **{HEADER: value}))
     error = assert_error(response, 406, 'reserve.not_acceptable',
-                         ['not supported', '1.0 to 1.6'])
+                         ['not supported', '1.0 to ' + NEWEST])
     assert value.split()[1] in error['detail']
     assert HEADER in response.headers['Vary']
 
