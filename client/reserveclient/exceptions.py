@@ -29,7 +29,8 @@ class HttpError(ReserveClientError):
 
     def __init__(self, status, detail, code=None, title=None,
                  request_id=None, method=None, url=None, counter_offer=None):
-        # counter_offer: what a refused booking is offered (API 1.6).
+        # counter_offer: what a refused booking (API 1.6) or device
+        # reservation (1.7) is offered.
         self.counter_offer = counter_offer
         self.status = status
         self.detail = detail

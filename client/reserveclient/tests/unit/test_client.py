@@ -55,9 +55,9 @@ class TestVersions:
         discovery, listing = session.api.requests
         assert 'OpenStack-API-Version' not in discovery.headers
         # The newest this client knows, which the server offers.
-        assert listing.headers['OpenStack-API-Version'] == 'reserve 1.6'
+        assert listing.headers['OpenStack-API-Version'] == 'reserve 1.7'
         assert listing.headers['Accept'] == 'application/json'
-        assert client.api_version == httpclient.MAX_VERSION == '1.6'
+        assert client.api_version == httpclient.MAX_VERSION == '1.7'
 
     def test_a_server_of_1_0_is_spoken_to_in_1_0(self):
         client, session = make(fakes.FakeReserveAPI(max_version='1.0'))

@@ -7,6 +7,7 @@ import types
 import pytest
 
 from reserveclient.tests.unit import fake_calendar
+from reserveclient.tests.unit import fake_device_refusals
 from reserveclient.tests.unit import fake_names
 from reserveclient.v1 import httpclient
 from reserveclient.v1 import names
@@ -50,7 +51,10 @@ def _each_version(serve, view, args, fake_view):
 
 
 def test_the_double_knows_every_version():
-    assert VERSIONS[-1] == microversion.Version(*fake_names.COUNTER_OFFER)
+    assert VERSIONS[-1] == microversion.Version(
+        *fake_device_refusals.DEVICE_COUNTER_OFFER)
+    assert microversion.DEVICE_COUNTER_OFFER == microversion.Version(
+        *fake_device_refusals.DEVICE_COUNTER_OFFER)
     assert microversion.COUNTER_OFFER == microversion.Version(
         *fake_names.COUNTER_OFFER)
     assert microversion.CALENDAR == microversion.Version(
