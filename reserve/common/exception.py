@@ -380,7 +380,9 @@ class DeviceRefusal(Conflict):
         """This refusal again, with what fits instead: ``offer_text``
         after its message, ``counter_offer`` (None: not at the request's
         microversion) in its error object."""
-        found = type(self)('%s %s' % (self.message, offer_text),
+        said = self.message.rstrip()
+        found = type(self)('%s%s %s' % (said, '' if said.endswith('.')
+                                        else '.', offer_text),
                            **self.kwargs)
         found.counter_offer = counter_offer
         return found
