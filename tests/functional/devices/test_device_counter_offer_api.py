@@ -136,8 +136,8 @@ def test_named_devices_are_offered_when_they_are_free(gpu_api, a100, now):
         assert sorted(rsv['device_ids']) == sorted(asked['device_ids'])
 
 
-def test_an_open_ended_request_is_offered_an_open_ended_window(gpu_api,
-                                                              a100, now):
+def test_an_open_ended_request_is_offered_an_open_ended_window(
+        gpu_api, a100, now):
     assert _reserve(gpu_api, {'device_count': 3, 'model': A100},
                     now + 5 * HOUR, now + 7 * HOUR).status_int == 201
     asked = {'device_count': 1, 'model': A100}
