@@ -65,7 +65,9 @@ ENV_KEY = 'reserve.api_version'
 #         reserve.units_unavailable of POST /v1/device-reservations (the
 #         nearest windows of the same request that fit, before and after
 #         the asked start, and the most devices that fit in the asked
-#         window) and of a later end's PATCH (latest_end)
+#         window) and of a later end's PATCH (latest_end); and the
+#         counter_offer of the 409 reserve.maintenance of POST and PATCH
+#         /v1/reservations, as reserve.no_capacity's
 VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7')
 
 

@@ -91,8 +91,9 @@ GENERIC_SCHEMAS = {
             'The free-slots path of the flavor for this many instances.')),
     }, optional=('latest_end',),
         description='Since 1.6, in the 409 reserve.no_capacity of POST '
-                    '/v1/reservations and of PATCH of a later end: what '
-                    'fits instead.'),
+                    '/v1/reservations and of PATCH of a later end (since '
+                    '1.7 in their 409 reserve.maintenance too): what fits '
+                    'instead.'),
     'DeviceCounterOffer': parts.obj({
         'device_count': dict(parts.INT, description=(
             'As many devices as asked (as named, with device_ids).')),

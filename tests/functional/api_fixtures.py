@@ -71,13 +71,14 @@ def assert_error(response, status, code=None, detail_has=()):
     assert list(body) == ['errors']
     assert len(body['errors']) == 1
     error = body['errors'][0]
-    # A capacity refusal's counter_offer (a booking's since 1.6, a device
-    # reservation's since 1.7) is the one more field an error may have.
+    # A capacity refusal's counter_offer (a booking's since 1.6, one for
+    # maintenance and a device reservation's since 1.7) is the one more
+    # field an error may have.
     assert set(error) - {'counter_offer'} == {
         'status', 'code', 'title', 'detail', 'request_id'}
     assert 'counter_offer' not in error or code in (
-        'reserve.no_capacity', 'reserve.devices_do_not_fit',
-        'reserve.units_unavailable')
+        'reserve.no_capacity', 'reserve.maintenance',
+        'reserve.devices_do_not_fit', 'reserve.units_unavailable')
     assert error['status'] == status
     assert error['code'].startswith('reserve.')
     if code is not None:
