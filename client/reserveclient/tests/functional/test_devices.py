@@ -161,7 +161,8 @@ def test_a_refused_reservation_offers_the_command_that_reserves(cli):
     try:
         err = cli.fails('reserve', 'device', 'reservation', 'create',
                         '--count', '1', '--model', MODEL, '--host', HOST,
-                        '--start', base.future(200, 7), '--end', base.future(200, 9))
+                        '--start', base.future(200, 7),
+                        '--end', base.future(200, 9))
         assert err.startswith('No GPU devices fit: 1 device(s)'), err
         assert 'GET /v1/devices' not in err
         later = next(line for line in err.splitlines()
