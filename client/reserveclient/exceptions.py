@@ -30,8 +30,9 @@ class HttpError(ReserveClientError):
     def __init__(self, status, detail, code=None, title=None,
                  request_id=None, method=None, url=None, counter_offer=None,
                  occurrences=None):
-        # counter_offer: what a refused booking is offered (API 1.6);
-        # occurrences: those of a refused series that do not fit (1.7).
+        # counter_offer: what a refused booking (API 1.6) or device
+        # reservation (1.11) is offered; occurrences: those of a refused
+        # series that do not fit (1.7).
         self.counter_offer = counter_offer
         self.occurrences = occurrences
         self.status = status

@@ -74,8 +74,16 @@ ENV_KEY = 'reserve.api_version'
 #   1.10 - the offer search: GET /v1/offers (concrete windows of a shape
 #          over a range of starts, held for [booking] offer_hold_seconds),
 #          and POST /v1/reservations {"offer_id": ...} booking one as is
+#   1.11 - a refused device reservation's counter offer: the counter_offer
+#          of the 409 reserve.devices_do_not_fit and
+#          reserve.units_unavailable of POST /v1/device-reservations (the
+#          nearest windows of the same request that fit, before and after
+#          the asked start, and the most devices that fit in the asked
+#          window) and of a later end's PATCH (latest_end); and the
+#          counter_offer of the 409 reserve.maintenance of POST and PATCH
+#          /v1/reservations, as reserve.no_capacity's
 VERSIONS = ('1.0', '1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7', '1.8',
-            '1.9', '1.10')
+            '1.9', '1.10', '1.11')
 
 
 class Version(collections.namedtuple('Version', 'major minor')):
@@ -109,6 +117,7 @@ SERIES = Version(1, 7)
 STANDBY = Version(1, 8)
 SHARING = Version(1, 9)
 OFFERS = Version(1, 10)
+DEVICE_COUNTER_OFFER = Version(1, 11)
 
 
 def _requested(header_value):

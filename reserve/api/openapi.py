@@ -59,6 +59,10 @@ def _gather(part):
 _WINDOW_OR_NULL = {'type': ['object', 'null'],
                    'properties': {'start': parts.DATE, 'end': parts.DATE},
                    'required': ['start', 'end']}
+_OPEN_WINDOW_OR_NULL = {'type': ['object', 'null'],
+                        'properties': {'start': parts.DATE,
+                                       'end': parts.DATE_OR_NULL},
+                        'required': ['start', 'end']}
 
 # Those of every resource's answers.
 GENERIC_SCHEMAS = {
@@ -70,7 +74,8 @@ GENERIC_SCHEMAS = {
         'title': parts.STR,
         'detail': {'type': 'string', 'description': 'For humans.'},
         'request_id': parts.STR_OR_NULL,
-        'counter_offer': parts.ref('CounterOffer'),
+        'counter_offer': {'anyOf': [parts.ref('CounterOffer'),
+                                    parts.ref('DeviceCounterOffer')]},
         'occurrences': dict(parts.array_of(parts.ref('SeriesRefusal')),
                             description=(
                                 'Since 1.7, in the 409 '
@@ -96,8 +101,39 @@ GENERIC_SCHEMAS = {
             'The free-slots path of the flavor for this many instances.')),
     }, optional=('latest_end',),
         description='Since 1.6, in the 409 reserve.no_capacity of POST '
-                    '/v1/reservations and of PATCH of a later end: what '
-                    'fits instead.'),
+                    '/v1/reservations and of PATCH of a later end (since '
+                    '1.11 in their 409 reserve.maintenance too): what fits '
+                    'instead.'),
+    'DeviceCounterOffer': parts.obj({
+        'device_count': dict(parts.INT, description=(
+            'As many devices as asked (as named, with device_ids).')),
+        'device_ids': dict(parts.STR_LIST, type=['array', 'null'],
+                           description='The devices named, if named.'),
+        'model': parts.STR_OR_NULL,
+        'host': dict(parts.STR_OR_NULL,
+                     description='The host as the request named it.'),
+        'numa_local': parts.BOOL,
+        'mdev_type': parts.STR_OR_NULL,
+        'before': dict(_OPEN_WINDOW_OR_NULL, description=(
+            'The latest window of the same request and length that fits, '
+            'starting before the asked start (never for an open-ended '
+            'one).')),
+        'after': dict(_OPEN_WINDOW_OR_NULL, description=(
+            'The earliest one starting after it (end null: open-ended).')),
+        'max_device_count': dict(parts.INT_OR_NULL, description=(
+            'The most devices of the request that fit together in the '
+            'asked window (null for a later end).')),
+        'availability': dict(parts.STR, description=(
+            'The /v1/devices/availability path that counts these devices '
+            '(add start and end for a window).')),
+        'latest_end': dict(parts.DATE_OR_NULL, description=(
+            'PATCH of a later end only: the latest end the reservation '
+            'can move to now (null: none later than its end).')),
+    }, optional=('latest_end',),
+        description='Since 1.11, in the 409 reserve.devices_do_not_fit and '
+                    'reserve.units_unavailable of POST '
+                    '/v1/device-reservations and of PATCH of a later end: '
+                    'what fits instead, as the caller sees the devices.'),
     'ErrorBody': {
         'type': 'object',
         'properties': {'errors': {'type': 'array', 'minItems': 1,

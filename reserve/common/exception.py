@@ -280,7 +280,30 @@ class OutsideFlavorWindow(Invalid):
                'reservation runs from %(start)s to %(end)s.')
 
 
-class MaintenanceConflict(Conflict):
+class Refusal(Conflict):
+    """A refusal for capacity that can say what fits instead: a booking
+    overlapping maintenance, a device reservation whose devices are not
+    free (NoCapacity, the first of them, says it in its own words)."""
+    counter_offer = None
+
+    def offering(self, counter_offer, offer_text):
+        """This refusal again, with what fits instead: ``offer_text``
+        after its message, ``counter_offer`` (None: not at the request's
+        microversion) in its error object."""
+        said = self.message.rstrip()
+        found = type(self)('%s%s %s' % (said, '' if said.endswith('.')
+                                        else '.', offer_text),
+                           **self.kwargs)
+        found.counter_offer = counter_offer
+        return found
+
+    def error_fields(self):
+        if self.counter_offer is None:
+            return {}
+        return {'counter_offer': self.counter_offer}
+
+
+class MaintenanceConflict(Refusal):
     msg_fmt = ('The reservation overlaps maintenance of flavor %(name)s: '
                '%(windows)s.')
 
@@ -407,11 +430,16 @@ class HostRunByNova(Invalid):
                'from nova\'s metadata, not recorded.')
 
 
-class DevicesUnavailable(Conflict):
+class DeviceRefusal(Refusal):
+    """A device reservation refused for the devices it asks
+    (reserve.booking.device_counter_offer says what fits instead)."""
+
+
+class DevicesUnavailable(DeviceRefusal):
     msg_fmt = 'The GPU devices cannot be reserved: %(reason)s'
 
 
-class DevicesDoNotFit(Conflict):
+class DevicesDoNotFit(DeviceRefusal):
     msg_fmt = 'No GPU devices fit: %(reason)s'
 
 

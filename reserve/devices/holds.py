@@ -128,18 +128,23 @@ def _related(device):
     return frozenset(related)
 
 
-def devices_over(context, start, end, viewer=None, host_ids=None,
-                 exclude=None):
-    """selection.Device of every GPU of the libvirt hosts that ``viewer``
-    may see, each blocked or not over [start, end) (``exclude``: a
-    reservation whose own holds do not count)."""
+def _read(context, start, end, host_ids, exclude):
+    """What devices_over builds on: (hosts by id, their devices, the
+    (device_id, reservation) holds over [start, end), held_now's)."""
     hosts = {h.id: h for h in devices_db.libvirt_hosts(context)}
     if host_ids is not None:
         hosts = {k: v for k, v in hosts.items() if k in host_ids}
     devices = devices_db.device_list(context, host_ids=list(hosts))
-    held = dict(device_reservations_db.holds(
-        context, start, end, host_ids=list(hosts), exclude=exclude))
+    held = device_reservations_db.holds(context, start, end,
+                                        host_ids=list(hosts),
+                                        exclude=exclude)
     holders = held_now(context, host_ids=list(hosts))
+    return hosts, devices, held, holders
+
+
+def _build(hosts, devices, held, holders, viewer, exclude):
+    """devices_over's answer from what _read read (``held``: {device_id:
+    reservation} of the holds over the window)."""
     by_address = {(d.host_id, d.pci_address): d for d in devices}
     found = []
     for device in devices:
@@ -160,6 +165,35 @@ def devices_over(context, start, end, viewer=None, host_ids=None,
                         for t in device.mdev_types or ()},
             blocked=_blocked(device, host, held, by_address, viewer)))
     return found
+
+
+def devices_over(context, start, end, viewer=None, host_ids=None,
+                 exclude=None):
+    """selection.Device of every GPU of the libvirt hosts that ``viewer``
+    may see, each blocked or not over [start, end) (``exclude``: a
+    reservation whose own holds do not count)."""
+    hosts, devices, held, holders = _read(context, start, end, host_ids,
+                                          exclude)
+    return _build(hosts, devices, dict(held), holders, viewer, exclude)
+
+
+def devices_within(context, start, end, viewer=None, host_ids=None,
+                   exclude=None):
+    """(over, reservations) from one read: over(s, e) is devices_over's
+    answer for any [s, e) within [start, end) as it would be read now;
+    reservations: those holding devices of these hosts then, whose
+    bounds are where that answer can change."""
+    hosts, devices, held, holders = _read(context, start, end, host_ids,
+                                          exclude)
+
+    def over(window_start, window_end):
+        return _build(hosts, devices,
+                      {device_id: reservation
+                       for device_id, reservation in held
+                       if reservation.start < window_end and
+                       reservation.end > window_start},
+                      holders, viewer, exclude)
+    return over, list({r.id: r for _, r in held}.values())
 
 
 def on_hosts_with_domains(context, request, start, end, domains,

@@ -177,8 +177,9 @@ def _describe(request):
     return what
 
 
-def _counted(devices, request):
-    matching = [u for u in devices if wanted(u, request)]
+def _groups(matching, request):
+    """{(host, host_id, NUMA node or None): free devices} of a count
+    request: the devices that may go together."""
     groups = {}
     for device in matching:
         if device.blocked:
@@ -186,6 +187,25 @@ def _counted(devices, request):
         key = (device.host, device.host_id,
                device.numa_node if request.numa_local else None)
         groups.setdefault(key, []).append(device)
+    return groups
+
+
+def most(devices, request):
+    """The most devices of what ``request`` asks for that it could get
+    among ``devices``: of a count request, the most that go together on
+    one host (one NUMA node with numa_local); of named devices, how many
+    of them are free."""
+    if request.device_ids:
+        free = {u.id for u in devices if not u.blocked}
+        return len([i for i in request.device_ids if i in free])
+    return max([len(pick_together(members)) for members in _groups(
+        [u for u in devices if wanted(u, request)], request).values()],
+        default=0)
+
+
+def _counted(devices, request):
+    matching = [u for u in devices if wanted(u, request)]
+    groups = _groups(matching, request)
     fitting, best = [], 0
     for key, members in groups.items():
         picked = pick_together(members)

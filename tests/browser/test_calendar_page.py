@@ -1,7 +1,8 @@
 """The calendar page (/calendar/) in headless Chromium, against a
 reserve-all-in-one process: the bookings the test made are drawn, a free
-stretch is booked through the form, a refusal shows the API's message,
-the keyboard moves between bars, and every view renders (screenshots in
+stretch is booked through the form, a refusal shows the API's message
+and the windows it offers (one click fills the form, which then books
+it), the keyboard moves between bars, and every view renders (screenshots in
 test-artefacts/calendar/, checked for blank or broken renders)."""
 import datetime
 import os
@@ -211,6 +212,68 @@ def test_a_refusal_shows_the_api_s_message(browser, server, made,
         'open') is not None
     screenshots.save_and_check(browser, artefacts, 'booking-refused')
     browser.find_element('id', 'booking-cancel').click()
+
+
+def _refuse_in_the_form(browser, start, end, count):
+    """Put a window and a count in the open form and book them."""
+    browser.execute_script(
+        "var count = document.getElementById('booking-count');"
+        "count.removeAttribute('max'); count.value = arguments[2];"
+        "document.getElementById('booking-start').value = arguments[0];"
+        "document.getElementById('booking-end').value = arguments[1];",
+        start, end, str(count))
+    browser.find_element('id', 'booking-submit').click()
+
+
+def test_a_refusal_offers_windows_that_book_in_one_click(
+        browser, server, made, artefacts):
+    from selenium.webdriver.support import ui
+    _open(browser, server, flavor=FLAVOR, range='week')
+    _free_button(browser).click()
+    # Three hours into the page project's booking of two, the other
+    # project's booking of one runs too (and the form's earlier booking
+    # may): two more do not fit.
+    start = datetime.datetime.fromisoformat(
+        made['mine'][0]['start'].rstrip('Z')) + datetime.timedelta(hours=3)
+    end = start + datetime.timedelta(hours=2)
+    asked = [when.strftime('%Y-%m-%dT%H:%M') for when in (start, end)]
+    _refuse_in_the_form(browser, asked[0], asked[1], 2)
+    buttons = ui.WebDriverWait(browser, WAIT).until(
+        lambda b: b.find_elements('css selector', '#booking-offer button'))
+    assert browser.find_element('id', 'booking-error').text.startswith(
+        'No capacity: 2 instance(s)')
+    # The windows the API offers the same request.
+    offer = server.call('POST', '/v1/reservations', {
+        'flavor_id': made['flavor']['id'], 'start': asked[0] + ':00Z',
+        'end': asked[1] + ':00Z', 'instance_count': 2},
+        expect=409)['errors'][0]['counter_offer']
+    shown = {b.get_attribute('data-offer'): b for b in buttons}
+    assert offer['after'] is not None
+    assert set(shown) == {side for side in ('before', 'after')
+                          if offer[side]} | (
+        {'most'} if offer['max_instance_count'] else set())
+    assert shown['after'].text == 'Later: %s UTC to %s UTC' % (
+        offer['after']['start'][:16].replace('T', ' '),
+        offer['after']['end'][:16].replace('T', ' '))
+    screenshots.save_and_check(browser, artefacts, 'booking-counter-offer')
+    # One click fills the form with the later window; booking it books
+    # that very window.
+    shown['after'].click()
+    assert [browser.find_element('id', 'booking-' + field).get_attribute(
+        'value') for field in ('start', 'end', 'count')] == [
+        offer['after']['start'][:16], offer['after']['end'][:16], '2']
+    assert browser.find_elements('css selector',
+                                 '#booking-offer button') == []
+    drawn = int(browser.find_element('tag name', 'body')
+                .get_attribute('data-drawn'))
+    browser.find_element('id', 'booking-submit').click()
+    _drawn(browser, drawn)
+    message = browser.find_element('id', 'message').text
+    assert message.startswith('Booked: reservation '), message
+    booked = server.call('GET', '/v1/reservations/%s' % message.split()[
+        2].rstrip(','))['reservation']
+    assert (booked['start'], booked['end'], booked['instance_count']) == (
+        offer['after']['start'], offer['after']['end'], 2)
 
 
 def test_the_keyboard_moves_between_bars(browser, server, made):

@@ -71,12 +71,15 @@ def assert_error(response, status, code=None, detail_has=()):
     assert list(body) == ['errors']
     assert len(body['errors']) == 1
     error = body['errors'][0]
-    # A refused booking's counter_offer (since 1.6) and a refused
+    # A capacity refusal's counter_offer (a booking's since 1.6, one for
+    # maintenance and a device reservation's since 1.11) and a refused
     # series' occurrences (since 1.7) are the more fields an error may
     # have.
     assert set(error) - {'counter_offer', 'occurrences'} == {
         'status', 'code', 'title', 'detail', 'request_id'}
-    assert 'counter_offer' not in error or code == 'reserve.no_capacity'
+    assert 'counter_offer' not in error or code in (
+        'reserve.no_capacity', 'reserve.maintenance',
+        'reserve.devices_do_not_fit', 'reserve.units_unavailable')
     assert 'occurrences' not in error or \
         error['code'] == 'reserve.series_does_not_fit'
     assert error['status'] == status

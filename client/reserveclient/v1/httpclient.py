@@ -23,7 +23,7 @@ VERSION_HEADER = 'OpenStack-API-Version'
 # asks for the newest of these that the server offers too (see
 # reserveclient.v1.names for the names each reads and shows).
 MIN_VERSION = '1.0'
-MAX_VERSION = '1.10'
+MAX_VERSION = '1.11'
 
 
 def parse_version(text):

@@ -2,8 +2,10 @@
 from osc_lib.command import command
 from osc_lib import exceptions
 
+from reserveclient import exceptions as rc_exceptions
 from reserveclient.osc import utils
 from reserveclient.osc.v1 import base
+from reserveclient.osc.v1 import device_refusals
 from reserveclient.osc.v1 import devices
 from reserveclient.v1 import names
 
@@ -163,7 +165,13 @@ class CreateDeviceReservation(base.ReserveCommand, command.ShowOne):
             answer = client.device_reservations.create(dry_run=True,
                                                        **values)
             return _show(answer, DRY_RUN_FIELDS)
-        return _show(client.device_reservations.create(**values))
+        try:
+            return _show(client.device_reservations.create(**values))
+        except rc_exceptions.Conflict as exc:
+            if exc.counter_offer is None:
+                raise
+            raise exceptions.CommandError(device_refusals.refusal_message(
+                exc, parsed_args)) from None
 
 
 class ListDeviceReservation(base.ReserveCommand, command.Lister):
@@ -286,7 +294,14 @@ class SetDeviceReservation(base.ReserveCommand, command.ShowOne):
         item = None
         # The API takes the domains on their own.
         if values:
-            item = manager.update(parsed_args.reservation, **values)
+            try:
+                item = manager.update(parsed_args.reservation, **values)
+            except rc_exceptions.Conflict as exc:
+                if exc.counter_offer is None:
+                    raise
+                raise exceptions.CommandError(
+                    device_refusals.later_end_message(
+                        exc, parsed_args.reservation)) from None
         if domains is not None:
             item = manager.update(parsed_args.reservation, domains=domains)
         return _show(item)

@@ -2,10 +2,13 @@
 all-in-one's libvirt test:/// GPU hosts."""
 import datetime
 import os
+import shlex
 import shutil
 import time
 
 import pytest
+
+from reserveclient.tests.functional import base
 
 pytestmark = pytest.mark.functional
 
@@ -143,3 +146,35 @@ def test_enroll_a_libvirt_host_by_uri(cli, tmp_path):
     devices = cli.json('reserve', 'device', 'list', '--host', 'fn-rtx')
     assert devices and {u['Host'] for u in devices} == {'fn-rtx'}
     cli('reserve', 'host', 'delete', 'fn-rtx')
+
+
+def test_a_refused_reservation_offers_the_command_that_reserves(cli):
+    start, end = base.future(200, 6), base.future(200, 8)
+    # As many as fit on the host then (a dry run says), all reserved.
+    most = next(n for n in range(8, 0, -1) if cli.json(
+        'reserve', 'device', 'reservation', 'create', '--count', str(n),
+        '--model', MODEL, '--host', HOST, '--start', start, '--end', end,
+        '--dry-run')['fits'])
+    held = cli.json('reserve', 'device', 'reservation', 'create', '--count',
+                    str(most), '--model', MODEL, '--host', HOST, '--start',
+                    start, '--end', end)
+    try:
+        err = cli.fails('reserve', 'device', 'reservation', 'create',
+                        '--count', '1', '--model', MODEL, '--host', HOST,
+                        '--start', base.future(200, 7),
+                        '--end', base.future(200, 9))
+        assert err.startswith('No GPU devices fit: 1 device(s)'), err
+        assert 'GET /v1/devices' not in err
+        later = next(line for line in err.splitlines()
+                     if line.startswith('  the later window: '))
+        command = later.split(': ', 1)[1].split(' (HTTP')[0]
+        assert command == (
+            "openstack reserve device reservation create --count 1 "
+            "--model 'A100 SXM4 80GB' --host %s --start %s --end %s" % (
+                HOST, end, base.future(200, 10)))
+        # The command, as offered, reserves.
+        offered = cli.json(*shlex.split(command)[1:])
+        assert offered['status'] == 'pending'
+        cli('reserve', 'device', 'reservation', 'cancel', offered['id'])
+    finally:
+        cli('reserve', 'device', 'reservation', 'cancel', held['id'])

@@ -18,6 +18,7 @@ from keystoneauth1 import exceptions as ks_exceptions
 from reserveclient.v1 import httpclient
 
 from reserveclient.tests.unit import fake_calendar
+from reserveclient.tests.unit import fake_device_refusals
 from reserveclient.tests.unit import fake_diagnoses
 from reserveclient.tests.unit import fake_names
 from reserveclient.tests.unit import fake_offers
@@ -92,6 +93,9 @@ class FakeReserveAPI:
                 item, self.version()))
         self.free_slots = {}
         self.available = {}
+        # The devices of the double's libvirt host, None: without end
+        # (fake_device_refusals).
+        self.device_slots = None
         # {spot flavor id: spot_available} of /v1/flavors/availability
         self.spot_available = {}
         # {(host id, domain): project id} of /v1/hosts/{h}/domain-owners
@@ -580,6 +584,7 @@ class FakeReserveAPI:
             return self._dry_run(body)
 
         def create(body):
+            fake_device_refusals.check_create(self, body)
             values = dict(
                 project_id='project-a', user_id='alice', host='gpu-a100-01',
                 allowed_projects=['project-a'], managing_projects=[],
@@ -596,6 +601,7 @@ class FakeReserveAPI:
         def update(item, body):
             if 'domains' in body and len(body) > 1:
                 raise ApiError(400, "change 'domains' on their own")
+            fake_device_refusals.check_later_end(self, item, body)
             item.update(body)
         return self._crud(self.device_reservations, method, rest, params,
                           body, create=create, update=update)

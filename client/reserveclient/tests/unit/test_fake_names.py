@@ -7,6 +7,7 @@ import types
 import pytest
 
 from reserveclient.tests.unit import fake_calendar
+from reserveclient.tests.unit import fake_device_refusals
 from reserveclient.tests.unit import fake_names
 from reserveclient.tests.unit import fake_offers
 from reserveclient.tests.unit import fake_series
@@ -61,8 +62,11 @@ def test_the_double_knows_every_version():
         series.SERIES_VERSION)
     assert microversion.SHARING == microversion.Version(
         *fake_sharing.SHARING)
-    assert VERSIONS[-1] == microversion.Version(*fake_offers.VERSION)
     assert microversion.OFFERS == microversion.Version(*fake_offers.VERSION)
+    assert VERSIONS[-1] == microversion.Version(
+        *fake_device_refusals.DEVICE_COUNTER_OFFER)
+    assert microversion.DEVICE_COUNTER_OFFER == microversion.Version(
+        *fake_device_refusals.DEVICE_COUNTER_OFFER)
     assert microversion.COUNTER_OFFER == microversion.Version(
         *fake_names.COUNTER_OFFER)
     assert microversion.CALENDAR == microversion.Version(

@@ -8,6 +8,7 @@ from osc_lib import exceptions
 from reserveclient import exceptions as rc_exceptions
 from reserveclient.osc.v1 import offers
 from reserveclient.osc.v1 import reservations
+from reserveclient.v1 import httpclient
 
 HEADER = 'OpenStack-API-Version'
 
@@ -29,12 +30,12 @@ def _get(api):
 
 class TestList:
 
-    def test_what_is_asked_is_sent_at_1_7(self, runner, api, flavor):
+    def test_what_is_asked_is_sent_at_the_newest(self, runner, api, flavor):
         _search(runner, '--count', '2', '--latest-start', 'P1D',
                 '--any-flavor-with', 'gpu_model', '--sort', 'hosts',
                 '--limit', '3')
         sent = _get(api)
-        assert sent.headers[HEADER] == 'reserve 1.10'
+        assert sent.headers[HEADER] == 'reserve ' + httpclient.MAX_VERSION
         assert sent.params == {
             'flavor': 'gpu.a100', 'duration': 'PT2H', 'count': 2,
             'earliest_start': '2030-01-01T00:00:00Z', 'latest_start': 'P1D',
@@ -102,7 +103,7 @@ class TestBook:
                             ['--offer', offer['ID']])
         post = [r for r in api.requests if r.method == 'POST'][-1]
         assert post.body == {'offer_id': offer['ID']}
-        assert post.headers[HEADER] == 'reserve 1.10'
+        assert post.headers[HEADER] == 'reserve ' + httpclient.MAX_VERSION
         assert (shown['flavor_id'], shown['start'], shown['end'],
                 shown['instance_count']) == (
             'f1', offer['Start'], offer['End'], 1)

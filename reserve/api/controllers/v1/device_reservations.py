@@ -32,11 +32,15 @@ from reserve.api.controllers.v1 import diagnoses
 from reserve.api.controllers.v1 import method
 from reserve.api.controllers.v1 import spot
 from reserve.api.controllers.v1 import utils
+from reserve.api import microversion
 from reserve.api.schemas import device_reservations as schema
+from reserve.api.views import device_counter_offer as offer_views
 from reserve.api.views import device_reservations as views
 from reserve.api.views import statuses
 from reserve.booking import cancel
+from reserve.booking import counter_offer
 from reserve.booking import device_admission
+from reserve.booking import device_counter_offer
 from reserve.common import exception
 from reserve.common.policies import device_reservations as policies
 from reserve.common.policies import devices as device_policies
@@ -163,6 +167,51 @@ def _dry_run(ctx, request, start, end, body, projects):
             'pci_address': by_id[r['device_id']].pci_address,
             'kind': r['kind']}) for r in rows])
     return {'dry_run': schema.as_served(answer)}
+
+
+# refusals ------------------------------------------------------------------
+
+def _offering(ctx, refusal, request, start, end, body, read_domains,
+              viewer):
+    """The refusal of a device reservation for its devices, saying what
+    fits instead; since 1.11 the error object carries it as
+    counter_offer. The request is narrowed to the hosts with its domains
+    as it was when refused (``read_domains`` remembers them)."""
+    try:
+        request = holds.on_hosts_with_domains(
+            ctx, request, start, end or states.OPEN_END,
+            body.get('domains') or [], read_domains, viewer=viewer)
+    except exception.ReserveException:
+        return refusal
+    offer = device_counter_offer.search(ctx, request, start, end, viewer,
+                                        timeutils.utcnow())
+    path = offer_views.availability_path(request, body.get('host'))
+    answer = None
+    if microversion.serves(microversion.DEVICE_COUNTER_OFFER):
+        answer = offer_views.counter_offer_view(request, body.get('host'),
+                                                path, offer)
+    return refusal.offering(answer, '%s GET %s (with start and end) counts '
+                                    'the devices free over a window.' % (
+                                        counter_offer.describe(offer),
+                                        path))
+
+
+def _offering_end(ctx, refusal, reservation_id, end):
+    """The refusal of a later end, saying the latest end that fits; since
+    1.11 the error object carries it as counter_offer's latest_end."""
+    reservation = device_reservations_db.device_reservation_get(
+        ctx, reservation_id)
+    latest = device_counter_offer.latest_end(ctx, reservation, end,
+                                             timeutils.utcnow())
+    request = selection.Request(
+        device_ids=tuple(u.device_id for u in reservation.devices),
+        host_id=reservation.host_id)
+    answer = None
+    if microversion.serves(microversion.DEVICE_COUNTER_OFFER):
+        answer = offer_views.latest_end_view(
+            request, reservation.host_name, offer_views.availability_path(
+                request, reservation.host_name), latest)
+    return refusal.offering(answer, counter_offer.describe_end(latest))
 
 
 # actions -------------------------------------------------------------------
@@ -316,8 +365,13 @@ class DeviceReservationsController(rest.RestController):
         }
         # Held here (pending, no lease yet); the worker has the
         # manager build its lease, whose start event attaches.
-        reservation_id = device_admission.reserve(
-            ctx, values, start, end, _domain_reader(ctx, projects))
+        read_domains = _domain_reader(ctx, projects)
+        try:
+            reservation_id = device_admission.reserve(
+                ctx, values, start, end, read_domains)
+        except exception.DeviceRefusal as refusal:
+            raise _offering(ctx, refusal, request, start, end, body,
+                            read_domains, viewer) from None
         utils.cast('device reservation', 'create_device_lease', ctx,
                    reservation_id)
         utils.set_created('%s/%s' % (PATH, reservation_id))
@@ -364,11 +418,15 @@ class DeviceReservationsController(rest.RestController):
                     reason='only a live reservation can be moved')
             end = utils.parse_date(body['end'], 'end') if body['end'] \
                 else None
-            utils.rpc_call('move the end of device reservation %s' %
-                           reservation.id,
-                           device_access.manager()
-                           .move_device_reservation_end,
-                           ctx, reservation.id, end)
+            try:
+                utils.rpc_call('move the end of device reservation %s' %
+                               reservation.id,
+                               device_access.manager()
+                               .move_device_reservation_end,
+                               ctx, reservation.id, end)
+            except exception.DeviceRefusal as refusal:
+                raise _offering_end(ctx, refusal, reservation.id,
+                                    end) from None
         for role, field in ((states.Role.ALLOWED, 'allowed_projects'),
                             (states.Role.MANAGING, 'managing_projects')):
             if field in body:

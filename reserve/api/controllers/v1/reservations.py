@@ -71,11 +71,11 @@ def _offering(ctx, refusal, flavor, start, end, count, bypass):
     error object carries it as counter_offer."""
     offer = counter_offer.search(ctx, flavor, start, end, count, bypass)
     body = None
-    if microversion.serves(microversion.COUNTER_OFFER):
-        body = views.counter_offer_view(flavor, count,
-                                        refusal.kwargs['free'],
+    if microversion.serves(_version(refusal)):
+        body = views.counter_offer_view(flavor, count, _free(refusal),
                                         offer['before'], offer['after'])
-    return refusal.offering(body, counter_offer.describe(offer))
+    return refusal.offering(body, counter_offer.describe(offer) +
+                            _free_slots_pointer(refusal, flavor))
 
 
 def _offering_end(ctx, refusal, booking, end, bypass):
@@ -84,11 +84,34 @@ def _offering_end(ctx, refusal, booking, end, bypass):
     flavor = flavors_db.flavor_get(ctx, booking.flavor_id)
     latest = admission.latest_end(ctx, booking, flavor, end, bypass)
     body = None
-    if microversion.serves(microversion.COUNTER_OFFER):
+    if microversion.serves(_version(refusal)):
         body = views.counter_offer_view(
-            flavor, booking.instance_count, refusal.kwargs['free'],
+            flavor, booking.instance_count, _free(refusal),
             latest_end=latest and timeutils.isoformat(latest))
-    return refusal.offering(body, counter_offer.describe_end(latest))
+    return refusal.offering(body, counter_offer.describe_end(latest) +
+                            _free_slots_pointer(refusal, flavor))
+
+
+# A refusal for maintenance carries its counter offer since 1.11, with the
+# device refusals'; NoCapacity's since 1.6.
+def _version(refusal):
+    if isinstance(refusal, exception.MaintenanceConflict):
+        return microversion.DEVICE_COUNTER_OFFER
+    return microversion.COUNTER_OFFER
+
+
+def _free(refusal):
+    """The most instances that fit in the asked window: none during
+    maintenance, which takes every slot."""
+    return refusal.kwargs.get('free', 0)
+
+
+def _free_slots_pointer(refusal, flavor):
+    """NoCapacity's message names free-slots itself."""
+    if isinstance(refusal, exception.MaintenanceConflict):
+        return (' GET /v1/flavors/%s/free-slots lists the windows that '
+                'fit.' % flavor.id)
+    return ''
 
 
 def _check_required(body):
@@ -117,7 +140,8 @@ def _admit(ctx, body, flavor, start, end, count, offer_id=None):
                                      bypass_maintenance=bypass,
                                      shared_project_ids=shared,
                                      offer_id=offer_id)
-    except exception.NoCapacity as refusal:
+    except (exception.NoCapacity,
+            exception.MaintenanceConflict) as refusal:
         raise _offering(ctx, refusal, flavor, start, end, count,
                         bypass) from None
     if not waiting:
@@ -204,7 +228,8 @@ class ReservationsController(rest.RestController):
         try:
             updated = admission.change_end(ctx, booking, end,
                                            bypass_maintenance=bypass)
-        except exception.NoCapacity as refusal:
+        except (exception.NoCapacity,
+                exception.MaintenanceConflict) as refusal:
             raise _offering_end(ctx, refusal, booking, end,
                                 bypass) from None
         utils.cast('reservation', 'update_lease', ctx, booking.id)

@@ -1,6 +1,8 @@
 /* The calendar page of reserve: draws GET /v1/calendar (microversion 1.5)
  * of a flavor or a host as a Gantt chart, and books a free stretch with
- * the API's own POST /v1/reservations. No framework, no build step.
+ * the API's own POST /v1/reservations. A refusal's counter offer (1.6)
+ * is shown as buttons that fill the form with each window offered. No
+ * framework, no build step.
  *
  * The token: none on an API without authentication (the all-in-one);
  * else the one a dashboard that embeds the page hands over (the URL's
@@ -11,13 +13,16 @@
 (function () {
   'use strict';
 
-  var VERSION = 'reserve 1.5';
+  // The counter offer's (COUNTER_OFFER of reserve.api.microversion).
+  var VERSION = 'reserve 1.6';
   var DAY = 24 * 3600 * 1000;
   var TOKEN_KEY = 'reserve-token';
   var api = window.location.origin;
 
+  // offered: the window of the counter offer last put in the form, kept
+  // to the second (the form's inputs show minutes).
   var state = {view: 'flavor', subject: null, days: 7, start: null,
-               calendar: null, subjects: []};
+               calendar: null, subjects: [], offered: null};
 
   function $(id) { return document.getElementById(id); }
 
@@ -34,9 +39,10 @@
     }
   }
 
-  function ApiError(status, detail) {
+  function ApiError(status, detail, counterOffer) {
     this.status = status;
     this.detail = detail;
+    this.counterOffer = counterOffer || null;
   }
 
   function call(method, path, body) {
@@ -56,7 +62,9 @@
                       json.errors[0].detail) || (response.status + ' ' +
                                                  response.statusText);
         if (response.status === 401) { askToken(); }
-        throw new ApiError(response.status, detail);
+        throw new ApiError(response.status, detail,
+                           json && json.errors && json.errors[0] &&
+                           json.errors[0].counter_offer);
       });
     }, function (error) {
       throw new ApiError(0, 'The reserve API did not answer (' + error + ')');
@@ -391,15 +399,76 @@
     $('booking-hint').textContent = free + ' free from ' + human(from) +
       ' to ' + human(to) + '.';
     $('booking-error').textContent = '';
+    showOffer(null);
     $('booking').showModal();
     $('booking-count').focus();
   }
 
   function bookingBody() {
+    var start = $('booking-start').value;
+    var end = $('booking-end').value;
+    var offered = state.offered;
+    // The window offered as it was, while the form still shows it.
+    var asOffered = offered && toInput(parse(offered.start)) === start &&
+      toInput(parse(offered.end)) === end;
     return {flavor_id: state.subject,
-            start: iso(fromInput($('booking-start').value)),
-            end: iso(fromInput($('booking-end').value)),
+            start: asOffered ? offered.start : iso(fromInput(start)),
+            end: asOffered ? offered.end : iso(fromInput(end)),
             instance_count: parseInt($('booking-count').value, 10)};
+  }
+
+  // A refusal's counter offer: a button per window offered (and for the
+  // most instances that fit in the window asked), each filling the form.
+  function showOffer(offer) {
+    var box = $('booking-offer');
+    box.textContent = '';
+    box.hidden = !offer;
+    state.offered = null;
+    if (!offer) { return; }
+    var sides = [['before', 'Earlier'], ['after', 'Later']];
+    sides.forEach(function (side) {
+      var offered = offer[side[0]];
+      if (!offered) { return; }
+      offerButton(box, side[1] + ': ' + human(parse(offered.start)) +
+                  ' to ' + human(parse(offered.end)), side[0], function () {
+        state.offered = {start: offered.start, end: offered.end};
+        $('booking-start').value = toInput(parse(offered.start));
+        $('booking-end').value = toInput(parse(offered.end));
+        // The free count of the stretch first clicked no longer holds.
+        $('booking-count').removeAttribute('max');
+        $('booking-count').value = String(offer.instance_count);
+        return 'The ' + side[1].toLowerCase() + ' window offered: book it.';
+      });
+    });
+    var most = offer.max_instance_count;
+    if (most > 0 && most < offer.instance_count) {
+      offerButton(box, most + ' instance' + (most > 1 ? 's' : '') +
+                  ' in the window asked', 'most', function () {
+        $('booking-count').value = String(most);
+        return 'As many as fit in the window asked: book them.';
+      });
+    }
+    if (!box.children.length) {
+      box.textContent = 'Nothing of this shape fits nearby.';
+    }
+  }
+
+  function offerButton(box, text, which, fill) {
+    var button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'offer';
+    button.dataset.offer = which;
+    button.textContent = text;
+    button.addEventListener('click', function () {
+      var hint = fill();
+      var kept = state.offered;
+      showOffer(null);
+      state.offered = kept;
+      $('booking-error').textContent = '';
+      $('booking-hint').textContent = hint;
+      $('booking-submit').focus();
+    });
+    box.appendChild(button);
   }
 
   function submitBooking(event) {
@@ -415,6 +484,7 @@
       });
     }, function (error) {
       $('booking-error').textContent = error.detail;
+      showOffer(error.counterOffer);
     }).then(function () { $('booking-submit').disabled = false; });
   }
 
