@@ -28,8 +28,9 @@ def encode(value):
 class JsonRenderer:
     """pecan's ``json`` renderer, by encode()."""
 
-    def __init__(self, path, extra_vars):
+    def __init__(self, _path, _extra_vars):
         pass
 
-    def render(self, template_path, namespace):
+    @staticmethod
+    def render(_template_path, namespace):
         return encode(namespace)

@@ -160,10 +160,12 @@ def _by_role(joined):
 _LIST_STATEMENTS = {}
 
 
-def _page(project_id, status, host_id, marker, limit):
+def _page(reservation_id, project_id, status, host_id, marker, limit):
     """The ids of a page, in a subquery, for the filters and limit given
     (their values are bound parameters)."""
     query = sa.select(_DR_TABLE.c.id)
+    if reservation_id:
+        query = query.where(_DR_TABLE.c.id == sa.bindparam('reservation_id'))
     if project_id:
         query = query.where(_visible_to(sa.bindparam('project_id')))
     if status:
@@ -218,14 +220,29 @@ def _list_statements(shape):
     return statements
 
 
+def device_reservation_listed(context, reservation_id, project_id=None):
+    """The reservation as device_reservation_list reads it (a Listed
+    tuple, for a view of it): three queries, where
+    device_reservation_get's objects load each of their collections
+    apart."""
+    found = device_reservation_list(context, project_id=project_id,
+                                    reservation_id=reservation_id)
+    if not found:
+        raise exception.DeviceReservationNotFound(id=reservation_id)
+    return found[0]
+
+
 def device_reservation_list(context, project_id=None, status=None,
-                            host_id=None, limit=None, marker=None):
+                            host_id=None, limit=None, marker=None,
+                            reservation_id=None):
     """A page of reservations by creation, as Listed tuples."""
-    values = {'project_id': project_id, 'status': status,
-              'host_id': host_id, 'marker': marker, 'limit': limit}
+    values = {'reservation_id': reservation_id, 'project_id': project_id,
+              'status': status, 'host_id': host_id, 'marker': marker,
+              'limit': limit}
     reservations, attachments, devices = _list_statements(tuple(
         values[name] is not None
-        for name in ('project_id', 'status', 'host_id', 'marker', 'limit')))
+        for name in ('reservation_id', 'project_id', 'status', 'host_id',
+                     'marker', 'limit')))
     # Rows straight from a connection: the ORM's processing of them
     # would only be undone.
     with db_api.reader.connection.using(context) as connection:
@@ -390,9 +407,14 @@ def unreleased_predecessors(context, reservation):
 
 def holds(context, start, end, host_ids=None, exclude=None):
     """(device_id, reservation) of every unreleased reservation whose
-    window overlaps [start, end): the devices it withholds then."""
+    window overlaps [start, end): the devices it withholds then. The
+    reservations come with their projects (who may see them), not their
+    devices or attachments, which each hold would otherwise read again
+    (an access to those raises)."""
     with db_api.reader.using(context) as session:
         query = (session.query(_HELD.device_id, _DR)
+                 .options(orm.raiseload(_DR.devices),
+                          orm.raiseload(_DR.attachments))
                  .join(_DR, _DR.id == _HELD.device_reservation_id)
                  .filter(_DR.released_at.is_(None))
                  .filter(_DR.start < end)

@@ -36,12 +36,12 @@ For each it prints requests per second, p50 and p99 latency, the
 server's CPU time per request (its processes' user and system time over
 the run, divided by the requests answered: on a busy machine the figure
 that says what a quiet one would serve) and the errors: wrk's socket
-errors plus answers other than the route's expected ones. The targets
-(issue 24): 300 requests/s on the 100-row lists and on availability,
-100 POST/s, all on the all-in-one with a core kept busy; 600 requests/s
-on the list under gunicorn on two cores. Everything it starts is stopped and its temporary
-directory removed at the end, failure or not; each wrk run is bounded
-(its duration plus a timeout).
+errors plus answers other than the route's expected ones. The targets:
+300 requests/s on the 100-row lists and on availability, 100 POST/s,
+all on the all-in-one with a core kept busy; 600 requests/s on the list
+under gunicorn on two cores. Everything it starts is stopped and its
+temporary directory removed at the end, failure or not; each wrk run is
+bounded (its duration plus a timeout).
 
     .venv/bin/python tests/benchmarks/bench_api_polling.py
     .venv/bin/python tests/benchmarks/bench_api_polling.py --busy-core \\

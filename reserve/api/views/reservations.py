@@ -5,8 +5,27 @@ from reserve.api.views import missing_capacity
 from reserve.common import timeutils
 
 
+def reservations_view(bookings):
+    """The API representation of a page of bookings, the microversion
+    asked once."""
+    names = _names()
+    return [_view(booking, names) for booking in bookings]
+
+
+def _names():
+    """(whether the view has compute_flavor, and reserved_flavor_id) at
+    the request's microversion."""
+    return (not microversion.serves(microversion.ONE_NAME),
+            microversion.serves(microversion.GLOSSARY_NAMES))
+
+
 def reservation_view(booking):
     """The API representation of a booking."""
+    return _view(booking, _names())
+
+
+def _view(booking, names):
+    compute_flavor, reserved_flavor = names
     view = {
         'id': booking.id,
         'project_id': booking.project_id,
@@ -22,9 +41,9 @@ def reservation_view(booking):
         'created_at': timeutils.isoformat(booking.created_at),
         'updated_at': timeutils.isoformat(booking.updated_at),
     }
-    if not microversion.serves(microversion.ONE_NAME):
+    if compute_flavor:
         view['compute_flavor'] = booking.reserved_flavor_id
-        if not microversion.serves(microversion.GLOSSARY_NAMES):
+        if not reserved_flavor:
             del view['reserved_flavor_id']
     return view
 
