@@ -42,6 +42,7 @@ from reserve.api import edge
 from reserve.api import errors
 from reserve.api import flavor_exporter
 from reserve.api import hooks
+from reserve.api import json_renderer
 from reserve.api import metrics
 from reserve.api import microversion
 from reserve.api import pages
@@ -87,6 +88,7 @@ def setup_pecan_app():
         root.RootController(),
         hooks=[hooks.ContextHook(), hooks.RPCHook(), hooks.ErrorHook()],
         default_renderer='json',
+        custom_renderers={'json': json_renderer.JsonRenderer},
         force_canonical=False,
         # Host names contain dots: /v1/hosts/gpu1.example.org is a name,
         # not a request for an ".org" rendering.

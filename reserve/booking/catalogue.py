@@ -18,13 +18,15 @@ def visible(context, ref, sees_hidden):
 
 
 def visible_list(context, sees_hidden, filters=None, limit=None,
-                 marker=None):
+                 marker=None, grants=True):
+    """The flavors the caller sees (``grants`` False: without their
+    grants, see flavors_db.flavor_list)."""
     if sees_hidden:
         return flavors_db.flavor_list(context, filters=filters, limit=limit,
-                                      marker=marker)
+                                      marker=marker, grants=grants)
     return flavors_db.flavor_list(context, project_id=context.project_id,
                                   active_only=True, filters=filters,
-                                  limit=limit, marker=marker)
+                                  limit=limit, marker=marker, grants=grants)
 
 
 def bookable(context, ref, sees_hidden):

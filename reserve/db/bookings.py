@@ -5,6 +5,8 @@ Same conventions as reserve.db.api, whose transaction context
 this module uses: every function takes a RequestContext first and
 joins the transaction the caller may have open on it.
 """
+import collections
+
 import sqlalchemy as sa
 from sqlalchemy import orm
 
@@ -55,17 +57,34 @@ def booking_get(context, booking_id, project_id=None):
         return booking
 
 
+# A list reads the bookings' columns, not objects: building a page of
+# ORM objects cost more than its query.
+_COLUMNS = tuple(attr.key for attr in
+                 sa.inspect(models.Booking).column_attrs)
+
+
+class Listed(collections.namedtuple('Listed', _COLUMNS + ('status',))):
+    """A booking as booking_list reads it: its columns under the model's
+    names, and the ``status`` shown (the desk's close, else the recorded
+    one), as the model's own."""
+    __slots__ = ()
+
+
 def booking_list(context, project_id=None, flavor_id=None, status=None,
                  limit=None, marker=None):
+    """A page of bookings by creation, as Listed tuples."""
     with db_api.reader.using(context) as session:
-        query = session.query(models.Booking)
+        query = session.query(*(getattr(models.Booking, key)
+                                for key in _COLUMNS))
         if project_id is not None:
-            query = query.filter_by(project_id=project_id)
+            query = query.filter(models.Booking.project_id == project_id)
         if flavor_id is not None:
-            query = query.filter_by(flavor_id=flavor_id)
+            query = query.filter(models.Booking.flavor_id == flavor_id)
         if status is not None:
-            query = query.filter_by(status=status)
-        return db_api._paginate(query, models.Booking, limit, marker)
+            query = query.filter(models.Booking.status == status)
+        rows = db_api._paginate(query, models.Booking, limit, marker)
+    return [Listed(*row, row.closed_as or row.recorded_status)
+            for row in rows]
 
 
 def booking_find_by_reserved_flavor(context, flavor_id):

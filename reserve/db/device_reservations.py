@@ -17,7 +17,6 @@ from sqlalchemy import orm
 from reserve.common import exception
 from reserve.common import states
 from reserve.db import api as db_api
-from reserve.db import functions
 from reserve.db import leases as leases_db
 from reserve.db import models
 
@@ -155,65 +154,124 @@ def _by_role(joined):
     return projects
 
 
+# The statements of a list are built once per shape (which filters it
+# has), their values bound at each call: building them and working out
+# their cache key cost more than running them on SQLite.
+_LIST_STATEMENTS = {}
+
+
+def _page(reservation_id, project_id, status, host_id, marker, limit):
+    """The ids of a page, in a subquery, for the filters and limit given
+    (their values are bound parameters)."""
+    query = sa.select(_DR_TABLE.c.id)
+    if reservation_id:
+        query = query.where(_DR_TABLE.c.id == sa.bindparam('reservation_id'))
+    if project_id:
+        query = query.where(_visible_to(sa.bindparam('project_id')))
+    if status:
+        query = query.where(_DR.status == sa.bindparam('status'))
+    if host_id:
+        query = query.where(_DR_TABLE.c.host_id == sa.bindparam('host_id'))
+    if marker:
+        # After the marker in the order of the list (created_at, id).
+        created = sa.bindparam('marker_created_at',
+                               type_=_DR_TABLE.c.created_at.type)
+        query = query.where(sa.or_(
+            _DR_TABLE.c.created_at > created,
+            sa.and_(_DR_TABLE.c.created_at == created,
+                    _DR_TABLE.c.id > sa.bindparam('marker'))))
+    query = query.order_by(_DR_TABLE.c.created_at, _DR_TABLE.c.id)
+    if limit:
+        query = query.limit(sa.bindparam('limit'))
+    return query.subquery('page')
+
+
+def _list_statements(shape):
+    """(reservations, attachments, devices) of a page of this shape."""
+    statements = _LIST_STATEMENTS.get(shape)
+    if statements is not None:
+        return statements
+    projects, held = _PROJECT.__table__, _HELD.__table__
+    page = _page(*shape)
+    reservations = (
+        sa.select(*_DR_COLUMNS, _host_name(), _lease_id(),
+                  _joined(projects, projects.c.role + ':' +
+                          projects.c.project_id),
+                  _joined(held, held.c.device_id,
+                          held.c.spot_since.isnot(None)),
+                  _joined(held, held.c.device_id))
+        .join_from(_DR_TABLE, page, page.c.id == _DR_TABLE.c.id)
+        .order_by(_DR_TABLE.c.created_at, _DR_TABLE.c.id))
+    attachments = (
+        sa.select(*_ATTACHMENT_COLUMNS)
+        .join(page, page.c.id == _A_TABLE.c.device_reservation_id)
+        .order_by(_A_TABLE.c.domain, _A_TABLE.c.device_id))
+    # The devices held by the page or attached by it: a page holds many
+    # reservations of few devices, each device read once.
+    devices = sa.select(*_DEVICE_COLUMNS).where(sa.or_(
+        _DEVICE_COLUMNS[0].in_(
+            sa.select(held.c.device_id)
+            .join(page, page.c.id == held.c.device_reservation_id)),
+        _DEVICE_COLUMNS[0].in_(
+            sa.select(_A_TABLE.c.device_id)
+            .join(page, page.c.id == _A_TABLE.c.device_reservation_id))))
+    statements = _LIST_STATEMENTS[shape] = (reservations, attachments,
+                                            devices)
+    return statements
+
+
+def device_reservation_listed(context, reservation_id, project_id=None):
+    """The reservation as device_reservation_list reads it (a Listed
+    tuple, for a view of it): three queries, where
+    device_reservation_get's objects load each of their collections
+    apart."""
+    found = device_reservation_list(context, project_id=project_id,
+                                    reservation_id=reservation_id)
+    if not found:
+        raise exception.DeviceReservationNotFound(id=reservation_id)
+    return found[0]
+
+
 def device_reservation_list(context, project_id=None, status=None,
-                            host_id=None, limit=None, marker=None):
+                            host_id=None, limit=None, marker=None,
+                            reservation_id=None):
     """A page of reservations by creation, as Listed tuples."""
-    projects, devices_table = _PROJECT.__table__, _HELD.__table__
-    with db_api.reader.using(context) as session:
-        query = session.query(_DR.id)
-        if project_id is not None:
-            query = query.filter(_visible_to(project_id))
-        if status is not None:
-            query = query.filter(_DR.status == status)
-        if host_id is not None:
-            query = query.filter(_DR.host_id == host_id)
-        page = db_api.paginated(query, _DR, limit, marker).subquery('page')
-        # Rows straight from the connection: the ORM's processing of
-        # them would only be undone.
-        connection = session.connection()
+    values = {'reservation_id': reservation_id, 'project_id': project_id,
+              'status': status, 'host_id': host_id, 'marker': marker,
+              'limit': limit}
+    reservations, attachments, devices = _list_statements(tuple(
+        values[name] is not None
+        for name in ('reservation_id', 'project_id', 'status', 'host_id',
+                     'marker', 'limit')))
+    # Rows straight from a connection: the ORM's processing of them
+    # would only be undone.
+    with db_api.reader.connection.using(context) as connection:
+        if marker is not None:
+            values['marker_created_at'] = connection.execute(
+                sa.select(_DR_TABLE.c.created_at)
+                .where(_DR_TABLE.c.id == marker)).scalar()
+            if values['marker_created_at'] is None:
+                raise exception.Invalid(reason='marker %s not found' %
+                                        marker)
         found, held = {}, []
-        for row in connection.execute(
-                sa.select(*_DR_COLUMNS, _host_name(), _lease_id(),
-                          _joined(projects, projects.c.role + ':' +
-                                  projects.c.project_id),
-                          _joined(devices_table, devices_table.c.device_id,
-                                  devices_table.c.spot_since.isnot(None)),
-                          _joined(devices_table, devices_table.c.device_id))
-                .join_from(_DR_TABLE, page, page.c.id == _DR_TABLE.c.id)
-                .order_by(_DR_TABLE.c.created_at, _DR_TABLE.c.id)):
+        for row in connection.execute(reservations, values):
             *columns, projects_joined, lent, device_ids = row
+            # The status shown: the desk's close, else the recorded one.
             listed = Listed(*columns, _by_role(projects_joined),
                             sorted(_split(lent)), [], [])
-            # The status shown: the desk's close, else the recorded one.
             found[row[0]] = listed._replace(
                 status=listed.closed_as or listed.status)
             held.extend((row[0], device_id)
                         for device_id in _split(device_ids))
         if found:
-            _read_listed(connection, found, page, held)
+            by_id = {row[0]: _Device(*row)
+                     for row in connection.execute(devices, values)}
+            for reservation_id, device_id in held:
+                found[reservation_id].devices.append(_Held(by_id[device_id]))
+            for row in connection.execute(attachments, values):
+                found[row[0]].attachments.append(
+                    _Attachment(*row, by_id[row[1]]))
     return list(found.values())
-
-
-def _read_listed(connection, found, page, held):
-    """The attachments of ``found`` ({id: Listed}), read by joining the
-    ``page`` (a subquery of the ids) rather than sending a thousand ids,
-    and the devices of those and of ``held`` ([(reservation id, device
-    id)]), each read once: a page holds many reservations of few
-    devices."""
-    attachments = connection.execute(
-        sa.select(*_ATTACHMENT_COLUMNS)
-        .join(page, page.c.id == _A_TABLE.c.device_reservation_id)
-        .order_by(_A_TABLE.c.domain, _A_TABLE.c.device_id)).all()
-    wanted = sorted({device_id for _, device_id in held} |
-                    {row.device_id for row in attachments})
-    devices = {row.id: _Device(*row) for row in connection.execute(
-        sa.select(*_DEVICE_COLUMNS).where(
-            functions.one_of(_DEVICE_COLUMNS[0], wanted,
-                             connection.dialect.name)))}
-    for reservation_id, device_id in held:
-        found[reservation_id].devices.append(_Held(devices[device_id]))
-    for row in attachments:
-        found[row[0]].attachments.append(_Attachment(*row, devices[row[1]]))
 
 
 def device_reservations_of_host(context, host_id, statuses):
@@ -349,9 +407,14 @@ def unreleased_predecessors(context, reservation):
 
 def holds(context, start, end, host_ids=None, exclude=None):
     """(device_id, reservation) of every unreleased reservation whose
-    window overlaps [start, end): the devices it withholds then."""
+    window overlaps [start, end): the devices it withholds then. The
+    reservations come with their projects (who may see them), not their
+    devices or attachments, which each hold would otherwise read again
+    (an access to those raises)."""
     with db_api.reader.using(context) as session:
         query = (session.query(_HELD.device_id, _DR)
+                 .options(orm.raiseload(_DR.devices),
+                          orm.raiseload(_DR.attachments))
                  .join(_DR, _DR.id == _HELD.device_reservation_id)
                  .filter(_DR.released_at.is_(None))
                  .filter(_DR.start < end)

@@ -75,11 +75,16 @@ def flavor_find_id(context, ref):
 
 
 def flavor_list(context, project_id=None, active_only=False, filters=None,
-                limit=None, marker=None):
+                limit=None, marker=None, grants=True):
     """Flavors, optionally only those ``project_id`` may see and only the
-    active ones; ``filters`` maps column names to required values."""
+    active ones; ``filters`` maps column names to required values. With
+    ``grants`` False, the flavors come without their projects and spot
+    projects (two queries fewer; an access to them raises)."""
     with db_api.reader.using(context) as session:
         query = session.query(F)
+        if not grants:
+            query = query.options(orm.raiseload(F.projects),
+                                  orm.raiseload(F.spot_projects))
         if project_id is not None:
             query = _visible_to(query, project_id)
         if active_only:

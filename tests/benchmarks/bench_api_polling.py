@@ -27,14 +27,21 @@ on each route:
 With ``--busy-core`` another process spins on one core meanwhile, as on
 a shared machine. With ``--gunicorn`` (the default; ``--no-gunicorn``
 to skip it) the 100-row list is measured again under gunicorn with
-``--workers`` workers serving reserve.wsgi.api:application on the same
-database.
+``--workers`` workers (of etc/reserve/gunicorn.conf.py's threads)
+serving reserve.wsgi.api:application on the same database, with the
+all-in-one stopped and no core kept busy: the two cores are gunicorn's
+(and wrk's).
 
-For each it prints requests per second, p50 and p99 latency, and the
-errors: wrk's socket errors plus answers other than the route's
-expected ones. Everything it starts is stopped and its temporary
-directory removed at the end, failure or not; each wrk run is bounded
-(its duration plus a timeout).
+For each it prints requests per second, p50 and p99 latency, the
+server's CPU time per request (its processes' user and system time over
+the run, divided by the requests answered: on a busy machine the figure
+that says what a quiet one would serve) and the errors: wrk's socket
+errors plus answers other than the route's expected ones. The targets:
+300 requests/s on the 100-row lists and on availability, 100 POST/s,
+all on the all-in-one with a core kept busy; 600 requests/s on the list
+under gunicorn on two cores. Everything it starts is stopped and its
+temporary directory removed at the end, failure or not; each wrk run is
+bounded (its duration plus a timeout).
 
     .venv/bin/python tests/benchmarks/bench_api_polling.py
     .venv/bin/python tests/benchmarks/bench_api_polling.py --busy-core \\
@@ -95,6 +102,24 @@ class Server:
                 raise RuntimeError('%s did not start:\n%s' % (
                     command[0], self.tail()))
             time.sleep(0.2)
+
+    def cpu_seconds(self):
+        """CPU time (user and system) used so far by the server's
+        processes: its session's (gunicorn's workers included)."""
+        ticks = 0
+        for name in os.listdir('/proc'):
+            if not name.isdigit():
+                continue
+            try:
+                with open('/proc/%s/stat' % name) as stat:
+                    # After the command's closing parenthesis: state,
+                    # ppid, pgrp, session, ... utime (14th), stime.
+                    fields = stat.read().rpartition(')')[2].split()
+            except OSError:
+                continue
+            if int(fields[3]) == self.process.pid:
+                ticks += int(fields[11]) + int(fields[12])
+        return ticks / os.sysconf('SC_CLK_TCK')
 
     def tail(self, size=3000):
         self._out.flush()
@@ -291,34 +316,40 @@ def parse_wrk(output):
     return found
 
 
-def run_wrk(args, url, script, connections, work):
+def run_wrk(args, server, script, connections, work):
     path = os.path.join(work, 'wrk-%d.lua' % time.monotonic_ns())
     with open(path, 'w') as out:
         out.write(script)
     threads = min(connections, 2)
     command = [args.wrk, '-t%d' % threads, '-c%d' % connections,
                '-d%ds' % args.duration, '--latency', '--timeout', '10s',
-               '-s', path, url]
+               '-s', path, server.url]
+    cpu = server.cpu_seconds()
     try:
         output = subprocess.run(command, capture_output=True, text=True,
                                 timeout=args.duration + 60,
                                 check=True).stdout
     except subprocess.CalledProcessError as exc:
         raise RuntimeError('wrk failed: %s' % exc.stderr)
-    return output, parse_wrk(output)
+    found = parse_wrk(output)
+    # The server's CPU time per request: what a quiet machine's figure
+    # follows, whatever else the machine runs meanwhile.
+    found['cpu_ms'] = (server.cpu_seconds() - cpu) * 1000 / max(
+        found['requests'], 1)
+    return output, found
 
 
-def get_route(args, url, path, headers, connections, work):
-    output, found = run_wrk(args, url, GET_SCRIPT % {
+def get_route(args, server, path, headers, connections, work):
+    output, found = run_wrk(args, server, GET_SCRIPT % {
         'headers': _lua_headers(headers), 'path': path}, connections, work)
     found['errors'] = found['socket_errors'] + found['non_2xx']
     return found
 
 
-def post_route(args, url, connections, work):
+def post_route(args, server, connections, work):
     base = int(time.time()) + POST_HOURS * 3600
     headers = dict(OWNER, **{'Content-Type': 'application/json'})
-    output, found = run_wrk(args, url, POST_SCRIPT % {
+    output, found = run_wrk(args, server, POST_SCRIPT % {
         'headers': _lua_headers(headers), 'base': base, 'model': A100,
         'host': HOST}, connections, work)
     counts = re.search(r'POST-COUNTS created=(\d+) deleted=(\d+) '
@@ -370,14 +401,16 @@ def _routes(args):
 
 
 def _line(server, route, connections, found):
-    print('%-10s %-45s %3d %9.0f %8.1f %8.1f %7d  %s' % (
+    print('%-11s %-45s %3d %7.0f %7.1f %7.1f %8.2f %6d  %s' % (
         server, route, connections, found['rps'], found['p50'],
-        found['p99'], found['errors'], found.get('note', '')), flush=True)
+        found['p99'], found['cpu_ms'], found['errors'],
+        found.get('note', '')), flush=True)
 
 
 def _header():
-    print('%-10s %-45s %3s %9s %8s %8s %7s' % (
-        'server', 'route', 'c', 'req/s', 'p50 ms', 'p99 ms', 'errors'))
+    print('%-11s %-45s %3s %7s %7s %7s %8s %6s' % (
+        'server', 'route', 'c', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms',
+        'errors'))
 
 
 def _write_config(work, port, threads):
@@ -435,12 +468,15 @@ def run(args):
         for route, path, headers in _routes(args):
             for connections in args.connections:
                 _line('all-in-one', route, connections, get_route(
-                    args, aio.url, path, headers, connections, work))
+                    args, aio, path, headers, connections, work))
         for connections in args.connections:
             _line('all-in-one', 'POST /v1/device-reservations (+DELETE)',
-                  connections, post_route(args, aio.url, connections,
-                                          work))
+                  connections, post_route(args, aio, connections, work))
         if args.gunicorn:
+            # Two cores for gunicorn: no busy core, and the all-in-one
+            # (whose manager and worker run beside its API) stopped.
+            stop_burner(burner)
+            aio.stop()
             # The all-in-one's defaults, said in a file of its own.
             embedded = os.path.join(work, 'wsgi.conf')
             with open(embedded, 'w') as out:
@@ -461,7 +497,7 @@ def run(args):
             route, path, headers = _routes(args)[1]
             for connections in args.connections:
                 _line('gunicorn/%d' % args.workers, route, connections,
-                      get_route(args, gunicorn.url, path, headers,
+                      get_route(args, gunicorn, path, headers,
                                 connections, work))
     except BaseException:
         for server in servers:

@@ -39,6 +39,13 @@ def as_served(fields, old=None):
     return {_BEFORE_ONE_NAME.get(k, k): v for k, v in fields.items()}
 
 
+def served_names(old):
+    """{name in the code: the name served} of the renamed fields, under
+    the names before 1.2 when ``old``."""
+    return dict(_BEFORE_ONE_NAME) if old else {
+        name: name for name in _BEFORE_ONE_NAME}
+
+
 def served_name(name):
     """How the request's microversion names the field ``name``."""
     return _BEFORE_ONE_NAME.get(name, name) if old_names() else name

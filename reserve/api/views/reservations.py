@@ -6,8 +6,29 @@ from reserve.api.views import sharing
 from reserve.common import timeutils
 
 
+def reservations_view(bookings):
+    """The API representation of a page of bookings, the microversion
+    asked once."""
+    names = _names()
+    return [_view(booking, names) for booking in bookings]
+
+
+def _names():
+    """Whether the view has compute_flavor, reserved_flavor_id, series_id
+    and the standby fields, at the request's microversion."""
+    return (not microversion.serves(microversion.ONE_NAME),
+            microversion.serves(microversion.GLOSSARY_NAMES),
+            microversion.serves(microversion.SERIES),
+            microversion.serves(microversion.STANDBY))
+
+
 def reservation_view(booking):
     """The API representation of a booking."""
+    return _view(booking, _names())
+
+
+def _view(booking, names):
+    compute_flavor, reserved_flavor, series, standby = names
     view = {
         'id': booking.id,
         'project_id': booking.project_id,
@@ -23,14 +44,14 @@ def reservation_view(booking):
         'created_at': timeutils.isoformat(booking.created_at),
         'updated_at': timeutils.isoformat(booking.updated_at),
     }
-    if microversion.serves(microversion.SERIES):
+    if series:
         view['series_id'] = booking.series_id
-    if microversion.serves(microversion.STANDBY):
+    if standby:
         view['standby_since'] = timeutils.isoformat(booking.standby_since)
         view['standby_until'] = timeutils.isoformat(booking.standby_until)
-    if not microversion.serves(microversion.ONE_NAME):
+    if compute_flavor:
         view['compute_flavor'] = booking.reserved_flavor_id
-        if not microversion.serves(microversion.GLOSSARY_NAMES):
+        if not reserved_flavor:
             del view['reserved_flavor_id']
     return view
 

@@ -10,6 +10,7 @@ import sqlalchemy as sa
 
 from reserve.api.views import device_reservations as views
 from reserve.common import context as reserve_context
+from reserve.common import exception
 from reserve.common import states
 from reserve.db import api as db_api
 from reserve.db import device_reservations as device_reservations_db
@@ -76,7 +77,10 @@ def test_each_listed_reservation_is_its_get(backend, tmp_path):
         for item in listed:
             got = device_reservations_db.device_reservation_get(ctx, item.id)
             assert (views.reservation_view(ctx, item) ==
-                    views.reservation_view(ctx, got))
+                    views.reservation_view(ctx, got) ==
+                    views.reservation_view(
+                        ctx, device_reservations_db.device_reservation_listed(
+                            ctx, item.id)))
         first = views.reservation_view(ctx, by_start[NOW])
         assert first['allowed_projects'] == sorted(ODD_PROJECTS)
         assert first['managing_projects'] == ['m-1', 'm-2']
@@ -90,6 +94,18 @@ def test_each_listed_reservation_is_its_get(backend, tmp_path):
         page = device_reservations_db.device_reservation_list(
             ctx, limit=1, marker=listed[0].id)
         assert [r.id for r in page] == [listed[1].id]
+        # The same statements again, other values bound.
+        page = device_reservations_db.device_reservation_list(
+            ctx, limit=2, marker=listed[1].id)
+        assert [r.id for r in page] == [r.id for r in listed[2:4]]
+        assert [r.id for r in device_reservations_db.device_reservation_list(
+            ctx, project_id='m-2')] == [by_start[NOW].id]
+        with pytest.raises(exception.Invalid):
+            device_reservations_db.device_reservation_list(
+                ctx, limit=1, marker='nope')
+        with pytest.raises(exception.DeviceReservationNotFound):
+            device_reservations_db.device_reservation_listed(
+                ctx, listed[0].id, project_id='nobody')
 
 
 def test_mariadb_datetimes_read_as_pymysql_reads_them(tmp_path):

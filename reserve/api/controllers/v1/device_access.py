@@ -18,6 +18,15 @@ def get(ctx, reservation_id):
         project_id=utils.show_scope(ctx, policies.LIST_ALL_PROJECTS))
 
 
+def get_listed(ctx, reservation_id):
+    """get()'s reservation as the list reads it (device_reservation_list's
+    tuple: its columns, projects, devices and attachments), for a view
+    or a check of them."""
+    return device_reservations_db.device_reservation_listed(
+        ctx, reservation_id,
+        project_id=utils.show_scope(ctx, policies.LIST_ALL_PROJECTS))
+
+
 def acts_for_owner(ctx, reservation, all_projects_action):
     """The project that made it, its managing projects while it lives
     (they act on the owner's behalf inside its term), or a caller with
@@ -31,8 +40,8 @@ def acts_for_owner(ctx, reservation, all_projects_action):
 
 
 def show(ctx, reservation_id):
-    found = device_reservations_db.device_reservation_get(ctx,
-                                                          reservation_id)
+    found = device_reservations_db.device_reservation_listed(
+        ctx, reservation_id)
     return {'device_reservation': views.reservation_view(ctx, found)}
 
 

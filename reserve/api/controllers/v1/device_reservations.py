@@ -334,7 +334,7 @@ class DeviceReservationsController(rest.RestController):
     @method.expose(policy=policies.GET, params=())
     def get_one(self, reservation_id, *, ctx):
         return {'device_reservation': views.reservation_view(
-            ctx, device_access.get(ctx, reservation_id))}
+            ctx, device_access.get_listed(ctx, reservation_id))}
 
     @method.expose(policy=policies.CREATE, params=('dry_run',),
                    body=schema.served_create)
@@ -440,7 +440,7 @@ class DeviceReservationsController(rest.RestController):
 
     @method.expose(policy=policies.DELETE, status=204)
     def delete(self, reservation_id=None, *, ctx):
-        reservation = device_access.get(ctx, reservation_id)
+        reservation = device_access.get_listed(ctx, reservation_id)
         if not device_access.acts_for_owner(ctx, reservation,
                                             policies.DELETE_ALL_PROJECTS):
             raise exception.Forbidden(

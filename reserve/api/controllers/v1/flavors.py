@@ -212,7 +212,9 @@ def availability(*, ctx, params):
         _check_not_too_long(start, end)
     filters = {k: params[k] for k in ('category', 'availability_zone')
                if k in params}
-    flavors = catalogue.visible_list(ctx, _sees_hidden(ctx), filters)
+    # The counts read no grants.
+    flavors = catalogue.visible_list(ctx, _sees_hidden(ctx), filters,
+                                     grants=False)
     # total: the most the flavor offers at once, its slots capped by
     # what the reservable hosts hold of its nova flavor when empty.
     offered = admission.offered(ctx, flavors)

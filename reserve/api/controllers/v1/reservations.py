@@ -193,7 +193,7 @@ class ReservationsController(rest.RestController):
             ctx, project_id=project_id, flavor_id=flavor_id,
             status=status, limit=limit, marker=marker)
         return utils.collection(
-            'reservations', [views.reservation_view(b) for b in bookings],
+            'reservations', views.reservations_view(bookings),
             limit, params, PATH)
 
     @method.expose(policy=policies.GET, view=views.show_one)
