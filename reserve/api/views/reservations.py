@@ -28,7 +28,7 @@ def reservation_view(booking):
 
 
 def _view(booking, names):
-    compute_flavor, reserved_flavor, series, standby = names
+    before_one_name, reserved_flavor, series, standby = names
     view = {
         'id': booking.id,
         'project_id': booking.project_id,
@@ -49,7 +49,7 @@ def _view(booking, names):
     if standby:
         view['standby_since'] = timeutils.isoformat(booking.standby_since)
         view['standby_until'] = timeutils.isoformat(booking.standby_until)
-    if compute_flavor:
+    if before_one_name:
         view['compute_flavor'] = booking.reserved_flavor_id
         if not reserved_flavor:
             del view['reserved_flavor_id']
