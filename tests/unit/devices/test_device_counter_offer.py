@@ -53,7 +53,9 @@ def _over(held):
 
 # Each example sets the fixture's holds first: it is not reset between
 # them, and need not be.
-EACH = settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+# The tests assume a refused window, which most drawn ones are not.
+EACH = settings(suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                       HealthCheck.filter_too_much])
 
 
 @pytest.fixture
