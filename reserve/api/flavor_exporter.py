@@ -83,8 +83,7 @@ def answer(ctx, route, authenticated=True):
     if route == GPU_FLAVORS:
         flavors = [f for f in flavors if _asks_gpus(f)]
     now = timeutils.utcnow()
-    offered = admission.offered(ctx, flavors)
-    free = admission.availability(ctx, flavors, None, None, offered)
+    offered, free = admission.offered_and_available(ctx, flavors)
     return views.flavors_view(flavors, offered, free, now)
 
 

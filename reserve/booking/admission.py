@@ -240,11 +240,12 @@ def _sized(flavors):
     return found
 
 
-def offered(context, flavors, sized=None):
+def offered(context, flavors, sized=None, state=None):
     """{flavor id: the most instances it offers at once}: its slots,
     capped by what the reservable hosts hold of its nova flavor when
     empty (0 for an entry whose nova flavor was never read, and for a
-    spot flavor, which is never booked). sized: _sized(flavors)."""
+    spot flavor, which is never booked). sized: _sized(flavors); state:
+    store.read_state's, when already read."""
     sized = _sized(flavors) if sized is None else sized
     result, totals, hosts = {}, {}, None
     for flavor in flavors:
@@ -255,7 +256,9 @@ def offered(context, flavors, sized=None):
         if key not in totals:
             if hosts is None:
                 # Read once for the lot, however many sizes they have.
-                hosts = store.hosts(context, store.read_state(context))
+                if state is None:
+                    state = store.read_state(context)
+                hosts = store.hosts(context, state)
             totals[key] = model.total(context, need, host_filter,
                                       hosts=hosts)
         result[flavor.id] = min(flavor.slots, totals[key])
@@ -277,6 +280,16 @@ def availability(context, flavors, start=None, end=None, offers=None):
     return _free_and_held(context, flavors, start, end, offers)[0]
 
 
+def offered_and_available(context, flavors, start=None, end=None):
+    """(offered(flavors), availability(flavors, start, end)), the hosts'
+    state read once for both."""
+    sized = _sized(flavors)
+    state = store.read_state(context) if sized else None
+    offers = offered(context, flavors, sized, state)
+    return offers, _free_and_held(context, flavors, start, end, offers,
+                                  sized, state)[0]
+
+
 def occupancy_now(context, flavors):
     """(offered, available, held) of ``flavors`` at this instant, each
     {flavor id: instances}: what availability answers without a window
@@ -284,13 +297,17 @@ def occupancy_now(context, flavors):
     each hold now (a booking until its end plus the guard), read in the
     same pass (reserve.metrics)."""
     sized = _sized(flavors)
-    offers = offered(context, flavors, sized)
-    free, held = _free_and_held(context, flavors, None, None, offers, sized)
+    state = store.read_state(context) if sized else None
+    offers = offered(context, flavors, sized, state)
+    free, held = _free_and_held(context, flavors, None, None, offers, sized,
+                                state)
     return offers, free, held
 
 
-def _free_and_held(context, flavors, start, end, offers, sized=None):
-    """availability's answer, and desk.peak_loads' over the window."""
+def _free_and_held(context, flavors, start, end, offers, sized=None,
+                   state=None):
+    """availability's answer, and desk.peak_loads' over the window
+    (state: store.read_state's, when already read)."""
     if start is None:
         start = timeutils.utcnow()
         end = start + datetime.timedelta(seconds=1)
@@ -308,8 +325,10 @@ def _free_and_held(context, flavors, start, end, offers, sized=None):
         board = None
         for flavor_id, (need, host_filter, key) in sized.items():
             if board is None:
-                board = model.Board(context, store.read_state(context),
-                                    start, end, model.guard())
+                if state is None:
+                    state = store.read_state(context)
+                board = model.Board(context, state, start, end,
+                                    model.guard())
             if key not in by_key:
                 by_key[key] = board.offer(need, host_filter).total()
             hosts_hold[flavor_id] = by_key[key]

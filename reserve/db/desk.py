@@ -98,6 +98,52 @@ def slots_held_at_most(context, flavor, start, end, guard,
         return int(session.execute(query).scalar() or 0)
 
 
+# peak_loads' statement, by (dialect, IN lists): building it and working
+# out its cache key cost more than running it on a small catalogue.
+_PEAK_LOADS = {}
+
+
+def _peak_loads_statement(dialect, in_lists):
+    statement = _PEAK_LOADS.get((dialect, in_lists))
+    if statement is not None:
+        return statement
+    origin = sa.bindparam('origin', type_=sa.DateTime)
+    starts = sa.case((B.start > origin,
+                      functions.SecondsSince(B.start, origin)), else_=0)
+    stops = (functions.SecondsSince(B.end, origin) +
+             sa.bindparam('guard', type_=sa.Integer))
+    # Every booking twice over: side 1 where it starts holding, side -1
+    # where it stops.
+    sides = sa.union_all(sa.select(sa.literal(1, sa.Integer).label('side')),
+                         sa.select(sa.literal(-1, sa.Integer).label('side'))
+                         ).subquery('sides')
+    flavor_id = functions.Narrow(B.flavor_id)
+    load = sa.func.sum(sides.c.side * B.instance_count).over(
+        partition_by=flavor_id,
+        order_by=sa.case((sides.c.side == 1, starts), else_=stops),
+        range_=(None, 0))
+    # An outer join, though both sides of every booking match: it keeps
+    # the bookings the outer loop, read once and in the index's flavor
+    # order (SQLite would read them once per side, and sort them all
+    # over again).
+    loads = (sa.select(flavor_id.label('flavor_id'),
+                       load.label('load'), sides.c.side)
+             .outerjoin(sides, sa.true())
+             .where(sa.or_(*(B.flavor_id.in_(sa.bindparam(
+                 'flavors_%d' % i, expanding=True))
+                 for i in range(in_lists))))
+             .where(B.end > sa.bindparam('after', type_=sa.DateTime))
+             .where(B.end <= sa.bindparam('before', type_=sa.DateTime))
+             .where(B.start < sa.bindparam('window_end', type_=sa.DateTime))
+             .where(B.status.in_(states.Booking.LIVE))
+             .subquery('loads'))
+    statement = _PEAK_LOADS[dialect, in_lists] = (
+        sa.select(loads.c.flavor_id, sa.func.max(loads.c.load))
+        .where(loads.c.side == 1)
+        .group_by(loads.c.flavor_id))
+    return statement
+
+
 def peak_loads(context, flavors, start, end, guard):
     """The most slots the live bookings of each of ``flavors`` hold at
     one instant of [start, end), each booking until its end + ``guard``
@@ -120,41 +166,17 @@ def peak_loads(context, flavors, start, end, guard):
     if not peaks or end <= start:
         return peaks
     longest = _seconds(max(f.longest_booking or 0 for f in flavors))
-    origin = sa.literal(start, sa.DateTime)
-    starts = sa.case((B.start > origin,
-                      functions.SecondsSince(B.start, origin)), else_=0)
-    stops = (functions.SecondsSince(B.end, origin) +
-             int(guard.total_seconds()))
-    # Every booking twice over: side 1 where it starts holding, side -1
-    # where it stops.
-    sides = sa.union_all(sa.select(sa.literal(1, sa.Integer).label('side')),
-                         sa.select(sa.literal(-1, sa.Integer).label('side'))
-                         ).subquery('sides')
-    flavor_id = functions.Narrow(B.flavor_id)
-    load = sa.func.sum(sides.c.side * B.instance_count).over(
-        partition_by=flavor_id,
-        order_by=sa.case((sides.c.side == 1, starts), else_=stops),
-        range_=(None, 0))
+    ids = sorted(peaks)
     with _reader(context) as session:
         dialect = session.bind.dialect.name
-        # An outer join, though both sides of every booking match: it
-        # keeps the bookings the outer loop, read once and in the index's
-        # flavor order (SQLite would read them once per side, and sort
-        # them all over again).
-        loads = (sa.select(flavor_id.label('flavor_id'),
-                           load.label('load'), sides.c.side)
-                 .outerjoin(sides, sa.true())
-                 .where(functions.one_of(B.flavor_id, sorted(peaks),
-                                         dialect))
-                 .where(B.end > start - guard)
-                 .where(B.end <= end + longest)
-                 .where(B.start < end)
-                 .where(B.status.in_(states.Booking.LIVE))
-                 .subquery('loads'))
-        query = (sa.select(loads.c.flavor_id, sa.func.max(loads.c.load))
-                 .where(loads.c.side == 1)
-                 .group_by(loads.c.flavor_id))
-        for found, peak in session.execute(query):
+        chunks = functions.in_list_chunks(ids, dialect)
+        values = {'origin': start, 'guard': int(guard.total_seconds()),
+                  'after': start - guard, 'before': end + longest,
+                  'window_end': end}
+        values.update(('flavors_%d' % i, chunk)
+                      for i, chunk in enumerate(chunks))
+        for found, peak in session.execute(
+                _peak_loads_statement(dialect, len(chunks)), values):
             peaks[found] = max(0, int(peak or 0))
     return peaks
 

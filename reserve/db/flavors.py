@@ -74,25 +74,54 @@ def flavor_find_id(context, ref):
         return row[0] if row else None
 
 
+def _narrowed(query, grants, project_id, active_only, filters):
+    """flavor_list's query (or statement) for its arguments, whose
+    values may be bound parameters."""
+    if not grants:
+        query = query.options(orm.raiseload(F.projects),
+                              orm.raiseload(F.spot_projects))
+    if project_id is not None:
+        query = _visible_to(query, project_id)
+    if active_only:
+        query = query.filter(F.active.is_(True))
+    for column, value in filters.items():
+        query = query.filter(getattr(F, column) == value)
+    return query
+
+
+# flavor_list's statements by shape (which filters, grants or not), their
+# values bound at each call: a list is read at every availability request.
+_LIST_STATEMENTS = {}
+
+
+def _list_statement(visible, active_only, filter_names, grants):
+    shape = (visible, active_only, filter_names, grants)
+    statement = _LIST_STATEMENTS.get(shape)
+    if statement is None:
+        statement = _LIST_STATEMENTS[shape] = _narrowed(
+            sa.select(F), grants,
+            sa.bindparam('project_id') if visible else None, active_only,
+            {name: sa.bindparam('filter_' + name) for name in filter_names}
+        ).order_by(F.name)
+    return statement
+
+
 def flavor_list(context, project_id=None, active_only=False, filters=None,
                 limit=None, marker=None, grants=True):
     """Flavors, optionally only those ``project_id`` may see and only the
     active ones; ``filters`` maps column names to required values. With
     ``grants`` False, the flavors come without their projects and spot
     projects (two queries fewer; an access to them raises)."""
+    filters = filters or {}
     with db_api.reader.using(context) as session:
-        query = session.query(F)
-        if not grants:
-            query = query.options(orm.raiseload(F.projects),
-                                  orm.raiseload(F.spot_projects))
-        if project_id is not None:
-            query = _visible_to(query, project_id)
-        if active_only:
-            query = query.filter(F.active.is_(True))
-        for column, value in (filters or {}).items():
-            query = query.filter(getattr(F, column) == value)
         if limit is None and marker is None:
-            return query.order_by(F.name).all()
+            values = {'filter_' + k: v for k, v in filters.items()}
+            values['project_id'] = project_id
+            statement = _list_statement(project_id is not None, active_only,
+                                        tuple(sorted(filters)), grants)
+            return session.execute(statement, values).scalars().all()
+        query = _narrowed(session.query(F), grants, project_id, active_only,
+                          filters)
         return db_api._paginate(query, F, limit, marker, sort_key='name')
 
 

@@ -95,9 +95,14 @@ def _hours_started_sqlite(element, compiler, **kw):
 IN_LIST = 500
 
 
+def in_list_chunks(values, dialect):
+    """``values`` as the IN lists one_of OR-s on ``dialect``."""
+    if dialect != 'mysql':
+        return [values]
+    return [values[i:i + IN_LIST] for i in range(0, len(values), IN_LIST)]
+
+
 def one_of(column, values, dialect):
     """``column IN values``, spelled for ``dialect`` (a dialect name)."""
-    if dialect != 'mysql':
-        return column.in_(values)
-    return sa.or_(*(column.in_(values[i:i + IN_LIST])
-                    for i in range(0, len(values), IN_LIST)))
+    return sa.or_(*(column.in_(chunk)
+                    for chunk in in_list_chunks(values, dialect)))

@@ -217,8 +217,8 @@ def availability(*, ctx, params):
                                      grants=False)
     # total: the most the flavor offers at once, its slots capped by
     # what the reservable hosts hold of its nova flavor when empty.
-    offered = admission.offered(ctx, flavors)
-    free = admission.availability(ctx, flavors, start, end, offered)
+    offered, free = admission.offered_and_available(ctx, flavors, start,
+                                                    end)
     # spot_available (since 1.4): what the GPUs lent now still hold.
     spot = (spot_flavors.available(ctx, flavors)
             if microversion.serves(microversion.SPOT) else None)
