@@ -104,6 +104,8 @@ _DEVICE_COLUMNS = tuple(models.Device.__table__.c[name] for name in (
 # (device ids are UUIDs; project ids match \S+, and Python's \s, which
 # the schemas' patterns use, matches \x1f too).
 _SEPARATOR = '\x1f'
+_STATUS, _CLOSED_AS = (_DR_COLUMNS.index(_DR_TABLE.c[name])
+                       for name in ('status', 'closed_as'))
 _LISTED_FIELDS = [c.key for c in _DR_COLUMNS] + [
     'host_name', 'lease_id', 'projects', 'lent', 'devices', 'attachments']
 
@@ -257,10 +259,10 @@ def device_reservation_list(context, project_id=None, status=None,
         for row in connection.execute(reservations, values):
             *columns, projects_joined, lent, device_ids = row
             # The status shown: the desk's close, else the recorded one.
-            listed = Listed(*columns, _by_role(projects_joined),
-                            sorted(_split(lent)), [], [])
-            found[row[0]] = listed._replace(
-                status=listed.closed_as or listed.status)
+            if columns[_CLOSED_AS]:
+                columns[_STATUS] = columns[_CLOSED_AS]
+            found[row[0]] = Listed(*columns, _by_role(projects_joined),
+                                   sorted(_split(lent)), [], [])
             held.extend((row[0], device_id)
                         for device_id in _split(device_ids))
         if found:
