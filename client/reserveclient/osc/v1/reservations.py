@@ -139,7 +139,8 @@ class CreateReservation(base.ReserveCommand, command.ShowOne):
                 raise
             raise exceptions.CommandError(refusal_message(
                 exc, parsed_args.flavor or exc.counter_offer.get(
-                    'flavor_id'))) from None
+                    'flavor_id'), parsed_args.start,
+                parsed_args.end)) from None
         timeout = parsed_args.wait_timeout
         if booking.get('status') == STANDBY:
             self.app.stderr.write(
@@ -187,10 +188,12 @@ _REST_POINTER = re.compile(r'\s*GET /v1/flavors/\S+/free-slots lists the '
                            r'windows that fit\.')
 
 
-def refusal_message(error, flavor):
+def refusal_message(error, flavor, start=None, end=None):
     """A capacity refusal with its counter offer (API 1.6), worded for
-    the command line: the commands that book each window offered, and
-    the one that lists them all."""
+    the command line: the commands that book each window offered, the
+    one that books as many instances as fit in the window asked
+    (``start`` to ``end``, unknown when an offer was booked), and the
+    one that lists every window."""
     offer = error.counter_offer
     count = offer.get('instance_count') or 1
     flavor = shlex.quote(flavor)
@@ -203,6 +206,13 @@ def refusal_message(error, flavor):
                 '  the %s window: openstack reserve reservation create '
                 '--flavor %s --start %s --end %s%s' % (
                     word, flavor, window['start'], window['end'], more))
+    most = offer.get('max_instance_count')
+    if start and end and most and most < count:
+        lines.append(
+            '  the most that fit then (%d): openstack reserve reservation '
+            'create --flavor %s --start %s --end %s%s' % (
+                most, flavor, start, end,
+                ' --instance-count %d' % most if most != 1 else ''))
     lines.append('  every window that fits: openstack reserve flavor '
                  'free-slots %s%s' % (flavor, more))
     return error.worded('\n'.join(lines))

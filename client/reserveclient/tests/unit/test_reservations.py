@@ -122,6 +122,25 @@ class TestRefusal:
         assert '--end 2030-01-01T09:01:00Z --instance-count 2' in message
         assert "free-slots 'gpu a100' --instance-count 2" in message
 
+    def test_the_most_that_fit_then_as_a_command(self, runner, api):
+        api.flavors.add(id='f1', name='gpu a100', slots=3)
+        _booking(api, instance_count=1, start='2030-01-01T05:00:00Z',
+                 end='2030-01-01T07:00:00Z')
+        with pytest.raises(exceptions.CommandError) as err:
+            runner.take(reservations.CreateReservation, [
+                '--flavor', 'gpu a100', '--start', '2030-01-01T06:00',
+                '--end', '2030-01-01T08:00', '--instance-count', '3'])
+        lines = str(err.value).splitlines()
+        assert lines[2] == (
+            "  the most that fit then (2): openstack reserve reservation "
+            "create --flavor 'gpu a100' --start 2030-01-01T06:00:00Z "
+            "--end 2030-01-01T08:00:00Z --instance-count 2")
+        assert lines[3].startswith('  every window that fits: ')
+
+    def test_none_fit_then_no_such_command(self, runner, api):
+        message = self._refused(runner, api, '--instance-count', '2')
+        assert 'the most that fit then' not in message
+
     def test_an_older_server_says_it_in_its_words(self, runner, api):
         api.max_version = '1.5'
         message = self._refused(runner, api)
