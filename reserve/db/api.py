@@ -17,6 +17,7 @@ import contextvars
 import datetime
 import json
 import sqlite3
+import threading
 
 from oslo_db import api as oslo_db_api
 from oslo_db import exception as db_exc
@@ -175,6 +176,15 @@ def _sqlite_begin(conn):
         conn.info['in_transaction'] = True
 
 
+_SQLITE_WRITERS = threading.Lock()
+
+
+def _is_sqlite():
+    """Whether the writer's engine is SQLite's (the engine is made on
+    first use, the database's URL read from the configuration)."""
+    return get_engine().dialect.name == 'sqlite'
+
+
 class _Writer:
     """enginefacade's writer, whose outermost transaction on SQLite
     begins with the write lock held."""
@@ -184,6 +194,28 @@ class _Writer:
 
     @contextlib.contextmanager
     def using(self, context):
+        if _OPEN_WRITERS.get() or not _is_sqlite():
+            with self._using(context) as session:
+                yield session
+            return
+        # The threads of one process (the all-in-one's four daemons)
+        # queue for SQLite's write lock here: a thread waiting on a Python
+        # lock wakes as soon as it is free, where SQLite's busy handler
+        # sleeps up to 100 ms between its tries, which under a burst of
+        # writers left the lock idle most of the time. Past the busy
+        # timeout the writer goes on to SQLite, which then waits or fails
+        # as before (writers of other processes are queued by SQLite).
+        queued = _SQLITE_WRITERS.acquire(timeout=SQLITE_BUSY_TIMEOUT_MS /
+                                         1000.0)
+        try:
+            with self._using(context) as session:
+                yield session
+        finally:
+            if queued:
+                _SQLITE_WRITERS.release()
+
+    @contextlib.contextmanager
+    def _using(self, context):
         with self._facade_writer.using(context) as session:
             if (not _OPEN_WRITERS.get() and
                     session.get_bind().dialect.name == 'sqlite'):

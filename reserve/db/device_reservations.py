@@ -53,6 +53,21 @@ def device_reservation_find(context, reservation_id):
         return session.get(_DR, reservation_id)
 
 
+def device_reservation_row(context, reservation_id):
+    """What the worker reads of a reservation to know whether there is
+    anything to do, as a read-only row (none of its devices, projects
+    and attachments), or None: its id, project_id, user_id, start, end,
+    released_at and the status shown (the desk's close, else the
+    recorded one)."""
+    with db_api.reader.using(context) as session:
+        return session.execute(
+            sa.select(_DR.id, _DR.project_id, _DR.user_id, _DR.start,
+                      _DR.end, _DR.released_at,
+                      sa.func.coalesce(_DR.closed_as, _DR.recorded_status)
+                      .label('status'))
+            .where(_DR.id == reservation_id)).first()
+
+
 def _host_name():
     """The name of the reservation's host, in a query of reservations."""
     hosts = models.Host.__table__

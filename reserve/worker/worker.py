@@ -140,7 +140,7 @@ class BookingWorker:
         """Have the manager make the lease of a held device reservation
         (owned by it: the manager answers with the same lease if it made
         one); the device:gpu plugin adopts the hold."""
-        found = device_reservations_db.device_reservation_find(
+        found = device_reservations_db.device_reservation_row(
             context, device_reservation_id)
         if (found is None or found.released_at is not None or
                 found.status not in device_states.DeviceReservation.LIVE):
@@ -163,7 +163,7 @@ class BookingWorker:
             LOG.info('Device reservation %s got no lease: %s',
                      device_reservation_id, exc.message)
             return
-        current = device_reservations_db.device_reservation_find(
+        current = device_reservations_db.device_reservation_row(
             context, device_reservation_id)
         if (current is None or
                 current.status == device_states.DeviceReservation.CANCELLED):
@@ -176,7 +176,7 @@ class BookingWorker:
     def delete_device_lease(self, context, device_reservation_id):
         """A cancelled device reservation: its lease is deleted (its end
         runs now and detaches); without one, its hold is released."""
-        found = device_reservations_db.device_reservation_find(
+        found = device_reservations_db.device_reservation_row(
             context, device_reservation_id)
         if (found is None or
                 found.status != device_states.DeviceReservation.CANCELLED):

@@ -130,6 +130,11 @@ def test_open_ended_until_cancelled(cloud):
     assert cloud.hostdevs(host)['gpu-vm-3'] == [('pci', '0000:b1:00.0')]
     assert cloud.cancel(rsv_id) is True
     assert cloud.reservation(rsv_id).status == 'CANCELLED'
+    # The worker's light read shows the desk's close too, not the status
+    # the lease recorded.
+    row = device_reservations_db.device_reservation_row(cloud.ctx, rsv_id)
+    assert (row.id, row.status, row.released_at) == (
+        rsv_id, 'CANCELLED', None)
     assert cloud.lease(rsv_id).status == engine_states.Lease.DELETING
     cloud.tick()
     rsv = cloud.reservation(rsv_id)
