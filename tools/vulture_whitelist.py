@@ -68,6 +68,7 @@ version_info
 # reserve.db.functions); inherit_cache marks a construct cacheable.
 _sqlite_pragmas
 _mysql_connect_parameters
+_json_reader
 _sqlite_begin
 _seconds_since
 _seconds_since_mysql

@@ -96,13 +96,7 @@ IN_LIST = 500
 
 
 def in_list_chunks(values, dialect):
-    """``values`` as the IN lists one_of OR-s on ``dialect``."""
+    """``values`` cut into the IN lists ``dialect`` takes in one go."""
     if dialect != 'mysql':
         return [values]
     return [values[i:i + IN_LIST] for i in range(0, len(values), IN_LIST)]
-
-
-def one_of(column, values, dialect):
-    """``column IN values``, spelled for ``dialect`` (a dialect name)."""
-    return sa.or_(*(column.in_(chunk)
-                    for chunk in in_list_chunks(values, dialect)))
