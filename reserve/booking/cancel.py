@@ -64,7 +64,7 @@ def device_reservation(context, reservation_id, reason):
     if not device_reservations_db.device_reservation_close(
             context, reservation_id, Status.CANCELLED, reason, Status.LIVE):
         return False
-    if device_reservations_db.device_reservation_lease(
+    if device_reservations_db.device_reservation_lease_state(
             context, reservation_id) is None:
         holds.release(context, reservation_id)
     return True

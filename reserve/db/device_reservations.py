@@ -401,6 +401,13 @@ def device_reservation_lease(context, reservation_id):
         context, states.Owner.DEVICE_RESERVATION, reservation_id)
 
 
+def device_reservation_lease_state(context, reservation_id):
+    """The id and status of the lease a device reservation owns (a row),
+    or None once it is gone."""
+    return leases_db.lease_state_by_owner(
+        context, states.Owner.DEVICE_RESERVATION, reservation_id)
+
+
 def unreleased_predecessors(context, reservation):
     """{reservation id: [device ids]} of the reservations that hold some
     of ``reservation``'s devices before it and have not released them: its

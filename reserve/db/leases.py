@@ -84,6 +84,17 @@ def lease_get_by_owner(context, owner_type, owner_id):
                 .first())
 
 
+def lease_state_by_owner(context, owner_type, owner_id):
+    """The id and status of the lease of a booking or a device reservation
+    (a row), or None: what most callers ask of an owner's lease, read
+    without its reservations and events."""
+    with db_api.reader.connection.using(context) as connection:
+        return connection.execute(
+            sa.select(models.Lease.id, models.Lease.status)
+            .where(models.Lease.owner_type == owner_type,
+                   models.Lease.owner_id == owner_id)).first()
+
+
 def lease_list(context, project_id=None, status=None, limit=None,
                marker=None):
     with db_api.reader.using(context) as session:

@@ -258,8 +258,9 @@ def settle(context):
         attached = reservation.status == Status.ACTIVE or any(
             a.state in states.Attachment.MAY_BE_ATTACHED
             for a in reservation.attachments)
-        if not attached or device_reservations_db.device_reservation_lease(
-                context, reservation.id) is not None:
+        if not attached or \
+                device_reservations_db.device_reservation_lease_state(
+                    context, reservation.id) is not None:
             continue
         LOG.warning('Device reservation %s has no lease: releasing it',
                     reservation.id)

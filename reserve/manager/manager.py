@@ -87,14 +87,14 @@ class LeaseManager:
             raise
 
     def _make_lease(self, context, request):
-        existing = leases_db.lease_get_by_owner(
+        existing = leases_db.lease_state_by_owner(
             context, request.owner_type, request.owner_id)
         lease_id = (self._write_lease(context, request) if existing is None
                     else None)
         if lease_id is None:
             # Made already (a recast creation, or a race lost to another
             # manager): the same answer again.
-            existing = existing or leases_db.lease_get_by_owner(
+            existing = leases_db.lease_get_by_owner(
                 context, request.owner_type, request.owner_id)
             owners.announce(context, owners.allocated(context, existing))
             return views.lease(existing)
@@ -150,7 +150,7 @@ class LeaseManager:
                                                     request.end)
                 return lease.id
         except exception.Conflict:
-            if leases_db.lease_get_by_owner(
+            if leases_db.lease_state_by_owner(
                     context, request.owner_type, request.owner_id) is None:
                 raise
             return None
@@ -397,7 +397,7 @@ class LeaseManager:
         """Move the end of a live device reservation (None: open-ended)
         through its lease, if its devices stay free that long (``end``: a
         naive UTC datetime)."""
-        lease = device_reservations_db.device_reservation_lease(
+        lease = device_reservations_db.device_reservation_lease_state(
             context, device_reservation_id)
         found = device_reservations_db.device_reservation_find(
             context, device_reservation_id)
@@ -407,7 +407,7 @@ class LeaseManager:
             self.make_lease(context, device_runs.lease_request(
                 found.id, found.project_id, found.user_id,
                 found.start, found.end))
-            lease = device_reservations_db.device_reservation_lease(
+            lease = device_reservations_db.device_reservation_lease_state(
                 context, device_reservation_id)
         if lease is None:
             raise exception.InvalidState(

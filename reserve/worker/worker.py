@@ -145,7 +145,7 @@ class BookingWorker:
         if (found is None or found.released_at is not None or
                 found.status not in device_states.DeviceReservation.LIVE):
             return  # cancelled, or over
-        if device_reservations_db.device_reservation_lease(
+        if device_reservations_db.device_reservation_lease_state(
                 context, device_reservation_id):
             return
         request = device_runs.lease_request(
@@ -181,7 +181,7 @@ class BookingWorker:
         if (found is None or
                 found.status != device_states.DeviceReservation.CANCELLED):
             return
-        lease = device_reservations_db.device_reservation_lease(
+        lease = device_reservations_db.device_reservation_lease_state(
             context, device_reservation_id)
         if lease is None:
             device_holds.release(context, device_reservation_id)
