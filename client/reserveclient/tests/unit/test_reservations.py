@@ -91,9 +91,12 @@ class TestRefusal:
     """A booking that does not fit: the API's counter offer (1.6), as
     commands to run."""
 
-    def _refused(self, runner, api, *extra):
-        api.flavors.add(id='f1', name='gpu a100', slots=2)
-        _booking(api, instance_count=2, start='2030-01-01T05:00:00Z',
+    def _refused(self, runner, api, *extra, slots=2, booked=2):
+        """The message of a refusal: a flavor of ``slots`` with
+        ``booked`` of them taken from 05:00 to 07:00, asked from 06:00
+        to 08:00."""
+        api.flavors.add(id='f1', name='gpu a100', slots=slots)
+        _booking(api, instance_count=booked, start='2030-01-01T05:00:00Z',
                  end='2030-01-01T07:00:00Z')
         with pytest.raises(exceptions.CommandError) as err:
             runner.take(reservations.CreateReservation, [
@@ -123,14 +126,8 @@ class TestRefusal:
         assert "free-slots 'gpu a100' --instance-count 2" in message
 
     def test_the_most_that_fit_then_as_a_command(self, runner, api):
-        api.flavors.add(id='f1', name='gpu a100', slots=3)
-        _booking(api, instance_count=1, start='2030-01-01T05:00:00Z',
-                 end='2030-01-01T07:00:00Z')
-        with pytest.raises(exceptions.CommandError) as err:
-            runner.take(reservations.CreateReservation, [
-                '--flavor', 'gpu a100', '--start', '2030-01-01T06:00',
-                '--end', '2030-01-01T08:00', '--instance-count', '3'])
-        lines = str(err.value).splitlines()
+        lines = self._refused(runner, api, '--instance-count', '3',
+                              slots=3, booked=1).splitlines()
         assert lines[2] == (
             "  the most that fit then (2): openstack reserve reservation "
             "create --flavor 'gpu a100' --start 2030-01-01T06:00:00Z "
