@@ -10,7 +10,6 @@ the API served by gunicorn workers.
 import datetime
 import multiprocessing
 import random
-import threading
 import time
 
 from oslo_config import cfg
@@ -26,6 +25,7 @@ from reserve.db import bookings as bookings_db
 from reserve.db import flavors as flavors_db
 from tests.fixtures import backends
 from tests.fixtures import database
+from tests.fixtures.races import together
 from tests.functional import api_fixtures
 
 CONF = cfg.CONF
@@ -50,27 +50,10 @@ def _flavor(slots):
 
 
 def _race(attempts):
-    """Run the callables together; returns what each returned or raised
+    """Make the calls together; returns what each returned or raised
     (NoCapacity as 'full')."""
-    barrier = threading.Barrier(len(attempts))
-    results = [None] * len(attempts)
-
-    def run(i, attempt):
-        barrier.wait()
-        try:
-            results[i] = attempt()
-        except exception.NoCapacity:
-            results[i] = 'full'
-        except Exception as exc:  # noqa: BLE001 - reported below
-            results[i] = exc
-
-    threads = [threading.Thread(target=run, args=(i, a))
-               for i, a in enumerate(attempts)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(120)
-    return results
+    return ['full' if isinstance(answer, exception.NoCapacity) else answer
+            for answer in together(*attempts, raised=True)]
 
 
 def _live(flavor_id):

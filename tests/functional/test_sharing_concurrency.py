@@ -2,7 +2,6 @@
 after the other, and none lands after a cancel: threads released
 together by a barrier, on every backend (the booking's row lock on
 MariaDB and PostgreSQL, SQLite's write lock)."""
-import threading
 
 import pytest
 
@@ -15,6 +14,7 @@ from reserve.db import bookings as bookings_db
 from reserve.db import sharing as sharing_db
 from tests.fixtures import backends
 from tests.fixtures import database
+from tests.fixtures.races import together
 from tests.functional import api_fixtures
 
 THREADS = 8
@@ -28,27 +28,6 @@ def backend(request, tmp_path):
 
 def _ctx():
     return reserve_context.get_admin_context()
-
-
-def _race(attempts):
-    """Run the callables together; what each returned or raised."""
-    barrier = threading.Barrier(len(attempts))
-    results = [None] * len(attempts)
-
-    def run(i, attempt):
-        barrier.wait()
-        try:
-            results[i] = attempt()
-        except Exception as exc:  # noqa: BLE001 - asserted below
-            results[i] = exc
-
-    threads = [threading.Thread(target=run, args=(i, a))
-               for i, a in enumerate(attempts)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(120)
-    return results
 
 
 def _adding(booking, project_id):
@@ -65,7 +44,8 @@ def _projects(n):
 def test_additions_at_once_are_all_kept(backend):
     booking = api_fixtures.make_booking()
     projects = _projects(THREADS)
-    results = _race([_adding(booking, p) for p in projects])
+    results = together(*[_adding(booking, p) for p in projects],
+                       raised=True)
     assert all(isinstance(r, list) for r in results), results
     assert sharing_db.shares_of(_ctx(), booking.id).shared == projects
     # Each saw those before it, and its own.
@@ -75,8 +55,8 @@ def test_additions_at_once_are_all_kept(backend):
 def test_no_change_lands_after_a_cancel(backend):
     booking = api_fixtures.make_booking(status=states.Booking.ACTIVE)
     projects = _projects(THREADS - 1)
-    results = _race([_adding(booking, p) for p in projects] + [
-        lambda: cancel.booking(_ctx(), booking.id, 'alice')])
+    results = together(*[_adding(booking, p) for p in projects] + [
+        lambda: cancel.booking(_ctx(), booking.id, 'alice')], raised=True)
     assert bookings_db.booking_get(_ctx(), booking.id).status == \
         states.Booking.COMPLETE
     applied = [p for p, r in zip(projects, results) if isinstance(r, list)]

@@ -16,7 +16,6 @@ a barrier with the cancels. After every step:
   that fits: a slot freed is never left to a waiter that fits.
 """
 import datetime
-import threading
 
 from hypothesis import HealthCheck
 from hypothesis import Phase
@@ -39,6 +38,7 @@ from reserve.db import flavors as flavors_db
 from reserve.db import hosts as hosts_db
 from tests.fixtures import backends
 from tests.fixtures import database
+from tests.fixtures.races import together
 from tests.functional import api_fixtures
 
 HOUR = datetime.timedelta(hours=1)
@@ -59,28 +59,6 @@ def _context(project):
 
 def _admin():
     return reserve_context.get_admin_context()
-
-
-def _together(calls):
-    """Run the callables at the same instant; what each returned (an
-    exception raised is returned)."""
-    barrier = threading.Barrier(len(calls))
-    results = [None] * len(calls)
-
-    def run(i, call):
-        barrier.wait()
-        try:
-            results[i] = call()
-        except Exception as exc:  # noqa: BLE001 - checked by the caller
-            results[i] = exc
-
-    threads = [threading.Thread(target=run, args=(i, c))
-               for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(120)
-    return results
 
 
 class StandbyMachine(stateful.RuleBasedStateMachine):
@@ -165,9 +143,10 @@ class StandbyMachine(stateful.RuleBasedStateMachine):
                                             booking.start + HOUR / 2)
             return cancel.booking(_admin(), booking.id, 'race')
 
-        results = _together(
-            [lambda b=b: free(b) for b in freed] +
-            [lambda: standby.promote(_admin()) for _ in range(passes)])
+        results = together(
+            *[lambda b=b: free(b) for b in freed],
+            *[lambda: standby.promote(_admin()) for _ in range(passes)],
+            raised=True)
         failures = [r for r in results if isinstance(r, Exception)
                     and not isinstance(r, exception.InvalidState)]
         assert failures == []
@@ -247,8 +226,8 @@ def test_passes_at_the_same_instant_admit_one_waiter_per_slot(tmp_path):
                    for i in range(20)]
         assert {w.status for w in waiters} == {B.STANDBY}
         cancel.booking(_admin(), held.id, 'test')
-        results = _together([lambda: standby.promote(_admin())
-                             for _ in range(8)])
+        results = together(*[lambda: standby.promote(_admin())
+                             for _ in range(8)], raised=True)
         promoted = [b.id for r in results for b in r]
         # The oldest waiter, once.
         assert promoted == [waiters[0].id]

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from tests.fixtures import backends
-from tests.functional.hostile.races import together
+from tests.fixtures.races import together
 from tests.integration import reserve_daemons
 
 pytestmark = pytest.mark.integration

@@ -38,7 +38,7 @@ from tests.functional.api_fixtures import future
 from tests.functional.api_fixtures import make_flavor
 from tests.functional.devices import gpu_cloud
 from tests.functional.hostile.http import assert_http_error
-from tests.functional.hostile.races import together
+from tests.fixtures.races import together
 
 A100 = gpu_cloud.A100_MODEL
 

@@ -35,7 +35,7 @@ from tests.functional.api_fixtures import MEMBER_A
 from tests.functional.devices import gpu_cloud
 from tests.functional.hostile import cancel_stage
 from tests.functional.test_lease_lifecycle import placement_server  # noqa
-from tests.functional.hostile.races import together
+from tests.fixtures.races import together
 
 Device = device_states.DeviceReservation
 Attachment = device_states.Attachment

@@ -39,7 +39,7 @@ from tests.functional.api_fixtures import admin_context
 from tests.functional.api_fixtures import iso
 from tests.functional.api_fixtures import make_flavor
 from tests.functional.api_fixtures import MEMBER_A
-from tests.functional.hostile.races import together
+from tests.fixtures.races import together
 
 HOUR = datetime.timedelta(hours=1)
 DAY = datetime.timedelta(days=1)
