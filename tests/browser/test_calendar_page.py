@@ -32,12 +32,6 @@ def _iso(when):
     return when.replace(microsecond=0).isoformat() + 'Z'
 
 
-def _monday():
-    today = datetime.datetime.now(datetime.timezone.utc).replace(
-        tzinfo=None, hour=0, minute=0, second=0, microsecond=0)
-    return today - datetime.timedelta(days=today.weekday())
-
-
 @pytest.fixture(scope='module')
 def server():
     with all_in_one.AllInOne(before_start=_seed,
@@ -65,8 +59,8 @@ def made(server):
         'end': _iso(soon + 10 * hour), 'instance_count': 1},
         headers=OTHER, expect=201)['reservation']
     flavor = server.call('GET', '/v1/flavors/%s' % FLAVOR)['flavor']
-    # Between the others, so that it is in this week's view as long as
-    # they are (the week begins on Monday: on a Sunday little is left).
+    # Between the others, so that it is in the week's view (today and the
+    # six days after) as they are.
     window = server.call('POST', '/v1/maintenance-windows', {
         'start': _iso(soon + 11 * hour), 'end': _iso(soon + 13 * hour),
         'flavors': [flavor['id']], 'note': 'firmware'},

@@ -101,9 +101,10 @@
   function alignedStart(ms, days) {
     var d = new Date(ms);
     d.setUTCHours(0, 0, 0, 0);
-    if (days === 7) {  // from Monday
-      d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 6) % 7));
-    } else if (days === 31) {
+    // A day and a week begin today (a week is the seven days ahead, as
+    // in the terminal's timeline: on a Sunday, a week from Monday would
+    // show what is past); a month begins on its first.
+    if (days === 31) {
       d.setUTCDate(1);
     }
     return d.getTime();
