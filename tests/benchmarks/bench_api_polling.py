@@ -370,8 +370,9 @@ def post_route(args, server, connections, work):
 def warm_up(args, server, path, headers, work):
     """Requests on every worker before the figures: gunicorn answers once
     its first worker has booted, and each worker's first requests read the
-    policy and build the list's statements; counted in a measured run,
-    the other workers' imports alone would double its CPU per request."""
+    policy and build the list's statements; in a measured run, the other
+    workers' imports and first requests would be charged to its
+    requests."""
     time.sleep(WARM_UP_SECONDS)
     get_route(argparse.Namespace(**dict(vars(args), duration=WARM_UP_SECONDS)),
               server, path, headers, 16, work)
