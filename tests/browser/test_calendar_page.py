@@ -129,8 +129,13 @@ def test_the_week_shows_the_bookings_made(browser, server, made,
 @pytest.mark.parametrize('view', ['day', 'month'])
 def test_the_day_and_month_views_render(browser, server, made, artefacts,
                                         view):
-    _open(browser, server, flavor=FLAVOR, range=view)
+    # Opened on the day the first booking starts: an hour from now is
+    # tomorrow late in the evening, and next month on a month's last day.
+    day = made['mine'][0]['start'][:10]
+    _open(browser, server, flavor=FLAVOR, range=view, date=day)
     assert _bars(browser)
+    period = browser.find_element('id', 'period').text
+    assert period.startswith(day if view == 'day' else day[:8] + '01')
     ticks = browser.find_elements('css selector', '#chart .tick')
     assert len(ticks) == (8 if view == 'day' else
                           len(set(t.text for t in ticks)))

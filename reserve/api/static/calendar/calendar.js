@@ -515,8 +515,16 @@
 
   // -- wiring -------------------------------------------------------------
 
+  // ?date=YYYY-MM-DD opens the view that holds that day (a link to a
+  // booking's day); anything else opens on today.
+  function openingDay(params) {
+    var day = /^\d{4}-\d{2}-\d{2}$/.test(params.get('date') || '') ?
+      Date.parse(params.get('date') + 'T00:00:00Z') : NaN;
+    return isNaN(day) ? Date.now() : day;
+  }
+
+  // Subjects anew (a view switched, a token handed over), same period.
   function restart() {
-    state.start = alignedStart(Date.now(), state.days);
     return loadSubjects().then(load, function (error) { say(error.detail); });
   }
 
@@ -527,6 +535,7 @@
     if (params.get('range')) {
       state.days = {day: 1, week: 7, month: 31}[params.get('range')] || 7;
     }
+    state.start = alignedStart(openingDay(params), state.days);
     $('view').value = state.view;
     $('range').value = String(state.days);
     $('view').addEventListener('change', function () {
