@@ -32,26 +32,36 @@ trap 'rm -f "$before"' EXIT
 .venv/bin/python tools/cloud/check_clean.py --save "$before" >/dev/null || true
 status=0
 tools/check-code.sh || status=$?
-# Unit and functional tests on both cores (each has its own databases);
-# the integration tests one after the other (they share the cloud).
-# Each tier ends with its slowest tests, to see where the time goes.
-.venv/bin/python -m pytest -p no:cacheprovider -q -n 2 --durations=15 \
-    tests/unit tests/functional || { rc=$?; [ $status != 0 ] || status=$rc; }
-# The CLI plugin's tests run beside the integration tests, niced: those
-# mostly wait on the cloud's and the daemons' loops, these on the CPU.
+# The integration and browser tests run one after the other (they share
+# the cloud) and mostly wait on the cloud's and the daemons' loops; the
+# unit and functional tests (on both cores, each with its own databases)
+# and the CLI plugin's tests run beside them, niced, on the CPU that
+# leaves. Each tier ends with its slowest tests, to see where the time
+# goes.
+unit_log=$(mktemp)
 client_log=$(mktemp)
-trap 'rm -f "$before" "$client_log"' EXIT
+trap 'rm -f "$before" "$unit_log" "$client_log"' EXIT
+nice -n 10 .venv/bin/python -m pytest -p no:cacheprovider -q -n 2 \
+    --durations=15 tests/unit tests/functional >"$unit_log" 2>&1 &
+unit_pid=$!
 (cd client && exec nice -n 10 ../.venv/bin/python -m pytest \
     -p no:cacheprovider -q reserveclient/tests) >"$client_log" 2>&1 &
 client_pid=$!
+echo "== the browser and integration tests =="
 .venv/bin/python -m pytest -p no:cacheprovider -q --durations=40 \
     tests/browser tests/integration || {
     rc=$?; [ $status != 0 ] || status=$rc; }
-client_rc=0
-wait $client_pid || client_rc=$?
-echo "== the CLI plugin's tests (client/) =="
-cat "$client_log"
-[ $client_rc = 0 ] || [ $status != 0 ] || status=$client_rc
+# Waits for a tier run beside: prints its output under a title, keeps
+# its exit status when none failed before.
+finish() {
+    local pid=$1 log=$2 title=$3 rc=0
+    wait "$pid" || rc=$?
+    echo "== $title =="
+    cat "$log"
+    [ $rc = 0 ] || [ $status != 0 ] || status=$rc
+}
+finish $unit_pid "$unit_log" "the unit and functional tests"
+finish $client_pid "$client_log" "the CLI plugin's tests (client/)"
 .venv/bin/python tools/cloud/check_clean.py --since "$before" || {
     rc=$?; [ $status != 0 ] || status=$rc; }
 [ $cloud_was_up = 1 ] || tools/cloud/down.sh >/dev/null 2>&1 || true
