@@ -24,6 +24,8 @@ Middleware, outermost first:
 * authentication (keystonemiddleware or noauth; ``/``, ``/v1`` and
   ``/v1/openapi.json`` public, and the flavor exporter's URLs when
   ``[flavor_exporter] auth_required = False``);
+* KeptAnswers: the lists dashboards poll, answered again from memory
+  until the database changes, on a SQLite file (reserve.api.kept_answers);
 * FlavorExporterDispatcher: the de.NBI flavor exporter's
   ``/gpus/flavors/`` and ``/v2/flavors/`` when ``[flavor_exporter]
   enabled`` (reserve.api.flavor_exporter);
@@ -43,6 +45,7 @@ from reserve.api import errors
 from reserve.api import flavor_exporter
 from reserve.api import hooks
 from reserve.api import json_renderer
+from reserve.api import kept_answers
 from reserve.api import metrics
 from reserve.api import microversion
 from reserve.api import pages
@@ -106,6 +109,7 @@ def setup_app(conf=None):
     db_errors.install()
     app = setup_pecan_app()
     app = flavor_exporter.FlavorExporterDispatcher(app, conf)
+    app = kept_answers.KeptAnswers(app, conf.api.kept_answers)
     app = auth.wrap(app, conf)
     app = microversion.MicroversionMiddleware(app)
     app = request_guard.RequestGuard(app)

@@ -48,6 +48,13 @@ api_opts = [
     cfg.IntOpt('past_tolerance', default=300, min=0,
                help='Seconds a booking may start in the past (clock skew, '
                     'slow clients) before it is refused.'),
+    cfg.IntOpt('kept_answers', default=64, min=0,
+               help='Answers to the lists dashboards poll (GET '
+                    '/v1/reservations, /v1/device-reservations and '
+                    '/v1/flavors/availability) each API process keeps, on '
+                    'a SQLite database file only: one is given again '
+                    'until the database changes (any commit, of any '
+                    'process) or the second turns. 0 keeps none.'),
 ]
 
 

@@ -206,7 +206,8 @@ def availability(*, ctx, params):
     """GET /v1/flavors/availability[?start&end]: per visible flavor, the
     slots offered (total: the catalogue's slots capped by the GPUs of the
     enrolled hosts) and the fewest free at any instant of the window, or
-    now (available). Read live from the calendar; nothing is cached."""
+    now (available). Read live from the calendar (on a SQLite file the
+    answer is kept until a commit or the next second: kept_answers)."""
     start, end = utils.query_window(params) or (None, None)
     if start is not None:
         _check_not_too_long(start, end)

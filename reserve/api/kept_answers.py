@@ -1,0 +1,155 @@
+"""Answers to the lists dashboards poll, kept until the data changes.
+
+A dashboard asks for the same list every few seconds, and most of the
+time nothing has changed: the answer is made again from the same rows.
+On a SQLite file database (the all-in-one) SQLite says cheaply whether
+anything changed: ``PRAGMA data_version``, asked on a connection that
+never writes, changes whenever another connection, of this process or
+of any other (the worker, the manager, reserve-manage, other API
+processes), has committed. An answer is kept under the data version read
+before it was made, so a commit made while it was being made only costs
+one more miss; a caller who has just written reads what it wrote.
+
+An answer is also kept at most until the clock's second turns, so what
+follows from time alone (a booking that starts, what is available now),
+a policy file edited or a token's roles changed is at most a second
+behind. Only 200 answers to GET on ``KEPT_PATHS`` are kept, under
+everything that may change them: the path and query, and every request
+header but those that differ from request to request (the token itself
+is not kept: keystonemiddleware, outside, has checked it and set the
+identity headers that are). Other databases have no such cheap signal,
+so with them nothing is kept.
+"""
+import collections
+import os
+import sqlite3
+import threading
+
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+from reserve.db import api as db_api
+
+LOG = logging.getLogger(__name__)
+
+# The lists and counts dashboards poll; each is read from the database
+# alone, without side effects.
+KEPT_PATHS = frozenset(('/v1/reservations', '/v1/device-reservations',
+                        '/v1/flavors/availability'))
+# A larger answer is made anew each time (a list of a thousand rows).
+MAX_BODY_BYTES = 256 * 1024
+# Request headers that do not change the answer: kept out of the key.
+_UNKEYED_HEADERS = frozenset((
+    'HTTP_X_AUTH_TOKEN', 'HTTP_X_SERVICE_TOKEN',
+    'HTTP_X_OPENSTACK_REQUEST_ID', 'HTTP_USER_AGENT', 'HTTP_CONNECTION',
+    'HTTP_KEEP_ALIVE', 'HTTP_ACCEPT_ENCODING', 'HTTP_CACHE_CONTROL',
+    'HTTP_PRAGMA'))
+
+_Answer = collections.namedtuple('_Answer',
+                                 'version second status headers body')
+
+
+class DataVersion:
+    """SQLite's data version of a database file, read on a connection of
+    this process's own that never writes (opened again after a fork)."""
+
+    def __init__(self, path):
+        self.path = path
+        self._lock = threading.Lock()
+        self._pid = None
+        self._connection = None
+
+    def read(self):
+        with self._lock:
+            if self._pid != os.getpid():
+                # Autocommit: no transaction is ever left open on it.
+                self._connection = sqlite3.connect(
+                    self.path, check_same_thread=False,
+                    isolation_level=None)
+                self._pid = os.getpid()
+            return self._connection.execute(
+                'PRAGMA data_version').fetchone()[0]
+
+
+def sqlite_file():
+    """The path of the database when it is a SQLite file, else None."""
+    url = db_api.get_engine().url
+    if url.get_backend_name() != 'sqlite':
+        return None
+    path = url.database
+    if (not path or path == ':memory:' or path.startswith('file:') or
+            not os.path.exists(path)):
+        return None
+    return path
+
+
+def _key(environ):
+    return (environ.get('SCRIPT_NAME', ''), environ.get('PATH_INFO', ''),
+            environ.get('QUERY_STRING', ''), environ.get('wsgi.url_scheme'),
+            tuple(sorted(item for item in environ.items()
+                         if item[0].startswith('HTTP_') and
+                         item[0] not in _UNKEYED_HEADERS)))
+
+
+class KeptAnswers:
+    """WSGI middleware, just inside authentication (see the module)."""
+
+    def __init__(self, application, size, data=None):
+        self.application = application
+        self.size = size
+        self._answers = collections.OrderedDict()
+        self._lock = threading.Lock()
+        # The database's DataVersion, looked up at the first request
+        # (the database is configured by then) unless given.
+        self._data = data
+        self._looked = data is not None
+
+    def _data_version(self):
+        if not self._looked:
+            path = sqlite_file()
+            self._data = DataVersion(path) if path else None
+            self._looked = True
+            LOG.debug('Answers to %s are %s', ', '.join(sorted(KEPT_PATHS)),
+                      'kept until %s changes' % path if path else
+                      'made anew each time (not a SQLite file database)')
+        return self._data.read() if self._data else None
+
+    def __call__(self, environ, start_response):
+        if (not self.size or environ.get('REQUEST_METHOD') != 'GET' or
+                environ.get('PATH_INFO', '').rstrip('/') not in KEPT_PATHS):
+            return self.application(environ, start_response)
+        # Read before the answer is made: a commit while it is made
+        # leaves it kept under a version that is already past.
+        version = self._data_version()
+        if version is None:
+            return self.application(environ, start_response)
+        second = timeutils.utcnow().replace(microsecond=0)
+        key = _key(environ)
+        with self._lock:
+            kept = self._answers.get(key)
+        if kept is not None and kept.version == version and \
+                kept.second == second:
+            start_response(kept.status, list(kept.headers))
+            return [kept.body]
+        made = {}
+
+        def capture(status, headers, exc_info=None):
+            made['status'], made['headers'] = status, list(headers)
+            return start_response(status, headers, exc_info)
+
+        answer = self.application(environ, capture)
+        try:
+            body = b''.join(answer)
+        finally:
+            if hasattr(answer, 'close'):
+                answer.close()
+        if made.get('status', '').startswith('200 ') and \
+                len(body) <= MAX_BODY_BYTES:
+            with self._lock:
+                self._answers[key] = _Answer(version, second,
+                                             made['status'],
+                                             tuple(made['headers']), body)
+                self._answers.move_to_end(key)
+                while len(self._answers) > self.size:
+                    self._answers.popitem(last=False)
+        return [body]

@@ -1,0 +1,210 @@
+"""reserve.api.kept_answers: the lists dashboards poll are answered from
+memory while the SQLite database has not changed and the second has not
+turned, and made anew at once after any commit, of this process or of
+another; each identity gets its own answers."""
+import json
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+import sqlalchemy as sa
+from oslo_utils import timeutils
+
+from reserve.api import kept_answers
+from reserve.db import bookings as bookings_db
+from tests.functional.api_fixtures import api  # noqa: F401
+from tests.functional.api_fixtures import CONF
+from tests.functional.api_fixtures import make_booking
+from tests.functional.api_fixtures import MEMBER_A
+from tests.functional.api_fixtures import MEMBER_B
+
+
+@pytest.fixture
+def frozen():
+    """The clock stopped; ``frozen.advance(seconds)`` moves it."""
+    timeutils.set_time_override(
+        timeutils.utcnow().replace(microsecond=100))
+    yield timeutils
+    timeutils.clear_time_override()
+
+
+@pytest.fixture
+def lists_made(monkeypatch):
+    """How many times the bookings list was read from the database."""
+    made = []
+    real = bookings_db.booking_list
+
+    def counted(*args, **kwargs):
+        made.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bookings_db, 'booking_list', counted)
+    return made
+
+
+def _statuses(api, persona=MEMBER_A):
+    found = api.get('/v1/reservations', headers=persona).json
+    return sorted(b['status'] for b in found['reservations'])
+
+
+def test_a_list_asked_again_is_answered_from_memory(api, frozen,
+                                                    lists_made):
+    make_booking()
+    first = api.get('/v1/reservations', headers=MEMBER_A)
+    again = api.get('/v1/reservations',
+                    headers=dict(MEMBER_A, **{'X-Auth-Token': 'another'}))
+    assert again.body == first.body
+    assert len(lists_made) == 1
+    # Each answer still has a request id of its own.
+    assert (first.headers['x-openstack-request-id'] !=
+            again.headers['x-openstack-request-id'])
+
+
+def test_a_commit_of_this_process_shows_at_once(api, frozen):
+    make_booking()
+    assert len(_statuses(api)) == 1
+    make_booking()
+    assert len(_statuses(api)) == 2
+
+
+def test_a_commit_of_another_process_shows_at_once(api, frozen):
+    booking = make_booking()
+    before = _statuses(api)
+    path = CONF.database.connection[len('sqlite:///'):]
+    subprocess.run(
+        [sys.executable, '-c',
+         'import sqlite3, sys\n'
+         'with sqlite3.connect(sys.argv[1]) as db:\n'
+         '    db.execute("UPDATE bookings SET status = \'ERROR\' '
+         'WHERE id = ?", (sys.argv[2],))\n', path, booking.id],
+        check=True)
+    assert _statuses(api) != before
+    assert _statuses(api) == ['ERROR']
+
+
+def test_the_second_turning_makes_it_anew(api, frozen, lists_made):
+    make_booking()
+    api.get('/v1/reservations', headers=MEMBER_A)
+    frozen.advance_time_seconds(1)
+    api.get('/v1/reservations', headers=MEMBER_A)
+    assert len(lists_made) == 2
+
+
+def test_each_identity_gets_its_own_answer(api, frozen):
+    make_booking(project='project-a')
+    assert len(_statuses(api, MEMBER_A)) == 1
+    assert _statuses(api, MEMBER_B) == []
+    assert len(_statuses(api, MEMBER_A)) == 1
+
+
+def test_a_refusal_is_not_kept(api, frozen, lists_made):
+    for _ in range(2):
+        api.get('/v1/reservations?status=NOPE', headers=MEMBER_A,
+                status=400)
+    api.get('/v1/reservations', headers=MEMBER_A)
+    api.get('/v1/reservations?limit=1', headers=MEMBER_A)
+    assert len(lists_made) == 2
+
+
+# The middleware alone, on a SQLite file of its own.
+
+class Inner:
+    """A WSGI application answering ``answers`` in turn, counted."""
+
+    def __init__(self, *answers):
+        self.answers = list(answers)
+        self.calls = 0
+
+    def __call__(self, environ, start_response):
+        status, body = self.answers[min(self.calls, len(self.answers) - 1)]
+        self.calls += 1
+        start_response(status, [('Content-Type', 'application/json')])
+        return [body]
+
+
+@pytest.fixture
+def data(tmp_path):
+    path = str(tmp_path / 'data.sqlite')
+    with sqlite3.connect(path) as db:
+        db.execute('CREATE TABLE t (x)')
+    return path
+
+
+def _ask(app, path='/v1/device-reservations', method='GET', **headers):
+    environ = {'REQUEST_METHOD': method, 'PATH_INFO': path,
+               'QUERY_STRING': '', 'wsgi.url_scheme': 'http'}
+    environ.update({'HTTP_' + k.upper().replace('-', '_'): v
+                    for k, v in headers.items()})
+    answered = {}
+
+    def start_response(status, headers, exc_info=None):
+        answered['status'] = status
+
+    body = b''.join(app(environ, start_response))
+    return answered['status'], body
+
+
+def _kept(inner, data, size=4):
+    return kept_answers.KeptAnswers(inner, size,
+                                    kept_answers.DataVersion(data))
+
+
+def test_only_answers_of_200_to_get_on_the_kept_paths_are_kept(data,
+                                                               frozen):
+    ok = ('200 OK', b'{}')
+    inner = Inner(ok)
+    app = _kept(inner, data)
+    for path, method in (('/v1/leases', 'GET'), ('/v1/hosts', 'GET'),
+                         ('/v1/reservations', 'POST')):
+        _ask(app, path, method)
+        _ask(app, path, method)
+    assert inner.calls == 6
+    inner = Inner(('503 Service Unavailable', b'{"error": 1}'), ok)
+    app = _kept(inner, data)
+    assert _ask(app)[0].startswith('503')
+    assert _ask(app) == ('200 OK', b'{}')
+    assert _ask(app) == ('200 OK', b'{}')
+    assert inner.calls == 2
+
+
+def test_a_large_answer_is_made_anew(data, frozen):
+    big = json.dumps(['x' * 1024] * 300).encode()
+    assert len(big) > kept_answers.MAX_BODY_BYTES
+    inner = Inner(('200 OK', big))
+    app = _kept(inner, data)
+    _ask(app)
+    _ask(app)
+    assert inner.calls == 2
+
+
+def test_at_most_size_answers_are_kept(data, frozen):
+    inner = Inner(('200 OK', b'[]'))
+    app = _kept(inner, data, size=2)
+    for project in ('a', 'b', 'c', 'a'):
+        _ask(app, x_project_id=project)
+    # a was dropped for c, so asked again it is made anew.
+    assert inner.calls == 4
+    _ask(app, x_project_id='c')
+    assert inner.calls == 4
+
+
+def test_a_write_of_another_connection_is_seen(data, frozen):
+    inner = Inner(('200 OK', b'[]'))
+    app = _kept(inner, data)
+    _ask(app)
+    with sqlite3.connect(data) as db:
+        db.execute('INSERT INTO t VALUES (1)')
+    _ask(app)
+    _ask(app)
+    assert inner.calls == 2
+
+
+def test_nothing_is_kept_without_a_sqlite_file(api, monkeypatch):
+    assert kept_answers.sqlite_file() == \
+        CONF.database.connection[len('sqlite:///'):]
+    for url in ('sqlite://', 'sqlite:////nowhere/reserve.sqlite',
+                'postgresql+psycopg2://reserve@127.0.0.1/reserve'):
+        monkeypatch.setattr(kept_answers.db_api, 'get_engine',
+                            lambda url=url: sa.create_engine(url))
+        assert kept_answers.sqlite_file() is None
