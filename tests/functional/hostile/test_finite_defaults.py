@@ -51,7 +51,10 @@ def _at(minutes):
 def test_a_member_cannot_flood_the_host_with_short_reservations(
         http, gpu_api, a100):
     detail = assert_http_error(
-        http.post('member_a', DEVICES, json={'count': 1, 'end': _at(1 / 60)}),
+        # A minute, an hour ahead (not a minute from now: on a loaded
+        # machine the request may reach the API when that is past).
+        http.post('member_a', DEVICES, json={'count': 1, 'start': _at(60),
+                                             'end': _at(61)}),
         400, ['600 seconds', '[devices] min_duration_seconds'])
     assert 'Traceback' not in detail
     # Ten minutes each, one after the other on one device: ten live ones,
