@@ -36,8 +36,10 @@ LOG = logging.getLogger(__name__)
 # alone, without side effects.
 KEPT_PATHS = frozenset(('/v1/reservations', '/v1/device-reservations',
                         '/v1/flavors/availability'))
-# A larger answer is made anew each time (a list of a thousand rows).
-MAX_BODY_BYTES = 256 * 1024
+# A larger answer is made anew each time (a 100-row device-reservation
+# list is about 150 KiB); all those kept hold at most KEPT_BYTES.
+MAX_BODY_BYTES = 2 * 1024 * 1024
+KEPT_BYTES = 32 * 1024 * 1024
 # Request headers that do not change the answer: kept out of the key.
 _UNKEYED_HEADERS = frozenset((
     'HTTP_X_AUTH_TOKEN', 'HTTP_X_SERVICE_TOKEN',
@@ -98,6 +100,7 @@ class KeptAnswers:
         self.application = application
         self.size = size
         self._answers = collections.OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
         # The database's DataVersion, looked up at the first request
         # (the database is configured by then) unless given.
@@ -145,11 +148,19 @@ class KeptAnswers:
                 answer.close()
         if made.get('status', '').startswith('200 ') and \
                 len(body) <= MAX_BODY_BYTES:
-            with self._lock:
-                self._answers[key] = _Answer(version, second,
-                                             made['status'],
-                                             tuple(made['headers']), body)
-                self._answers.move_to_end(key)
-                while len(self._answers) > self.size:
-                    self._answers.popitem(last=False)
+            self._keep(key, _Answer(version, second, made['status'],
+                                    tuple(made['headers']), body))
         return [body]
+
+    def _keep(self, key, answer):
+        with self._lock:
+            replaced = self._answers.pop(key, None)
+            if replaced is not None:
+                self._bytes -= len(replaced.body)
+            self._answers[key] = answer
+            self._bytes += len(answer.body)
+            # The least recently made are dropped first.
+            while (len(self._answers) > self.size or
+                   self._bytes > KEPT_BYTES):
+                _key, dropped = self._answers.popitem(last=False)
+                self._bytes -= len(dropped.body)

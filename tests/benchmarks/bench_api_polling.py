@@ -16,6 +16,9 @@ on each route:
   roomy nova host, written to the all-in-one's database;
 * ``GET /v1/reservations``: the caller's flavor bookings (``--rows``,
   written to the database the same way);
+* the same list while one more client books and cancels device
+  reservations (each a commit after which the API's answers are made
+  anew, see reserve.api.kept_answers);
 * ``POST /v1/device-reservations``: a device reservation of one GPU in
   a future window, each ``DELETE``d (cancelled) by the next request of
   the same wrk thread once created (a wrk Lua script; the window of a
@@ -319,51 +322,91 @@ def parse_wrk(output):
     return found
 
 
-def run_wrk(args, server, script, connections, work):
+def _wrk(args, script, connections, work, url):
     path = os.path.join(work, 'wrk-%d.lua' % time.monotonic_ns())
     with open(path, 'w') as out:
         out.write(script)
     threads = min(connections, 2)
-    command = [args.wrk, '-t%d' % threads, '-c%d' % connections,
-               '-d%ds' % args.duration, '--latency', '--timeout', '10s',
-               '-s', path, server.url]
+    return [args.wrk, '-t%d' % threads, '-c%d' % connections,
+            '-d%ds' % args.duration, '--latency', '--timeout', '10s',
+            '-s', path, url]
+
+
+def run_wrk(args, server, script, connections, work, beside=None):
+    """wrk's figures of ``script``; with ``beside`` (a script), a second
+    wrk of one connection runs it meanwhile, whose output is
+    found['beside']."""
     cpu = server.cpu_seconds()
+    other = None
+    if beside:
+        other = subprocess.Popen(_wrk(args, beside, 1, work, server.url),
+                                 stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
     try:
-        output = subprocess.run(command, capture_output=True, text=True,
+        output = subprocess.run(_wrk(args, script, connections, work,
+                                     server.url),
+                                capture_output=True, text=True,
                                 timeout=args.duration + 60,
                                 check=True).stdout
+        beside_output = (other.communicate(timeout=args.duration + 60)[0]
+                         if other else None)
     except subprocess.CalledProcessError as exc:
         raise RuntimeError('wrk failed: %s' % exc.stderr)
+    finally:
+        if other and other.poll() is None:
+            other.kill()
+            other.wait()
     found = parse_wrk(output)
     # The server's CPU time per request: what a quiet machine's figure
-    # follows, whatever else the machine runs meanwhile.
+    # follows, whatever else the machine runs meanwhile (with a script
+    # beside, its requests' CPU is counted too).
     found['cpu_ms'] = (server.cpu_seconds() - cpu) * 1000 / max(
         found['requests'], 1)
+    found['beside'] = beside_output
     return output, found
 
 
-def get_route(args, server, path, headers, connections, work):
+def get_route(args, server, path, headers, connections, work,
+              booking=False):
+    """A GET route's figures; with ``booking``, while one more client
+    makes and cancels device reservations (each a commit that the
+    answers kept must notice)."""
     output, found = run_wrk(args, server, GET_SCRIPT % {
-        'headers': _lua_headers(headers), 'path': path}, connections, work)
+        'headers': _lua_headers(headers), 'path': path}, connections, work,
+        beside=_post_script(args) if booking else None)
     found['errors'] = found['socket_errors'] + found['non_2xx']
+    if booking:
+        created, deleted, other = _post_counts(found['beside'])
+        found['errors'] += other
+        found['note'] = 'meanwhile %d booked, %d cancelled' % (created,
+                                                               deleted)
     return found
 
 
-def post_route(args, server, connections, work):
+def _post_script(args):
     base = int(time.time()) + POST_HOURS * 3600
     headers = dict(OWNER, **{'Content-Type': 'application/json'})
-    output, found = run_wrk(args, server, POST_SCRIPT % {
-        'headers': _lua_headers(headers), 'base': base, 'model': A100,
-        'host': HOST}, connections, work)
+    return POST_SCRIPT % {'headers': _lua_headers(headers), 'base': base,
+                          'model': A100, 'host': HOST}
+
+
+def _post_counts(output):
+    """created, deleted, other of the POST script's output."""
     counts = re.search(r'POST-COUNTS created=(\d+) deleted=(\d+) '
                        r'other=(\d+) statuses=(.*)', output)
-    created, deleted, other = (int(g) for g in counts.groups()[:3])
+    return tuple(int(g) for g in counts.groups()[:3])
+
+
+def post_route(args, server, connections, work):
+    output, found = run_wrk(args, server, _post_script(args), connections,
+                            work)
+    created, deleted, other = _post_counts(output)
     seconds = found['requests'] / found['rps'] if found['rps'] else 1
     found['rps'] = created / seconds
     found['errors'] = found['socket_errors'] + other
+    statuses = re.search(r'statuses=(.*)', output).group(1).strip()
     found['note'] = '%d created, %d cancelled%s' % (
-        created, deleted, (', other: %s' % counts.group(4).strip())
-        if other else '')
+        created, deleted, (', other: %s' % statuses) if other else '')
     return found
 
 
@@ -483,6 +526,10 @@ def run(args):
             for connections in args.connections:
                 _line('all-in-one', route, connections, get_route(
                     args, aio, path, headers, connections, work))
+        _route, path, headers = _routes(args)[1]
+        _line('all-in-one', 'GET /v1/device-reservations while booking',
+              16, get_route(args, aio, path, headers, 16, work,
+                            booking=True))
         for connections in args.connections:
             _line('all-in-one', 'POST /v1/device-reservations (+DELETE)',
                   connections, post_route(args, aio, connections, work))

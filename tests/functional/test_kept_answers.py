@@ -169,7 +169,7 @@ def test_only_answers_of_200_to_get_on_the_kept_paths_are_kept(data,
 
 
 def test_a_large_answer_is_made_anew(data, frozen):
-    big = json.dumps(['x' * 1024] * 300).encode()
+    big = json.dumps(['x' * 1024] * 2100).encode()
     assert len(big) > kept_answers.MAX_BODY_BYTES
     inner = Inner(('200 OK', big))
     app = _kept(inner, data)
@@ -186,6 +186,18 @@ def test_at_most_size_answers_are_kept(data, frozen):
     # a was dropped for c, so asked again it is made anew.
     assert inner.calls == 4
     _ask(app, x_project_id='c')
+    assert inner.calls == 4
+
+
+def test_at_most_kept_bytes_are_kept(data, frozen, monkeypatch):
+    monkeypatch.setattr(kept_answers, 'KEPT_BYTES', 250)
+    inner = Inner(('200 OK', b'x' * 100))
+    app = _kept(inner, data, size=10)
+    for project in ('a', 'b', 'c', 'c', 'b'):
+        _ask(app, x_project_id=project)
+    # c pushed a out; b and c are kept.
+    assert inner.calls == 3
+    _ask(app, x_project_id='a')
     assert inner.calls == 4
 
 
