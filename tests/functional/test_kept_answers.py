@@ -7,10 +7,18 @@ import sqlite3
 import subprocess
 import sys
 
+import time
+
+from hypothesis import HealthCheck
+from hypothesis import settings
+from hypothesis import stateful
+from hypothesis import strategies as st
+from oslo_utils import timeutils
 import pytest
 import sqlalchemy as sa
-from oslo_utils import timeutils
+import webtest
 
+from reserve.api import app as api_app
 from reserve.api import kept_answers
 from reserve.db import bookings as bookings_db
 from tests.functional.api_fixtures import api  # noqa: F401
@@ -18,6 +26,7 @@ from tests.functional.api_fixtures import CONF
 from tests.functional.api_fixtures import make_booking
 from tests.functional.api_fixtures import MEMBER_A
 from tests.functional.api_fixtures import MEMBER_B
+from tests.fixtures import races
 
 
 @pytest.fixture
@@ -220,3 +229,109 @@ def test_nothing_is_kept_without_a_sqlite_file(api, monkeypatch):
         monkeypatch.setattr(kept_answers.db_api, 'get_engine',
                             lambda url=url: sa.create_engine(url))
         assert kept_answers.sqlite_file() is None
+
+
+# Against an API that keeps nothing, on the same database.
+
+@pytest.fixture
+def fresh(api):
+    """A second API application on the same database that keeps no
+    answer: what the first must always agree with."""
+    CONF.set_override('kept_answers', 0, group='api')
+    try:
+        application = api_app.setup_app()
+    finally:
+        CONF.clear_override('kept_answers', group='api')
+    return webtest.TestApp(application,
+                           extra_environ={'REMOTE_ADDR': '127.0.0.1'})
+
+
+ASKED = ('/v1/reservations', '/v1/reservations?status=ERROR',
+         '/v1/reservations?limit=1', '/v1/flavors/availability',
+         '/v1/device-reservations')
+STATUSES = ('PENDING_CREATE', 'ACTIVE', 'ERROR', 'DELETED')
+
+
+class KeptAgreesWithMade(stateful.RuleBasedStateMachine):
+    """Bookings written by this process and by another connection (as
+    another process does), the clock moved or not, lists asked by two
+    projects: every answer of the API that keeps answers is the one the
+    API that keeps none makes at the same moment."""
+
+    def __init__(self, kept, fresh, database):
+        super().__init__()
+        self.kept, self.fresh, self.database = kept, fresh, database
+        self.bookings = []
+
+    @stateful.rule(project=st.sampled_from(('project-a', 'project-b')))
+    def book_here(self, project):
+        self.bookings.append(make_booking(project=project).id)
+
+    @stateful.precondition(lambda self: self.bookings)
+    @stateful.rule(data=st.data(), status=st.sampled_from(STATUSES))
+    def change_elsewhere(self, data, status):
+        booking = data.draw(st.sampled_from(self.bookings))
+        with sqlite3.connect(self.database) as db:
+            db.execute('UPDATE bookings SET status = ? WHERE id = ?',
+                       (status, booking))
+
+    @stateful.precondition(lambda self: self.bookings)
+    @stateful.rule(data=st.data())
+    def delete_elsewhere(self, data):
+        booking = data.draw(st.sampled_from(self.bookings))
+        self.bookings.remove(booking)
+        with sqlite3.connect(self.database) as db:
+            db.execute('DELETE FROM bookings WHERE id = ?', (booking,))
+
+    @stateful.rule(seconds=st.sampled_from((0, 0.4, 1, 2)))
+    def tick(self, seconds):
+        timeutils.advance_time_seconds(seconds)
+
+    @stateful.rule(path=st.sampled_from(ASKED),
+                   persona=st.sampled_from((MEMBER_A, MEMBER_B)))
+    def ask(self, path, persona):
+        kept = self.kept.get(path, headers=persona)
+        made = self.fresh.get(path, headers=persona)
+        assert kept.body == made.body, path
+
+
+def test_every_answer_kept_is_the_one_made(api, fresh, frozen):
+    database = CONF.database.connection[len('sqlite:///'):]
+    stateful.run_state_machine_as_test(
+        lambda: KeptAgreesWithMade(api, fresh, database),
+        settings=settings(max_examples=15, stateful_step_count=15,
+                          deadline=None, database=None,
+                          suppress_health_check=list(HealthCheck)))
+
+
+def test_a_commit_is_seen_by_every_request_that_starts_after_it(api):
+    """Four clients poll while another connection commits twenty
+    changes: a request that starts after a commit has returned shows it
+    (or a later one), whatever the answers kept."""
+    booking = make_booking(instance_count=1)
+    database = CONF.database.connection[len('sqlite:///'):]
+    committed = [1]
+    seen_late = []
+
+    def write():
+        with sqlite3.connect(database) as db:
+            for count in range(2, 22):
+                db.execute('UPDATE bookings SET instance_count = ? '
+                           'WHERE id = ?', (count, booking.id))
+                db.commit()
+                committed.append(count)
+                time.sleep(0.01)
+
+    def poll():
+        while committed[-1] < 21:
+            before = committed[-1]
+            shown = api.get('/v1/reservations', headers=MEMBER_A).json[
+                'reservations'][0]['instance_count']
+            if shown < before:
+                seen_late.append((shown, before))
+
+    races.together(write, poll, poll, poll, poll)
+    assert committed[-1] == 21
+    assert seen_late == []
+    assert api.get('/v1/reservations', headers=MEMBER_A).json[
+        'reservations'][0]['instance_count'] == 21
