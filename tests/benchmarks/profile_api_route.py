@@ -8,9 +8,10 @@ bench_api_polling.py does (``--rows`` device reservations and bookings,
 (reserve.wsgi.api, as gunicorn does) on the same database in this
 process and calls it ``--requests`` times per route, with no server or
 socket in between, and none of the answers kept
-(``[api] kept_answers = 0``: each is made anew). For each route it prints the CPU time of a request
-(time.process_time, this process only) and, with ``--profile``, the
-functions that took the most of it (cProfile, cumulative and own time).
+(``[api] kept_answers = 0``: each is made anew). For each route it
+prints the CPU time of a request (time.process_time, this process only)
+and, with ``--profile``, the functions that took the most of it
+(cProfile, cumulative and own time).
 
     .venv/bin/python tests/benchmarks/profile_api_route.py
     .venv/bin/python tests/benchmarks/profile_api_route.py --profile \\
