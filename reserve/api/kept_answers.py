@@ -106,6 +106,7 @@ class KeptAnswers:
         # (the database is configured by then) unless given.
         self._data = data
         self._looked = data is not None
+        self._unreadable = False
 
     def _data_version(self):
         if not self._looked:
@@ -115,7 +116,21 @@ class KeptAnswers:
             LOG.debug('Answers to %s are %s', ', '.join(sorted(KEPT_PATHS)),
                       'kept until %s changes' % path if path else
                       'made anew each time (not a SQLite file database)')
-        return self._data.read() if self._data else None
+        if self._data is None:
+            return None
+        try:
+            version = self._data.read()
+        except sqlite3.Error as exc:
+            # Answers are made anew; the database's own error, if it
+            # has one, comes from the request's reads. Said once.
+            if not self._unreadable:
+                LOG.warning('Cannot read the data version of %s, answers '
+                            'are made anew until it can be: %s',
+                            self._data.path, exc)
+            self._unreadable = True
+            return None
+        self._unreadable = False
+        return version
 
     def __call__(self, environ, start_response):
         if (not self.size or environ.get('REQUEST_METHOD') != 'GET' or

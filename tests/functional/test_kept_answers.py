@@ -221,6 +221,22 @@ def test_a_write_of_another_connection_is_seen(data, frozen):
     assert inner.calls == 2
 
 
+def test_a_data_version_that_cannot_be_read_makes_every_answer(
+        data, frozen, monkeypatch, caplog):
+    inner = Inner(('200 OK', b'[]'))
+    app = _kept(inner, data)
+    _ask(app)
+
+    def unreadable(self):
+        raise sqlite3.OperationalError('disk I/O error')
+
+    monkeypatch.setattr(kept_answers.DataVersion, 'read', unreadable)
+    assert _ask(app) == ('200 OK', b'[]')
+    assert _ask(app) == ('200 OK', b'[]')
+    assert inner.calls == 3
+    assert caplog.text.count('disk I/O error') == 1
+
+
 def test_nothing_is_kept_without_a_sqlite_file(api, monkeypatch):
     assert kept_answers.sqlite_file() == \
         CONF.database.connection[len('sqlite:///'):]
