@@ -14,7 +14,9 @@ shape). The figures are computed at each request by the functions behind
 ``GET /v1/flavors/availability`` (admission.offered and
 admission.availability, over the one capacity model): the two never
 disagree, and a booking shows at once. The exporter answered from a
-cache refreshed every few minutes; there is none here.
+cache refreshed every few minutes; here, on a SQLite file, an answer is
+given again only until the next commit or the next second
+(reserve.api.kept_answers).
 
 The dispatcher sits in front of pecan, behind authentication: with
 ``[flavor_exporter] auth_required`` (the default) a caller needs what

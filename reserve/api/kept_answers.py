@@ -14,7 +14,8 @@ An answer is also kept at most until the clock's second turns, so what
 follows from time alone (a booking that starts, what is available now),
 a policy file edited or a token's roles changed is at most a second
 behind. Only 200 answers to GET on ``KEPT_PATHS`` are kept, under
-everything that may change them: the path and query, and every request
+everything that may change them: the path and query (where it counts),
+and every request
 header but those that differ from request to request (the token itself
 is not kept: keystonemiddleware, outside, has checked it and set the
 identity headers that are). Other databases have no such cheap signal,
@@ -32,10 +33,13 @@ from reserve.db import api as db_api
 
 LOG = logging.getLogger(__name__)
 
-# The lists and counts dashboards poll; each is read from the database
-# alone, without side effects.
-KEPT_PATHS = frozenset(('/v1/reservations', '/v1/device-reservations',
-                        '/v1/flavors/availability'))
+# The lists and counts dashboards poll, each read from the database
+# alone, without side effects; and whether the query changes the answer.
+# The flavor exporter's URLs (reserve.api.flavor_exporter) ignore theirs,
+# so a dashboard's cache-busting parameter is not a new answer.
+KEPT_PATHS = {'/v1/reservations': True, '/v1/device-reservations': True,
+              '/v1/flavors/availability': True, '/gpus/flavors': False,
+              '/v2/flavors': False}
 # A larger answer is made anew each time (a 100-row device-reservation
 # list is about 150 KiB); all those kept hold at most KEPT_BYTES.
 MAX_BODY_BYTES = 2 * 1024 * 1024
@@ -85,9 +89,10 @@ def sqlite_file():
     return path
 
 
-def _key(environ):
+def _key(environ, path):
     return (environ.get('SCRIPT_NAME', ''), environ.get('PATH_INFO', ''),
-            environ.get('QUERY_STRING', ''), environ.get('wsgi.url_scheme'),
+            environ.get('QUERY_STRING', '') if KEPT_PATHS[path] else '',
+            environ.get('wsgi.url_scheme'),
             tuple(sorted(item for item in environ.items()
                          if item[0].startswith('HTTP_') and
                          item[0] not in _UNKEYED_HEADERS)))
@@ -133,8 +138,9 @@ class KeptAnswers:
         return version
 
     def __call__(self, environ, start_response):
+        path = environ.get('PATH_INFO', '').rstrip('/')
         if (not self.size or environ.get('REQUEST_METHOD') != 'GET' or
-                environ.get('PATH_INFO', '').rstrip('/') not in KEPT_PATHS):
+                path not in KEPT_PATHS):
             return self.application(environ, start_response)
         # Read before the answer is made: a commit while it is made
         # leaves it kept under a version that is already past.
@@ -142,7 +148,7 @@ class KeptAnswers:
         if version is None:
             return self.application(environ, start_response)
         second = timeutils.utcnow().replace(microsecond=0)
-        key = _key(environ)
+        key = _key(environ, path)
         with self._lock:
             kept = self._answers.get(key)
         if kept is not None and kept.version == version and \

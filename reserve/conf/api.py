@@ -50,8 +50,10 @@ api_opts = [
                     'slow clients) before it is refused.'),
     cfg.IntOpt('kept_answers', default=64, min=0,
                help='Answers to the lists dashboards poll (GET '
-                    '/v1/reservations, /v1/device-reservations and '
-                    '/v1/flavors/availability) each API process keeps, on '
+                    '/v1/reservations, /v1/device-reservations, '
+                    '/v1/flavors/availability, and the flavor exporter\'s '
+                    '/gpus/flavors/ and /v2/flavors/) each API process '
+                    'keeps, on '
                     'a SQLite database file only: one is given again '
                     'until the database changes (any commit, of any '
                     'process) or the second turns. 0 keeps none.'),

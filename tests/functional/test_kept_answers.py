@@ -19,11 +19,13 @@ import sqlalchemy as sa
 import webtest
 
 from reserve.api import app as api_app
+from reserve.api import flavor_exporter
 from reserve.api import kept_answers
 from reserve.db import bookings as bookings_db
 from tests.functional.api_fixtures import api  # noqa: F401
 from tests.functional.api_fixtures import CONF
 from tests.functional.api_fixtures import make_booking
+from tests.functional.api_fixtures import make_flavor
 from tests.functional.api_fixtures import MEMBER_A
 from tests.functional.api_fixtures import MEMBER_B
 from tests.fixtures import races
@@ -114,6 +116,38 @@ def test_a_refusal_is_not_kept(api, frozen, lists_made):
     api.get('/v1/reservations', headers=MEMBER_A)
     api.get('/v1/reservations?limit=1', headers=MEMBER_A)
     assert len(lists_made) == 2
+
+
+@pytest.fixture
+def exporter(api):
+    """The flavor exporter's URLs served without a token."""
+    CONF.set_override('enabled', True, group='flavor_exporter')
+    CONF.set_override('auth_required', False, group='flavor_exporter')
+    yield api
+    CONF.clear_override('enabled', group='flavor_exporter')
+    CONF.clear_override('auth_required', group='flavor_exporter')
+
+
+def test_the_exporters_urls_are_kept_whatever_their_query(
+        exporter, frozen, monkeypatch):
+    make_flavor('g1.a100')
+    made = []
+    real = flavor_exporter.answer
+
+    def counted(*args, **kwargs):
+        made.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(flavor_exporter, 'answer', counted)
+    first = exporter.get('/v2/flavors/?_=1')
+    again = exporter.get('/v2/flavors/?_=2')
+    assert again.body == first.body
+    assert len(made) == 1
+    make_flavor('g2.a100')
+    names = [row['flavor_name'] for row in
+             exporter.get('/v2/flavors/?_=3').json['flavors']]
+    assert sorted(names) == ['g1.a100', 'g2.a100']
+    assert len(made) == 2
 
 
 # The middleware alone, on a SQLite file of its own.
