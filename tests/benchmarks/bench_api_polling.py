@@ -376,7 +376,7 @@ def get_route(args, server, path, headers, connections, work,
         beside=_post_script(args) if booking else None)
     found['errors'] = found['socket_errors'] + found['non_2xx']
     if booking:
-        created, deleted, other = _post_counts(found['beside'])
+        created, deleted, other, _statuses = _post_counts(found['beside'])
         found['errors'] += other
         found['note'] = 'meanwhile %d booked, %d cancelled' % (created,
                                                                deleted)
@@ -391,20 +391,21 @@ def _post_script(args):
 
 
 def _post_counts(output):
-    """created, deleted, other of the POST script's output."""
+    """created, deleted, other (counts) and the other statuses (text) of
+    the POST script's output."""
     counts = re.search(r'POST-COUNTS created=(\d+) deleted=(\d+) '
                        r'other=(\d+) statuses=(.*)', output)
-    return tuple(int(g) for g in counts.groups()[:3])
+    created, deleted, other = (int(g) for g in counts.groups()[:3])
+    return created, deleted, other, counts.group(4).strip()
 
 
 def post_route(args, server, connections, work):
     output, found = run_wrk(args, server, _post_script(args), connections,
                             work)
-    created, deleted, other = _post_counts(output)
+    created, deleted, other, statuses = _post_counts(output)
     seconds = found['requests'] / found['rps'] if found['rps'] else 1
     found['rps'] = created / seconds
     found['errors'] = found['socket_errors'] + other
-    statuses = re.search(r'statuses=(.*)', output).group(1).strip()
     found['note'] = '%d created, %d cancelled%s' % (
         created, deleted, (', other: %s' % statuses) if other else '')
     return found

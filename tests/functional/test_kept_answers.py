@@ -6,7 +6,6 @@ import json
 import sqlite3
 import subprocess
 import sys
-
 import time
 
 from hypothesis import HealthCheck
@@ -33,25 +32,37 @@ from tests.fixtures import races
 
 @pytest.fixture
 def frozen():
-    """The clock stopped; ``frozen.advance(seconds)`` moves it."""
+    """The clock stopped (oslo's timeutils, whose
+    ``advance_time_seconds`` moves it)."""
     timeutils.set_time_override(
         timeutils.utcnow().replace(microsecond=100))
     yield timeutils
     timeutils.clear_time_override()
 
 
-@pytest.fixture
-def lists_made(monkeypatch):
-    """How many times the bookings list was read from the database."""
+def _counted(monkeypatch, module, name):
+    """``module.name`` made to count its calls: one item a call in the
+    list returned."""
     made = []
-    real = bookings_db.booking_list
+    real = getattr(module, name)
 
     def counted(*args, **kwargs):
         made.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(bookings_db, 'booking_list', counted)
+    monkeypatch.setattr(module, name, counted)
     return made
+
+
+def _database():
+    """The path of the API fixture's SQLite file."""
+    return CONF.database.connection[len('sqlite:///'):]
+
+
+@pytest.fixture
+def lists_made(monkeypatch):
+    """How many times the bookings list was read from the database."""
+    return _counted(monkeypatch, bookings_db, 'booking_list')
 
 
 def _statuses(api, persona=MEMBER_A):
@@ -82,7 +93,7 @@ def test_a_commit_of_this_process_shows_at_once(api, frozen):
 def test_a_commit_of_another_process_shows_at_once(api, frozen):
     booking = make_booking()
     before = _statuses(api)
-    path = CONF.database.connection[len('sqlite:///'):]
+    path = _database()
     subprocess.run(
         [sys.executable, '-c',
          'import sqlite3, sys\n'
@@ -131,14 +142,7 @@ def exporter(api):
 def test_the_exporters_urls_are_kept_whatever_their_query(
         exporter, frozen, monkeypatch):
     make_flavor('g1.a100')
-    made = []
-    real = flavor_exporter.answer
-
-    def counted(*args, **kwargs):
-        made.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(flavor_exporter, 'answer', counted)
+    made = _counted(monkeypatch, flavor_exporter, 'answer')
     first = exporter.get('/v2/flavors/?_=1')
     again = exporter.get('/v2/flavors/?_=2')
     assert again.body == first.body
@@ -272,8 +276,7 @@ def test_a_data_version_that_cannot_be_read_makes_every_answer(
 
 
 def test_nothing_is_kept_without_a_sqlite_file(api, monkeypatch):
-    assert kept_answers.sqlite_file() == \
-        CONF.database.connection[len('sqlite:///'):]
+    assert kept_answers.sqlite_file() == _database()
     for url in ('sqlite://', 'sqlite:////nowhere/reserve.sqlite',
                 'postgresql+psycopg2://reserve@127.0.0.1/reserve'):
         monkeypatch.setattr(kept_answers.db_api, 'get_engine',
@@ -346,7 +349,7 @@ class KeptAgreesWithMade(stateful.RuleBasedStateMachine):
 
 
 def test_every_answer_kept_is_the_one_made(api, fresh, frozen):
-    database = CONF.database.connection[len('sqlite:///'):]
+    database = _database()
     stateful.run_state_machine_as_test(
         lambda: KeptAgreesWithMade(api, fresh, database),
         settings=settings(max_examples=15, stateful_step_count=15,
@@ -359,7 +362,7 @@ def test_a_commit_is_seen_by_every_request_that_starts_after_it(api):
     changes: a request that starts after a commit has returned shows it
     (or a later one), whatever the answers kept."""
     booking = make_booking(instance_count=1)
-    database = CONF.database.connection[len('sqlite:///'):]
+    database = _database()
     committed = [1]
     seen_late = []
 
