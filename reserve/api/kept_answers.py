@@ -9,6 +9,9 @@ of any other (the worker, the manager, reserve-manage, other API
 processes), has committed. An answer is kept under the data version read
 before it was made, so a commit made while it was being made only costs
 one more miss; a caller who has just written reads what it wrote.
+Requests that miss the same answer together (every poller, just after a
+commit) wait for the first of them to make it, rather than each making
+it again.
 
 An answer is also kept at most until the clock's second turns, so what
 follows from time alone (a booking that starts, what is available now),
@@ -44,6 +47,9 @@ KEPT_PATHS = {'/v1/reservations': True, '/v1/device-reservations': True,
 # list is about 150 KiB); all those kept hold at most KEPT_BYTES.
 MAX_BODY_BYTES = 2 * 1024 * 1024
 KEPT_BYTES = 32 * 1024 * 1024
+# The longest a request waits for another making its answer, then makes
+# it itself.
+MAKING_WAIT_SECONDS = 10
 # Request headers that do not change the answer: kept out of the key.
 _UNKEYED_HEADERS = frozenset((
     'HTTP_X_AUTH_TOKEN', 'HTTP_X_SERVICE_TOKEN',
@@ -51,8 +57,10 @@ _UNKEYED_HEADERS = frozenset((
     'HTTP_KEEP_ALIVE', 'HTTP_ACCEPT_ENCODING', 'HTTP_CACHE_CONTROL',
     'HTTP_PRAGMA'))
 
-_Answer = collections.namedtuple('_Answer',
-                                 'version second status headers body')
+# stamp: (data version, second) when the answer began to be made.
+_Answer = collections.namedtuple('_Answer', 'stamp status headers body')
+# An answer being made, and its end.
+_Making = collections.namedtuple('_Making', 'stamp done')
 
 
 class DataVersion:
@@ -106,6 +114,7 @@ class KeptAnswers:
         self.size = size
         self._answers = collections.OrderedDict()
         self._bytes = 0
+        self._making = {}  # key: _Making
         self._lock = threading.Lock()
         # The database's DataVersion, looked up at the first request
         # (the database is configured by then) unless given.
@@ -147,14 +156,43 @@ class KeptAnswers:
         version = self._data_version()
         if version is None:
             return self.application(environ, start_response)
-        second = timeutils.utcnow().replace(microsecond=0)
+        stamp = (version, timeutils.utcnow().replace(microsecond=0))
         key = _key(environ, path)
         with self._lock:
-            kept = self._answers.get(key)
-        if kept is not None and kept.version == version and \
-                kept.second == second:
+            kept = self._kept(key, stamp)
+            other = self._making.get(key)
+            ours = None
+            if kept is None and (other is None or other.stamp != stamp):
+                ours = self._making[key] = _Making(stamp, threading.Event())
+        if kept is None and ours is None:
+            # Another request is making this very answer (a commit has
+            # just made every poller miss): wait for it rather than make
+            # it again.
+            other.done.wait(MAKING_WAIT_SECONDS)
+            with self._lock:
+                kept = self._kept(key, stamp)
+        if kept is not None:
             start_response(kept.status, list(kept.headers))
             return [kept.body]
+        if ours is None:
+            # The other's answer was not kept (not a 200, too large, too
+            # slow): this request makes its own.
+            return self._make(environ, start_response, key, stamp)
+        try:
+            return self._make(environ, start_response, key, stamp)
+        finally:
+            with self._lock:
+                if self._making.get(key) is ours:
+                    del self._making[key]
+            ours.done.set()
+
+    def _kept(self, key, stamp):
+        """The answer kept for ``key`` if still good at ``stamp``; under
+        the lock."""
+        kept = self._answers.get(key)
+        return kept if kept is not None and kept.stamp == stamp else None
+
+    def _make(self, environ, start_response, key, stamp):
         made = {}
 
         def capture(status, headers, exc_info=None):
@@ -169,7 +207,7 @@ class KeptAnswers:
                 answer.close()
         if made.get('status', '').startswith('200 ') and \
                 len(body) <= MAX_BODY_BYTES:
-            self._keep(key, _Answer(version, second, made['status'],
+            self._keep(key, _Answer(stamp, made['status'],
                                     tuple(made['headers']), body))
         return [body]
 

@@ -6,6 +6,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 
 from hypothesis import HealthCheck
@@ -162,10 +163,13 @@ class Inner:
     def __init__(self, *answers):
         self.answers = list(answers)
         self.calls = 0
+        self._lock = threading.Lock()
 
     def __call__(self, environ, start_response):
-        status, body = self.answers[min(self.calls, len(self.answers) - 1)]
-        self.calls += 1
+        with self._lock:
+            last = len(self.answers) - 1
+            status, body = self.answers[min(self.calls, last)]
+            self.calls += 1
         start_response(status, [('Content-Type', 'application/json')])
         return [body]
 
@@ -245,6 +249,31 @@ def test_at_most_kept_bytes_are_kept(data, frozen, monkeypatch):
     # c pushed a out; b and c are kept.
     assert inner.calls == 3
     _ask(app, x_project_id='a')
+    assert inner.calls == 4
+
+
+class Slow(Inner):
+    """Inner, taking half a second over each answer."""
+
+    def __call__(self, environ, start_response):
+        time.sleep(0.5)
+        return super().__call__(environ, start_response)
+
+
+def test_pollers_that_miss_together_wait_for_one_answer(data, frozen):
+    inner = Slow(('200 OK', b'[]'))
+    app = _kept(inner, data)
+    answers = races.together(*[lambda: _ask(app)] * 8)
+    assert answers == [('200 OK', b'[]')] * 8
+    assert inner.calls == 1
+
+
+def test_an_answer_not_kept_is_made_by_each_who_waited(data, frozen):
+    inner = Slow(('503 Service Unavailable', b'{}'))
+    app = _kept(inner, data)
+    answers = races.together(*[lambda: _ask(app)] * 4)
+    assert [status for status, _body in answers] == \
+        ['503 Service Unavailable'] * 4
     assert inner.calls == 4
 
 
