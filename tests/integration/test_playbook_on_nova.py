@@ -568,6 +568,11 @@ def test_a_host_that_goes_down_before_the_start_is_replaced(
             victim, took))
         cloud_mod.wait_for('moved', lambda: _allocated_hosts(
             daemons, lease_id) == [other], TWO)
+        # The healing counts the host replaced once the move is committed,
+        # a step after it: the count follows within seconds.
+        cloud_mod.wait_for('counted', lambda: playbook.booking(
+            daemons, booking_id, PROJECT)['delivery']['hosts_replaced'] == 1,
+            30)
         assert playbook.booking(daemons, booking_id, PROJECT)['delivery'][
             'hosts_replaced'] == 1
     assert _allocated_hosts(daemons, lease_id) == [other]
