@@ -6,11 +6,12 @@ its lease (reserve.worker.worker.BookingWorker.create_device_lease).
 * ``reserve``: the dates (check_window: not in the past, and
   check_length: [devices]min_duration_seconds and
   [booking]max_query_days), the domains named
-  (read from the manager before any lock: ``read_domains``), then in one
-  writer transaction under the capacity lock the quota
-  (device_reservations and device_hours, quota.py) and the hold of the
-  devices under their host's lock (reserve.devices.runs.hold). The
-  reservation is ``PENDING`` with no lease.
+  (read from the manager before any lock: ``read_domains``, and the
+  host that has them chosen), then in one writer transaction under the
+  capacity lock the choice of the devices under their host's lock, the
+  quota (device_reservations and device_hours, quota.py) and the hold
+  (reserve.devices.runs.hold). The reservation is ``PENDING`` with no
+  lease.
 
 Its cancel is the desk's other cancel (cancel.py).
 
@@ -55,19 +56,24 @@ def reserve(context, values, start, end, read_domains):
     """
     check_window(start, end, timeutils.utcnow())
     end = end or states.OPEN_END
-    viewer = values.get('viewer')
+    request = runs.request_of(values)
     domains = values.get('domains') or []
-    request, _ = holds.choose(context, runs.request_of(values), start,
-                              end, domains, read_domains, viewer=viewer)
-    found = read_domains(hosts_db.host_get(context, request.host_id)) \
-        if domains else {}
-    # Each attachment remembers its domain's owner (reserve.devices.owners).
-    values = dict(values, host_id=request.host_id,
-                  domain_owners={d: found[d] for d in domains})
+    if domains:
+        # The host is chosen, and its domains read, before any lock: a
+        # libvirt call must not run under one. Without domains the hold
+        # chooses under the host's lock, and a dry run first would only
+        # select the same devices twice.
+        request, _ = holds.choose(context, request, start, end, domains,
+                                  read_domains, viewer=values.get('viewer'))
+        found = read_domains(hosts_db.host_get(context, request.host_id))
+        # Each attachment remembers its domain's owner
+        # (reserve.devices.owners).
+        values = dict(values, host_id=request.host_id,
+                      domain_owners={d: found[d] for d in domains})
     deltas = quota.new_device_reservation(_devices_asked(request), start, end)
     with admission.capacity_transaction(context):
-        quota.enforce(context, values['project_id'], deltas)
-        runs.hold(context, values, start, end)
+        runs.hold(context, values, start, end, admit=lambda: quota.enforce(
+            context, values['project_id'], deltas))
     LOG.info('Device reservation %s held on host %s for project %s',
              values['id'], request.host_id, values['project_id'])
     return values['id']

@@ -269,17 +269,22 @@ def check_window(context, reservation, start, end):
 
 
 def hold(context, request, start, end, viewer, values, projects,
-         attachments_for):
+         attachments_for, admit=None):
     """Select and write the reservation, inside the caller's writer
     transaction: the host is locked first, so that the devices read free
     are still free when written. ``attachments_for(selection)`` gives
-    the planned attachments. Returns (reservation, selection)."""
+    the planned attachments; ``admit()``, called once the devices are
+    chosen and before anything is written, may refuse (the quota): a
+    request that cannot fit is told so first. Returns (reservation,
+    selection)."""
     if not request.host_id:
         # Find the host first, then select again under its lock.
         request = _on_host(request, check(context, request, start, end,
                                           viewer=viewer).host_id)
     devices_db.lock_host(context, request.host_id)
     chosen = check(context, request, start, end, viewer=viewer)
+    if admit is not None:
+        admit()
     values = dict(values, host_id=chosen.host_id)
     reservation = device_reservations_db.device_reservation_create(
         context, values, projects, chosen.device_ids,

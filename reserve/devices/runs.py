@@ -66,10 +66,10 @@ def _projects(values):
             states.Role.MANAGING: values.get('managing_projects') or []}
 
 
-def hold(context, values, start, end):
+def hold(context, values, start, end, admit=None):
     """Select and write the devices of ``values`` over [start, end) (inside
     the caller's transaction): the reservation, pending, with no lease
-    yet."""
+    yet. ``admit``: see holds.hold."""
     request = request_of(values)
     host = hosts_db.host_get(context, request.host_id) if request.host_id \
         else None
@@ -94,7 +94,7 @@ def hold(context, values, start, end):
     }
     reservation, chosen = holds.hold(
         context, request, start, end, values.get('viewer'), row,
-        _projects(values), planned)
+        _projects(values), planned, admit=admit)
     if host is None:
         host = hosts_db.host_get(context, chosen.host_id)
         device_reservations_db.device_reservation_update(
