@@ -47,6 +47,7 @@ from reserve.capacity import model
 from reserve.capacity import store
 from reserve.common import exception
 from reserve.common import timeutils
+from reserve.db import api as db_api
 
 CONF = cfg.CONF
 
@@ -109,15 +110,20 @@ class _Within:
     def idle_hosts(self, host_ids, wanted):
         """Board.idle_hosts of this window: the first ``wanted`` of
         ``host_ids`` (in their order, among the board's first
-        IDLE_SEARCH) that nothing holds over it, from the board's reads."""
+        IDLE_SEARCH) that nothing holds over it. The database says which
+        are busy over this window (Board.busy_between), a batch at a
+        time, doubling; no allocation is read (on a busy cloud most hosts
+        are held somewhere in the board's weeks, and reading all they
+        hold to find the few idle over one window cost most of a
+        search)."""
         ids = list(itertools.islice(host_ids, self.board.IDLE_SEARCH))
-        found, step = [], self.board.IDLE_LOOKUP
-        for first in range(0, len(ids), step):
+        found, first, step = [], 0, self.board.IDLE_LOOKUP
+        low, high = self.offset, self.offset + self.span
+        while first < len(ids) and len(found) < wanted:
             batch = ids[first:first + step]
-            held = self.allocations_of(batch, {})
-            found.extend(h for h in batch if not held[h])
-            if len(found) >= wanted:
-                break
+            busy = self.board.busy_between(batch, low, high)
+            found.extend(h for h in batch if h not in busy)
+            first, step = first + step, step * 2
         return found[:wanted]
 
 
@@ -314,10 +320,14 @@ def search(ctx, flavors, count, length, earliest, latest, sort, limit,
             continue
         usable.append(flavor)
     offers = []
-    for flavor in usable:
-        offers.extend(_flavor_offers(ctx, flavor, count, length, earliest,
-                                     latest, sort, limit,
-                                     bypass_maintenance))
+    # One reader for the lot: every try reads the same snapshot, and
+    # the dozens of small reads of a search on a busy cloud do not each
+    # begin a transaction of their own.
+    with db_api.reader.using(ctx):
+        for flavor in usable:
+            offers.extend(_flavor_offers(ctx, flavor, count, length,
+                                         earliest, latest, sort, limit,
+                                         bypass_maintenance))
     if sort == SORT_HOSTS:
         key = (lambda o: (o.hosts, o.start, o.flavor.name))
     else:

@@ -321,6 +321,32 @@ class Board:
                         break
         return found
 
+    def busy_between(self, host_ids, low, high):
+        """The hosts of ``host_ids`` that something holds at some instant
+        of [low, high) (seconds from the board's start, inside its
+        window): an allocation (until its end + the guard) or a
+        maintenance window. Hosts whose allocations were read are
+        answered from them; the database is asked about the others
+        (store.busy_hosts), and nothing more is read."""
+        def meets(held):
+            return any(a.start < high and a.until > low for a in held)
+        busy, unread = set(), []
+        for host_id in host_ids:
+            if meets(self._windows.get(host_id, ())):
+                busy.add(host_id)
+            elif self._all or host_id in self._read:
+                if meets(self._read.get(host_id, ())):
+                    busy.add(host_id)
+            else:
+                unread.append(host_id)
+        if unread:
+            context, state, start, _until, guard = self._window
+            busy.update(store.busy_hosts(
+                context, state, start + datetime.timedelta(seconds=low),
+                start + datetime.timedelta(seconds=high), guard,
+                host_ids=unread, **self._excludes))
+        return busy
+
     def offer(self, need, host_filter=None, host_ids=None):
         """What the reservable hosts matching ``host_filter`` (and among
         ``host_ids``, if given) hold of ``need`` over the board's

@@ -92,3 +92,35 @@ def test_the_idle_hosts_found_are_those_nothing_holds(
     # What was found idle reads as nothing afterwards.
     assert all(lazy.allocations_of([h], {'vcpus': 1})[h] == []
                for h in found)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(allocations=st.lists(spans, max_size=8),
+       windows=st.lists(spans, max_size=2),
+       low=st.integers(0, 40), length=st.integers(1, 20),
+       guard=st.integers(0, 3), read_first=st.sets(st.integers(
+           0, HOSTS - 1)), order=st.permutations(range(HOSTS)))
+def test_the_hosts_busy_within_a_board_are_those_something_holds(
+        hosts, allocations, windows, low, length, guard, read_first,
+        order):
+    """An offer search asks which hosts are busy over a window inside
+    its board's (Board.busy_between): the hosts the board read are
+    answered from their allocations, the others by the database; both
+    must agree with a board that read everything."""
+    _write(hosts, allocations, windows)
+    context = reserve_context.get_admin_context()
+    asked = [hosts[i] for i in order]
+    low_s, high_s = low * 60, (low + length) * 60
+    with db_api.reader.using(context):
+        state = store.read_state(context)
+        board = (BASE, BASE + 80 * MINUTE, guard * MINUTE)
+        lazy = model.Board(context, state, *board, lazy=True)
+        lazy.allocations_of([hosts[i] for i in sorted(read_first)],
+                            {'vcpus': 1})
+        busy = lazy.busy_between(asked, low_s, high_s)
+        read = model.Board(context, state, *board)
+        held = read.allocations_of(asked, {'vcpus': 1})
+    assert busy == {h for h in asked
+                    if any(a.start < high_s and a.until > low_s
+                           for a in held[h])}
