@@ -95,10 +95,15 @@ class _Within:
     admission does, reading (lazily, once for every window) only the
     hosts it could choose."""
 
-    def __init__(self, board, start, span):
+    def __init__(self, board, start, span, walk):
+        """walk: [hosts], shared by the windows of a search: how many
+        hosts the last idle_hosts looked at before it found enough (the
+        windows of a search are alike, so the next asks that many at
+        once)."""
         self.board = board
         self.offset = store.seconds(start, board.start)
         self.span = store.seconds(start + span, start)
+        self.walk = walk
 
     def allocations_of(self, host_ids, need):
         low, high = self.offset, self.offset + self.span
@@ -112,19 +117,26 @@ class _Within:
         ``host_ids`` (in their order, among the board's first
         IDLE_SEARCH) that nothing holds over it. The database says which
         are busy over this window (Board.busy_between), a batch at a
-        time, doubling; no allocation is read (on a busy cloud most hosts
-        are held somewhere in the board's weeks, and reading all they
-        hold to find the few idle over one window cost most of a
-        search)."""
-        ids = list(itertools.islice(host_ids, self.board.IDLE_SEARCH))
-        found, first, step = [], 0, self.board.IDLE_LOOKUP
+        time, doubling from as many as the window before looked at; no
+        allocation is read (on a busy cloud most hosts are held somewhere
+        in the board's weeks, and reading all they hold to find the few
+        idle over one window cost most of a search)."""
+        board = self.board
+        ids = list(itertools.islice(host_ids, board.IDLE_SEARCH))
+        found, first, step = [], 0, self.walk[0]
         low, high = self.offset, self.offset + self.span
         while first < len(ids) and len(found) < wanted:
             batch = ids[first:first + step]
-            busy = self.board.busy_between(batch, low, high)
-            found.extend(h for h in batch if h not in busy)
-            first, step = first + step, step * 2
-        return found[:wanted]
+            busy = board.busy_between(batch, low, high)
+            for host_id in batch:
+                first += 1
+                if host_id not in busy:
+                    found.append(host_id)
+                    if len(found) == wanted:
+                        break
+            step *= 2
+        self.walk[0] = max(first, board.IDLE_LOOKUP)
+        return found
 
 
 class Capacity:
@@ -149,6 +161,7 @@ class Capacity:
         self.first = found.start
         self.last = found.end - length
         self._rises = None
+        self._walk = [model.Board.IDLE_LOOKUP]
 
     def rises(self):
         """Every time a host's offer or the free slots rise, ascending
@@ -170,7 +183,8 @@ class Capacity:
         ``start`` on, or None when it does not fit."""
         if _least(*self.slots, start, start + self.window) < self.count:
             return None
-        placed = model.Offer(_Within(self.offer.board, start, self.window),
+        placed = model.Offer(_Within(self.offer.board, start, self.window,
+                                     self._walk),
                              self.offer.ranked, self.offer.need).place(
                                  self.count)
         return None if placed is None else len(placed)

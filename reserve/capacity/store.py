@@ -15,6 +15,7 @@ allocation.
 """
 import collections
 import datetime
+import functools
 import threading
 
 import sqlalchemy as sa
@@ -182,100 +183,139 @@ def seconds(later, earlier):
     return int((later - earlier).total_seconds())
 
 
-def _in_window(state, start, until, guard, exclude_booking=None,
-               exclude_lease_reservation=None, exclude_allocation=None):
+# The window statements, by their shape (what they read, the exclusions
+# they carry, whether hosts are named): their values are bound
+# parameters (_window_values), so each is built, and its cache key
+# worked out, once; an offer search on a busy cloud runs dozens.
+_STATEMENTS = {}
+_STATEMENTS_LOCK = threading.Lock()
+_EXCLUSIONS = ('exclude_booking', 'exclude_lease_reservation',
+               'exclude_allocation')
+
+
+def _in_window(excluding):
     """The conditions of an allocation holding its host at some instant
-    of [start, until), each until its end + ``guard``."""
-    longest = datetime.timedelta(seconds=state.longest_allocation)
-    conditions = [A.end > start - guard, A.end <= until + longest,
-                  A.start < until]
-    if exclude_booking is not None:
+    of [start, until), each until its end + the guard (``after``:
+    start - guard; ``before``: until + the longest allocation, the
+    index's bound), less those of ``excluding`` (names of _EXCLUSIONS)."""
+    bound = functools.partial(sa.bindparam, type_=sa.DateTime)
+    conditions = [A.end > bound('after'), A.end <= bound('before'),
+                  A.start < bound('until')]
+    if 'exclude_booking' in excluding:
         conditions.append(sa.or_(A.booking_id.is_(None),
-                                 A.booking_id != exclude_booking))
-    if exclude_lease_reservation is not None:
+                                 A.booking_id != sa.bindparam(
+                                     'exclude_booking')))
+    if 'exclude_lease_reservation' in excluding:
         conditions.append(sa.or_(
             A.lease_reservation_id.is_(None),
-            A.lease_reservation_id != exclude_lease_reservation))
-    if exclude_allocation is not None:
-        conditions.append(A.id != exclude_allocation)
+            A.lease_reservation_id != sa.bindparam(
+                'exclude_lease_reservation')))
+    if 'exclude_allocation' in excluding:
+        conditions.append(A.id != sa.bindparam('exclude_allocation'))
     return conditions
 
 
-def _window_query(columns, state, start, until, guard, exclude_booking,
-                  exclude_lease_reservation, exclude_allocation,
-                  host_ids=None):
-    origin = sa.literal(start, sa.DateTime)
-    query = (sa.select(A.host_id, functions.SecondsSince(A.start,
-                                                         origin),
-                       functions.SecondsSince(A.end, origin),
-                       A.amount, *columns)
-             .where(*_in_window(state, start, until, guard,
-                                exclude_booking, exclude_lease_reservation,
-                                exclude_allocation)))
-    if host_ids is not None:
-        query = query.where(A.host_id.in_(sorted(host_ids)))
+def _host_ids():
+    return sa.bindparam('host_ids', expanding=True)
+
+
+def _busy_hosts_statement(excluding, _hosts):
+    H = models.Host
+    held = (sa.select(A.host_id).where(A.host_id == H.id)
+            .where(*_in_window(excluding)).exists())
+    return sa.select(H.id).where(H.id.in_(_host_ids())).where(held)
+
+
+def _sizes_statement(excluding, hosts):
+    return _window_statement((A.vcpus, A.memory_mb, A.disk_gb), excluding,
+                             hosts)
+
+
+def _gpus_statement(excluding, hosts):
+    return _window_statement((A.gpus,), excluding, hosts).where(
+        A.gpus.isnot(None))
+
+
+def _window_statement(columns, excluding, hosts):
+    origin = sa.bindparam('origin', type_=sa.DateTime)
+    query = (sa.select(A.host_id, functions.SecondsSince(A.start, origin),
+                       functions.SecondsSince(A.end, origin), A.amount,
+                       *columns)
+             .where(*_in_window(excluding)))
+    if hosts:
+        query = query.where(A.host_id.in_(_host_ids()))
     return query
 
 
+def _window_values(state, start, until, guard, host_ids, exclusions):
+    """(the statement's shape, its values) of a read of [start, until)."""
+    excluding = tuple(name for name in _EXCLUSIONS
+                      if exclusions.get(name) is not None)
+    values = {name: exclusions[name] for name in excluding}
+    values.update(
+        origin=start, after=start - guard, until=until,
+        before=until + datetime.timedelta(seconds=state.longest_allocation))
+    if host_ids is not None:
+        values['host_ids'] = sorted(host_ids)
+    return (excluding, host_ids is not None), values
+
+
+def _run(context, build, state, start, until, guard, host_ids, exclusions):
+    """The rows of the statement ``build`` makes, over [start, until)."""
+    shape, values = _window_values(state, start, until, guard, host_ids,
+                                   exclusions)
+    key = (build, shape)
+    statement = _STATEMENTS.get(key)
+    if statement is None:
+        with _STATEMENTS_LOCK:
+            statement = _STATEMENTS.setdefault(key, build(*shape))
+    with db_api.reader.using(context) as session:
+        return session.execute(statement, values).all()
+
+
 def busy_hosts(context, state, start, until, guard, host_ids,
-               exclude_booking=None, exclude_lease_reservation=None,
-               exclude_allocation=None):
+               **exclusions):
     """The hosts of ``host_ids`` that an allocation holds at some instant
     of [start, until) (each until its end + ``guard``), as a set: for
     each host the database looks in the index by host and window for
     one such allocation, and stops at the first (a busy host has dozens);
-    no allocation is read."""
-    H = models.Host
-    held = (sa.select(A.host_id).where(A.host_id == H.id)
-            .where(*_in_window(state, start, until, guard, exclude_booking,
-                               exclude_lease_reservation,
-                               exclude_allocation)).exists())
-    query = sa.select(H.id).where(H.id.in_(sorted(host_ids))).where(held)
-    with db_api.reader.using(context) as session:
-        return set(session.execute(query).scalars())
+    no allocation is read. ``exclusions``: exclude_booking,
+    exclude_lease_reservation, exclude_allocation (an id, or None)."""
+    return {host_id for host_id, in _run(
+        context, _busy_hosts_statement, state, start, until, guard,
+        host_ids, exclusions)}
 
 
 def allocations_in_window(context, state, start, until, guard,
-                          exclude_booking=None,
-                          exclude_lease_reservation=None,
-                          exclude_allocation=None, host_ids=None):
+                          host_ids=None, **exclusions):
     """{host_id: [maths.Allocation]} of the allocations holding a host
     (of ``host_ids``, if given) at some instant of [start, until), in
     seconds from ``start``, each holding until its end + ``guard``: their
-    vCPUs, memory and disk (see gpu_allocations_in_window)."""
-    query = _window_query((A.vcpus, A.memory_mb, A.disk_gb), state, start,
-                          until, guard, exclude_booking,
-                          exclude_lease_reservation, exclude_allocation,
-                          host_ids)
+    vCPUs, memory and disk (see gpu_allocations_in_window).
+    ``exclusions``: as busy_hosts'."""
     held = int(guard.total_seconds())
     found = collections.defaultdict(list)
-    with db_api.reader.using(context) as session:
-        for host_id, begins, ends, amount, vcpus, memory_mb, disk_gb in (
-                session.execute(query)):
-            found[host_id].append(maths.Allocation(
-                begins, ends + held, amount,
-                {'vcpus': vcpus, 'memory_mb': memory_mb,
-                 'disk_gb': disk_gb}))
+    for host_id, begins, ends, amount, vcpus, memory_mb, disk_gb in _run(
+            context, _sizes_statement, state, start, until, guard,
+            host_ids, exclusions):
+        found[host_id].append(maths.Allocation(
+            begins, ends + held, amount,
+            {'vcpus': vcpus, 'memory_mb': memory_mb, 'disk_gb': disk_gb}))
     return found
 
 
 def gpu_allocations_in_window(context, state, start, until, guard,
-                              exclude_booking=None,
-                              exclude_lease_reservation=None,
-                              exclude_allocation=None, host_ids=None):
+                              host_ids=None, **exclusions):
     """allocations_in_window's allocations holding GPUs, as allocations
     of their GPUs only."""
-    query = _window_query((A.gpus,), state, start, until, guard,
-                          exclude_booking, exclude_lease_reservation,
-                          exclude_allocation,
-                          host_ids).where(A.gpus.isnot(None))
     held = int(guard.total_seconds())
     found = collections.defaultdict(list)
-    with db_api.reader.using(context) as session:
-        for host_id, begins, ends, amount, gpus in session.execute(query):
-            if gpus:
-                found[host_id].append(maths.Allocation(
-                    begins, ends + held, amount, {'gpus': gpus}))
+    for host_id, begins, ends, amount, gpus in _run(
+            context, _gpus_statement, state, start, until, guard, host_ids,
+            exclusions):
+        if gpus:
+            found[host_id].append(maths.Allocation(
+                begins, ends + held, amount, {'gpus': gpus}))
     return found
 
 
