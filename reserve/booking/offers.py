@@ -116,7 +116,7 @@ class _Within:
         """Board.idle_hosts of this window: the first ``wanted`` of
         ``host_ids`` (in their order, among the board's first
         IDLE_SEARCH) that nothing holds over it. The database says which
-        are busy over this window (Board.busy_between), a batch at a
+        are idle over this window (Board.idle_between), a batch at a
         time, doubling from as many as the window before looked at; no
         allocation is read (on a busy cloud most hosts are held somewhere
         in the board's weeks, and reading all they hold to find the few
@@ -127,10 +127,10 @@ class _Within:
         low, high = self.offset, self.offset + self.span
         while first < len(ids) and len(found) < wanted:
             batch = ids[first:first + step]
-            busy = board.busy_between(batch, low, high)
+            idle = board.idle_between(batch, low, high)
             for host_id in batch:
                 first += 1
-                if host_id not in busy:
+                if host_id in idle:
                     found.append(host_id)
                     if len(found) == wanted:
                         break

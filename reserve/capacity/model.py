@@ -295,7 +295,7 @@ class Board:
         nothing holds over the window, neither an allocation nor a
         maintenance window, looked for among the first IDLE_SEARCH of
         them; fewer when there are not as many. The database says which
-        are busy (store.busy_hosts) a batch at a time, unless every
+        are idle (store.idle_hosts) a batch at a time, unless every
         host's allocations are read already."""
         found, batch, walked = [], self.IDLE_LOOKUP, 0
         ids = iter(host_ids)
@@ -307,12 +307,12 @@ class Board:
             looked = [h for h in asked if h not in self._windows]
             batch = min(batch * 2, self.IDLE_SEARCH - walked)
             if self._all:
-                busy = {h for h in looked if self._read.get(h)}
+                idle = {h for h in looked if not self._read.get(h)}
             else:
-                busy = store.busy_hosts(*self._window, host_ids=looked,
+                idle = store.idle_hosts(*self._window, host_ids=looked,
                                         **self._excludes)
             for host_id in looked:
-                if host_id not in busy:
+                if host_id in idle:
                     # Nothing to read of it any more.
                     self._read[host_id] = []
                     self._gpus_read[host_id] = []
@@ -321,31 +321,31 @@ class Board:
                         break
         return found
 
-    def busy_between(self, host_ids, low, high):
-        """The hosts of ``host_ids`` that something holds at some instant
-        of [low, high) (seconds from the board's start, inside its
-        window): an allocation (until its end + the guard) or a
-        maintenance window. Hosts whose allocations were read are
-        answered from them; the database is asked about the others
-        (store.busy_hosts), and nothing more is read."""
+    def idle_between(self, host_ids, low, high):
+        """The hosts of ``host_ids`` that nothing holds at any instant of
+        [low, high) (seconds from the board's start, inside its window):
+        no allocation (until its end + the guard) and no maintenance
+        window. Hosts whose allocations were read are answered from
+        them; the database is asked about the others (store.idle_hosts),
+        and nothing more is read."""
         def meets(held):
             return any(a.start < high and a.until > low for a in held)
-        busy, unread = set(), []
+        idle, unread = set(), []
         for host_id in host_ids:
             if meets(self._windows.get(host_id, ())):
-                busy.add(host_id)
-            elif self._all or host_id in self._read:
-                if meets(self._read.get(host_id, ())):
-                    busy.add(host_id)
+                continue
+            if self._all or host_id in self._read:
+                if not meets(self._read.get(host_id, ())):
+                    idle.add(host_id)
             else:
                 unread.append(host_id)
         if unread:
             context, state, start, _until, guard = self._window
-            busy.update(store.busy_hosts(
+            idle.update(store.idle_hosts(
                 context, state, start + datetime.timedelta(seconds=low),
                 start + datetime.timedelta(seconds=high), guard,
                 host_ids=unread, **self._excludes))
-        return busy
+        return idle
 
     def offer(self, need, host_filter=None, host_ids=None):
         """What the reservable hosts matching ``host_filter`` (and among

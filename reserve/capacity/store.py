@@ -219,11 +219,11 @@ def _host_ids():
     return sa.bindparam('host_ids', expanding=True)
 
 
-def _busy_hosts_statement(excluding, _hosts):
+def _idle_hosts_statement(excluding, _hosts):
     H = models.Host
     held = (sa.select(A.host_id).where(A.host_id == H.id)
             .where(*_in_window(excluding)).exists())
-    return sa.select(H.id).where(H.id.in_(_host_ids())).where(held)
+    return sa.select(H.id).where(H.id.in_(_host_ids())).where(~held)
 
 
 def _sizes_statement(excluding, hosts):
@@ -273,16 +273,17 @@ def _run(context, build, state, start, until, guard, host_ids, exclusions):
         return session.execute(statement, values).all()
 
 
-def busy_hosts(context, state, start, until, guard, host_ids,
+def idle_hosts(context, state, start, until, guard, host_ids,
                **exclusions):
-    """The hosts of ``host_ids`` that an allocation holds at some instant
+    """The hosts of ``host_ids`` that no allocation holds at any instant
     of [start, until) (each until its end + ``guard``), as a set: for
     each host the database looks in the index by host and window for
     one such allocation, and stops at the first (a busy host has dozens);
-    no allocation is read. ``exclusions``: exclude_booking,
+    no allocation is read, and on a busy cloud the few idle hosts are
+    the rows answered. ``exclusions``: exclude_booking,
     exclude_lease_reservation, exclude_allocation (an id, or None)."""
     return {host_id for host_id, in _run(
-        context, _busy_hosts_statement, state, start, until, guard,
+        context, _idle_hosts_statement, state, start, until, guard,
         host_ids, exclusions)}
 
 
@@ -292,7 +293,7 @@ def allocations_in_window(context, state, start, until, guard,
     (of ``host_ids``, if given) at some instant of [start, until), in
     seconds from ``start``, each holding until its end + ``guard``: their
     vCPUs, memory and disk (see gpu_allocations_in_window).
-    ``exclusions``: as busy_hosts'."""
+    ``exclusions``: as idle_hosts'."""
     held = int(guard.total_seconds())
     found = collections.defaultdict(list)
     for host_id, begins, ends, amount, vcpus, memory_mb, disk_gb in _run(

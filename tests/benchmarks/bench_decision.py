@@ -228,7 +228,7 @@ def measure(args, spec, shape, backend):
         'cloud': calls / n, 'http': http / n,
         'claims_read': spent['allocations read'][1],
         'calendar_read': spent['calendar read'][1],
-        'busy_read': spent['busy hosts'][1],
+        'idle_read': spent['idle hosts'][1],
     })
     return result
 

@@ -106,7 +106,7 @@ PHASES = (
     (desk, 'slot_holders', 'calendar read', len, False),
     (calendar, 'max_count', 'calendar maths', None, False),
     (store, 'hosts', 'hosts', None, False),
-    (store, 'busy_hosts', 'busy hosts', len, False),
+    (store, 'idle_hosts', 'idle hosts', len, False),
     (store, 'allocations_in_window', 'allocations read', _rows, False),
     (store, 'host_windows_in', 'host windows', None, False),
     (model.Board, 'offer', 'offer', None, False),

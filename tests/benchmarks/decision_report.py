@@ -91,7 +91,7 @@ def report_line(result):
           '%d admitted; p50 %.2f ms, p99 %.2f ms, max %.2f ms (this '
           'process\'s CPU: p50 %.2f ms, p99 %.2f ms; load average up to '
           '%.1f); %.1f SQL (%.1f SELECT), %.1f cloud calls, %.1f HTTP per '
-          'decision; rows read per decision: %.0f allocations, %.0f busy '
+          'decision; rows read per decision: %.0f allocations, %.0f idle '
           'hosts\' ids, %.0f calendar bookings, one quota sum' % (
               result['backend'], label_of(result),
               'built in %.1f s' % result['build_s'] if result['build_s']
@@ -101,7 +101,7 @@ def report_line(result):
               result['cpu_p50_ms'], result['cpu_p99_ms'], result['load'],
               result['sql'], result['selects'], result['cloud'],
               result['http'], result['claims_read'],
-              result.get('busy_read', 0), result['calendar_read']))
+              result.get('idle_read', 0), result['calendar_read']))
     print('    ms per decision: %s' % ', '.join(
         '%s %.2f' % (label, ms) for label, (ms, _)
         in result['phases'].items()), flush=True)

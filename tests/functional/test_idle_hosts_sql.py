@@ -1,5 +1,5 @@
 """The idle hosts a placement looks at first are found by the database
-(store.busy_hosts through Board.idle_hosts) exactly as reading every
+(store.idle_hosts through Board.idle_hosts) exactly as reading every
 allocation would find them.
 
 Hypothesis writes allocations and host maintenance windows on a few
@@ -101,11 +101,11 @@ def test_the_idle_hosts_found_are_those_nothing_holds(
        low=st.integers(0, 40), length=st.integers(1, 20),
        guard=st.integers(0, 3), read_first=st.sets(st.integers(
            0, HOSTS - 1)), order=st.permutations(range(HOSTS)))
-def test_the_hosts_busy_within_a_board_are_those_something_holds(
+def test_the_hosts_idle_within_a_board_are_those_nothing_holds(
         hosts, allocations, windows, low, length, guard, read_first,
         order):
-    """An offer search asks which hosts are busy over a window inside
-    its board's (Board.busy_between): the hosts the board read are
+    """An offer search asks which hosts are idle over a window inside
+    its board's (Board.idle_between): the hosts the board read are
     answered from their allocations, the others by the database; both
     must agree with a board that read everything."""
     _write(hosts, allocations, windows)
@@ -118,9 +118,9 @@ def test_the_hosts_busy_within_a_board_are_those_something_holds(
         lazy = model.Board(context, state, *board, lazy=True)
         lazy.allocations_of([hosts[i] for i in sorted(read_first)],
                             {'vcpus': 1})
-        busy = lazy.busy_between(asked, low_s, high_s)
+        idle = lazy.idle_between(asked, low_s, high_s)
         read = model.Board(context, state, *board)
         held = read.allocations_of(asked, {'vcpus': 1})
-    assert busy == {h for h in asked
-                    if any(a.start < high_s and a.until > low_s
-                           for a in held[h])}
+    assert idle == {h for h in asked
+                    if not any(a.start < high_s and a.until > low_s
+                               for a in held[h])}
