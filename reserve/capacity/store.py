@@ -219,11 +219,10 @@ def _host_ids():
     return sa.bindparam('host_ids', expanding=True)
 
 
-def _idle_hosts_statement(excluding, _hosts):
-    H = models.Host
-    held = (sa.select(A.host_id).where(A.host_id == H.id)
-            .where(*_in_window(excluding)).exists())
-    return sa.select(H.id).where(H.id.in_(_host_ids())).where(~held)
+def _busy_hosts_statement(excluding, _hosts):
+    return (sa.select(A.host_id).distinct()
+            .where(A.host_id.in_(_host_ids()))
+            .where(*_in_window(excluding)))
 
 
 def _sizes_statement(excluding, hosts):
@@ -276,14 +275,15 @@ def _run(context, build, state, start, until, guard, host_ids, exclusions):
 def idle_hosts(context, state, start, until, guard, host_ids,
                **exclusions):
     """The hosts of ``host_ids`` that no allocation holds at any instant
-    of [start, until) (each until its end + ``guard``), as a set: for
-    each host the database looks in the index by host and window for
-    one such allocation, and stops at the first (a busy host has dozens);
-    no allocation is read, and on a busy cloud the few idle hosts are
-    the rows answered. ``exclusions``: exclude_booking,
-    exclude_lease_reservation, exclude_allocation (an id, or None)."""
-    return {host_id for host_id, in _run(
-        context, _idle_hosts_statement, state, start, until, guard,
+    of [start, until) (each until its end + ``guard``), as a set: the
+    database answers the busy ones from the index by host and window of
+    those hosts only, and no allocation is read. (Asking for the idle
+    ones with NOT EXISTS instead was slower on SQLite and MariaDB: for
+    an idle host they scan every allocation of the host.)
+    ``exclusions``: exclude_booking, exclude_lease_reservation,
+    exclude_allocation (an id, or None)."""
+    return set(host_ids) - {host_id for host_id, in _run(
+        context, _busy_hosts_statement, state, start, until, guard,
         host_ids, exclusions)}
 
 
