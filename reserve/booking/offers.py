@@ -35,7 +35,6 @@ offer holds no capacity: booking it (POST /v1/reservations
 import bisect
 import collections
 import datetime
-import itertools
 
 from oslo_config import cfg
 
@@ -95,15 +94,10 @@ class _Within:
     admission does, reading (lazily, once for every window) only the
     hosts it could choose."""
 
-    def __init__(self, board, start, span, walk):
-        """walk: [hosts], shared by the windows of a search: how many
-        hosts the last idle_hosts looked at before it found enough (the
-        windows of a search are alike, so the next asks that many at
-        once)."""
+    def __init__(self, board, start, span):
         self.board = board
         self.offset = store.seconds(start, board.start)
         self.span = store.seconds(start + span, start)
-        self.walk = walk
 
     def allocations_of(self, host_ids, need):
         low, high = self.offset, self.offset + self.span
@@ -115,28 +109,16 @@ class _Within:
     def idle_hosts(self, host_ids, wanted):
         """Board.idle_hosts of this window: the first ``wanted`` of
         ``host_ids`` (in their order, among the board's first
-        IDLE_SEARCH) that nothing holds over it. The database says which
-        are idle over this window (Board.idle_between), a batch at a
-        time, doubling from as many as the window before looked at; no
-        allocation is read (on a busy cloud most hosts are held somewhere
-        in the board's weeks, and reading all they hold to find the few
-        idle over one window cost most of a search)."""
-        board = self.board
-        ids = list(itertools.islice(host_ids, board.IDLE_SEARCH))
-        found, first, step = [], 0, self.walk[0]
+        IDLE_SEARCH) that nothing holds over it (model.first_idle). The
+        database says which are idle over this window
+        (Board.idle_between); no allocation is read (on a busy cloud
+        most hosts are held somewhere in the board's weeks, and reading
+        all they hold to find the few idle over one window cost most of
+        a search)."""
         low, high = self.offset, self.offset + self.span
-        while first < len(ids) and len(found) < wanted:
-            batch = ids[first:first + step]
-            idle = board.idle_between(batch, low, high)
-            for host_id in batch:
-                first += 1
-                if host_id in idle:
-                    found.append(host_id)
-                    if len(found) == wanted:
-                        break
-            step *= 2
-        self.walk[0] = max(first, board.IDLE_LOOKUP)
-        return found
+        return model.first_idle(
+            host_ids, wanted,
+            lambda batch: self.board.idle_between(batch, low, high))
 
 
 class Capacity:
@@ -161,7 +143,6 @@ class Capacity:
         self.first = found.start
         self.last = found.end - length
         self._rises = None
-        self._walk = [model.Board.IDLE_LOOKUP]
 
     def rises(self):
         """Every time a host's offer or the free slots rise, ascending
@@ -183,8 +164,7 @@ class Capacity:
         ``start`` on, or None when it does not fit."""
         if _least(*self.slots, start, start + self.window) < self.count:
             return None
-        placed = model.Offer(_Within(self.offer.board, start, self.window,
-                                     self._walk),
+        placed = model.Offer(_Within(self.offer.board, start, self.window),
                              self.offer.ranked, self.offer.need).place(
                                  self.count)
         return None if placed is None else len(placed)

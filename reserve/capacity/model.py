@@ -224,6 +224,30 @@ class Offer:
 _IDLE_WALKS = {}
 
 
+def first_idle(host_ids, wanted, idle_of):
+    """The first ``wanted`` of ``host_ids`` (in their order, among the
+    first Board.IDLE_SEARCH) that ``idle_of(batch)`` (the set of a
+    batch's hosts that are idle) counts idle; fewer when there are not as
+    many. Asked a batch at a time: the first as many hosts as the last
+    walk of the same hosts looked at (_IDLE_WALKS), then doubling."""
+    ids = list(itertools.islice(host_ids, Board.IDLE_SEARCH))
+    key = ids[0] if ids else None
+    found, first = [], 0
+    batch = max(Board.IDLE_LOOKUP, _IDLE_WALKS.get(key, 0))
+    while first < len(ids) and len(found) < wanted:
+        asked = ids[first:first + batch]
+        batch *= 2
+        idle = idle_of(asked)
+        for host_id in asked:
+            first += 1
+            if host_id in idle:
+                found.append(host_id)
+                if len(found) == wanted:
+                    break
+    _IDLE_WALKS[key] = first
+    return found
+
+
 class Board:
     """The hosts and what holds them over [start, until).
 
@@ -302,37 +326,24 @@ class Board:
         """The first ``wanted`` of ``host_ids`` (in their order) that
         nothing holds over the window, neither an allocation nor a
         maintenance window, looked for among the first IDLE_SEARCH of
-        them; fewer when there are not as many. The database says which
-        are idle (store.idle_hosts) a batch at a time, unless every
-        host's allocations are read already. The first batch is as many
-        hosts as the last walk of the same hosts looked at (_IDLE_WALKS),
-        then each batch doubles."""
-        ids = list(itertools.islice(host_ids, self.IDLE_SEARCH))
-        key = ids[0] if ids else None
-        found, first = [], 0
-        batch = max(self.IDLE_LOOKUP, _IDLE_WALKS.get(key, 0))
-        while first < len(ids) and len(found) < wanted:
-            asked = ids[first:first + batch]
-            batch *= 2
-            looked = [h for h in asked if h not in self._windows]
-            if self._all:
-                idle = {h for h in looked if not self._read.get(h)}
-            elif looked:
-                idle = store.idle_hosts(*self._window, host_ids=looked,
-                                        **self._excludes)
-            else:
-                idle = set()
-            for host_id in asked:
-                first += 1
-                if host_id in idle:
-                    # Nothing to read of it any more.
-                    self._read[host_id] = []
-                    self._gpus_read[host_id] = []
-                    found.append(host_id)
-                    if len(found) == wanted:
-                        break
-        _IDLE_WALKS[key] = first
+        them (first_idle); fewer when there are not as many. The database
+        says which are idle (store.idle_hosts) a batch at a time, unless
+        every host's allocations are read already."""
+        found = first_idle(host_ids, wanted, self._idle_of)
+        for host_id in found:
+            # Nothing to read of it any more.
+            self._read[host_id] = []
+            self._gpus_read[host_id] = []
         return found
+
+    def _idle_of(self, host_ids):
+        looked = [h for h in host_ids if h not in self._windows]
+        if self._all:
+            return {h for h in looked if not self._read.get(h)}
+        if not looked:
+            return set()
+        return store.idle_hosts(*self._window, host_ids=looked,
+                                **self._excludes)
 
     def idle_between(self, host_ids, low, high):
         """The hosts of ``host_ids`` that nothing holds at any instant of
