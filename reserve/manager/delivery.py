@@ -77,18 +77,6 @@ def repaired(context, lease, repairs):
     _quietly('notification', notify.send, context, REPAIRED, payload)
 
 
-def hosts_replaced(context, lease, count):
-    _quietly('hosts replaced', deliveries_db.delivery_add, context,
-             *_owner(lease), 0, count)
-
-
-def missing(context, lease, count):
-    """The lease lacks ``count`` instances (devices) from now on (0: it
-    is whole again)."""
-    _quietly('missing', deliveries_db.delivery_missing, context,
-             *_owner(lease), count, timeutils.utcnow())
-
-
 def stuck_servers(context, lease, server_ids):
     _quietly('stuck servers', deliveries_db.delivery_stuck_servers, context,
              *_owner(lease), server_ids)

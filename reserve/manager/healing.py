@@ -6,16 +6,18 @@ on it offers nothing new) and each of its allocations from now on moves,
 as many of its instances as the other hosts have room for over what is
 left of its window (booking.drain.move_off, the capacity model's
 placement). What cannot move stays where it is: nothing is cancelled,
-and what stays is what its lease lacks. After the commit each owner is
-settled: a running lease that moved gets its new hosts (sync_lease), its
-delivery counts the host replaced and what is missing, ``degraded`` says
-whether something is, and its users are told:
-``reserve.reservation.healed`` when something moved, ``.degraded`` when
-something is missing.
+and what stays is what its lease lacks. In the same transaction each
+lease it held is counted: its delivery counts the host replaced and what
+is missing, and ``degraded`` says whether something is, so that nobody
+reads a host failed (or back) with its leases counted the old way. After
+the commit a running lease that moved gets its new hosts (sync_lease)
+and the users are told: ``reserve.reservation.healed`` when something
+moved, ``.degraded`` when something is missing.
 
 A host that comes back has its failure cleared (reservable again if the
-operator left it so) and each lease still on it counted again; whole,
-its flag clears and its users get ``reserve.reservation.restored``.
+operator left it so) and each lease still on it counted again in the
+same transaction; whole, its flag clears and its users get
+``reserve.reservation.restored``.
 
 The GPU devices of a libvirt host are that host's: they never move, so
 its device reservations are only flagged.
@@ -32,9 +34,9 @@ from reserve.common import exception
 from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import bookings as bookings_db
+from reserve.db import deliveries as deliveries_db
 from reserve.db import hosts as hosts_db
 from reserve.db import leases as leases_db
-from reserve.manager import delivery
 from reserve.notification import sync
 
 LOG = logging.getLogger(__name__)
@@ -77,12 +79,13 @@ def fail(context, host, failure, sync_lease):
                                        whole=False)
                 if moved is not None:
                     moves[owner].append(moved)
+        counted = _count(context, owners, moves)
     LOG.warning('Host %s failed: %s; %d reservation(s) held it, %d moved '
                 'at least in part', host.name, failure, len(owners),
                 len(moves))
     details = {'host': host.name, 'reason': failure}
-    for owner in owners:
-        _quietly(_settle_failure, context, owner, moves.get(owner, ()),
+    for found in counted:
+        _quietly(_settle_failure, context, found, moves.get(found.owner, ()),
                  details, sync_lease)
 
 
@@ -96,21 +99,22 @@ def recover(context, host, sync_lease):
         hosts_db.host_update(context, host.id,
                              {'failure': None, 'failed_at': None})
         owners = _owners(_held_from_now(context, host, now))
+        counted = _count(context, owners, {})
     LOG.info('Host %s is back (it had failed at %s: %s); %d reservation(s)'
              ' on it counted again', host.name,
              timeutils.isoformat(host.failed_at), host.failure, len(owners))
-    for owner in owners:
-        _quietly(_settle_return, context, owner, host, sync_lease)
+    for found in counted:
+        _quietly(_settle_return, context, found, host, sync_lease)
 
 
-def _quietly(func, context, owner, *args):
+def _quietly(func, context, found, *args):
     # One owner that cannot be settled must not stop the others.
     try:
-        func(context, owner, *args)
+        func(context, found, *args)
     except Exception as exc:
         LOG.warning('Reservation %s not settled after a host change: %s: '
-                    '%s', owner.booking_id or owner.lease_reservation_id,
-                    type(exc).__name__, exc)
+                    '%s', found.owner.booking_id or
+                    found.owner.lease_reservation_id, type(exc).__name__, exc)
 
 
 def _found(context, owner):
@@ -147,9 +151,35 @@ def missing_now(context, booking=None, lease=None):
     return sum(a.amount for a in held)
 
 
-def _flag(context, lease, missing):
-    delivery.missing(context, lease, missing)
-    leases_db.lease_update(context, lease.id, {'degraded': bool(missing)})
+# An owner of allocations on a host that changed, as counted in the
+# change's transaction: its booking and lease (either may be None) and
+# how many instances (devices) it lacks from then on.
+Counted = collections.namedtuple('Counted', 'owner booking lease missing')
+
+
+def _count(context, owners, moves):
+    """Within the host change's transaction: each owner's lease gets its
+    hosts replaced (``moves``), what it lacks and its degraded flag. Not
+    quiet, unlike the delivery writers after a commit: a count that
+    cannot be written rolls the host change back, and the next health
+    check makes it again."""
+    now = timeutils.utcnow()
+    counted = []
+    for owner in owners:
+        booking, lease = _found(context, owner)
+        if booking is None and lease is None:
+            continue
+        missing = missing_now(context, booking, lease)
+        if lease is not None:
+            if moves.get(owner):
+                deliveries_db.delivery_add(context, lease.owner_type,
+                                           lease.owner_id, 0, 1)
+            deliveries_db.delivery_missing(context, lease.owner_type,
+                                           lease.owner_id, missing, now)
+            leases_db.lease_update(context, lease.id,
+                                   {'degraded': bool(missing)})
+        counted.append(Counted(owner, booking, lease, missing))
+    return counted
 
 
 def _sync(context, lease, sync_lease):
@@ -163,17 +193,11 @@ def _sync(context, lease, sync_lease):
                     lease.id, exc)
 
 
-def _settle_failure(context, owner, moves, details, sync_lease):
-    booking, lease = _found(context, owner)
-    if booking is None and lease is None:
-        return
-    missing = missing_now(context, booking, lease)
-    if lease is not None:
-        if moves:
-            delivery.hosts_replaced(context, lease, 1)
-            _sync(context, lease, sync_lease)
-        _flag(context, lease, missing)
+def _settle_failure(context, found, moves, details, sync_lease):
+    booking, lease, missing = found.booking, found.lease, found.missing
     if moves:
+        if lease is not None:
+            _sync(context, lease, sync_lease)
         _tell(context, 'healed', booking, lease, dict(
             details, moved=sum(m.instances for m in moves),
             to_hosts=sorted({h for m in moves for h in m.to_hosts}),
@@ -183,16 +207,11 @@ def _settle_failure(context, owner, moves, details, sync_lease):
               dict(details, missing=missing))
 
 
-def _settle_return(context, owner, host, sync_lease):
-    booking, lease = _found(context, owner)
-    if booking is None and lease is None:
-        return
-    missing = missing_now(context, booking, lease)
-    if lease is not None:
-        _flag(context, lease, missing)
-        _sync(context, lease, sync_lease)
-    if not missing:
-        _tell(context, 'restored', booking, lease,
+def _settle_return(context, found, host, sync_lease):
+    if found.lease is not None:
+        _sync(context, found.lease, sync_lease)
+    if not found.missing:
+        _tell(context, 'restored', found.booking, found.lease,
               {'host': host.name, 'missing': 0})
 
 

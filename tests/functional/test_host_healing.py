@@ -147,6 +147,35 @@ def test_what_cannot_move_is_flagged_not_cancelled_and_clears(
     assert [e for e, _ in told] == ['degraded', 'restored']
 
 
+def test_a_host_back_and_its_leases_counted_again_commit_together(
+        cloud, check, told, monkeypatch):
+    """Nobody reads a host back while its leases still count it missing:
+    a count that cannot be written leaves the host failed, and the next
+    check makes the whole change."""
+    booking = _leased(cloud, 4, start_in=7200)
+    name = sorted(_hosts_of(booking.id))[0]
+    cloud.set_service(name, state='down')
+    check.run(_ctx())
+    check.run(_ctx())
+    assert _delivery(booking).missing == 2
+    cloud.set_service(name, state='up')
+    written = deliveries_db.delivery_missing
+
+    def broken(*args):
+        raise RuntimeError('the database went away')
+    monkeypatch.setattr(deliveries_db, 'delivery_missing', broken)
+    with pytest.raises(RuntimeError):
+        check.run(_ctx())
+    assert _host(name).failure is not None
+    assert _delivery(booking).missing == 2
+    assert leases_db.lease_get(_ctx(), booking.lease_id).degraded
+    monkeypatch.setattr(deliveries_db, 'delivery_missing', written)
+    check.run(_ctx())
+    assert _host(name).failure is None
+    assert _delivery(booking).missing == 0
+    assert [e for e, _ in told] == ['degraded', 'restored']
+
+
 def test_a_host_withdrawn_by_the_operator_stays_withdrawn_after(cloud,
                                                                 check):
     booking = _leased(cloud, 1, start_in=7200)
