@@ -170,9 +170,11 @@ _OPEN_WRITERS = contextvars.ContextVar('reserve_db_open_writers',
 def _sqlite_begin(conn):
     # Runs before oslo.db's own listener (class-level listeners come
     # first), which then sees the transaction begun and emits nothing.
-    if (conn.dialect.name == 'sqlite' and _BEGIN_IMMEDIATE.get() and
-            'in_transaction' not in conn.info):
-        conn.exec_driver_sql('BEGIN IMMEDIATE')
+    # Sent as the driver's SQL: oslo.db's text("BEGIN") worked out a
+    # cache key at every transaction, a few of them per request.
+    if conn.dialect.name == 'sqlite' and 'in_transaction' not in conn.info:
+        conn.exec_driver_sql('BEGIN IMMEDIATE' if _BEGIN_IMMEDIATE.get()
+                             else 'BEGIN')
         conn.info['in_transaction'] = True
 
 

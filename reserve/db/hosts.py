@@ -8,6 +8,7 @@ import secrets
 
 from oslo_db import exception as db_exc
 import sqlalchemy as sa
+from sqlalchemy import orm
 
 from reserve.common import exception
 from reserve.db import api as db_api
@@ -47,11 +48,15 @@ def host_create(context, values, capabilities=None):
                                             id=existing.id)
 
 
+# The hosts' reads load their capabilities (models.Host.capabilities).
+_WITH_CAPABILITIES = (orm.selectinload(models.Host.capabilities),)
+
+
 def host_get(context, host_id):
     with db_api.reader.using(context) as session:
-        host = session.get(models.Host, host_id)
+        host = session.get(models.Host, host_id, options=_WITH_CAPABILITIES)
         if host is None:
-            host = (session.query(models.Host)
+            host = (session.query(models.Host).options(*_WITH_CAPABILITIES)
                     .filter_by(name=host_id).first())
         if host is None:
             raise exception.HostNotFound(id=host_id)
@@ -60,7 +65,7 @@ def host_get(context, host_id):
 
 def host_list(context, reservable=None, limit=None, marker=None):
     with db_api.reader.using(context) as session:
-        query = session.query(models.Host)
+        query = session.query(models.Host).options(*_WITH_CAPABILITIES)
         if reservable is not None:
             query = query.filter_by(reservable=reservable)
         return db_api._paginate(query, models.Host, limit, marker)
@@ -69,7 +74,7 @@ def host_list(context, reservable=None, limit=None, marker=None):
 def host_update(context, host_id, values, capabilities=None):
     """Update columns; ``capabilities`` maps keys to values (None drops)."""
     with db_api.writer.using(context) as session:
-        host = session.get(models.Host, host_id)
+        host = session.get(models.Host, host_id, options=_WITH_CAPABILITIES)
         if host is None:
             raise exception.HostNotFound(id=host_id)
         for key, value in values.items():

@@ -54,8 +54,11 @@ class Host(Base):
     spot_used = orm.mapped_column(sa.Integer, nullable=False, default=0,
                                   server_default='0')
 
+    # Loaded by the reads of reserve.db.hosts only: the hosts joined to
+    # devices, allocations and reservations (several per request) are
+    # read without them, and a read that forgets them fails loudly.
     capabilities = orm.relationship(
-        'HostCapability', back_populates='host', lazy='selectin',
+        'HostCapability', back_populates='host', lazy='raise_on_sql',
         cascade='all, delete-orphan')
 
 
