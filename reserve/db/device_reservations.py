@@ -48,9 +48,17 @@ def device_reservation_create(context, values, projects, device_ids,
         return reservation
 
 
-def device_reservation_find(context, reservation_id):
+_COLLECTIONS = ('projects', 'devices', 'attachments')
+
+
+def device_reservation_find(context, reservation_id, collections=None):
+    """The reservation or None; ``collections``: those of its projects,
+    devices and attachments to load (all when None), the others raise
+    when read."""
+    options = [orm.raiseload(getattr(_DR, name)) for name in _COLLECTIONS
+               if collections is not None and name not in collections]
     with db_api.reader.using(context) as session:
-        return session.get(_DR, reservation_id)
+        return session.get(_DR, reservation_id, options=options)
 
 
 def device_reservation_row(context, reservation_id):

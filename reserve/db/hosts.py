@@ -53,11 +53,13 @@ _WITH_CAPABILITIES = (orm.selectinload(models.Host.capabilities),)
 
 
 def host_get(context, host_id):
+    """The host of that id, else of that name."""
+    H = models.Host
     with db_api.reader.using(context) as session:
-        host = session.get(models.Host, host_id, options=_WITH_CAPABILITIES)
-        if host is None:
-            host = (session.query(models.Host).options(*_WITH_CAPABILITIES)
-                    .filter_by(name=host_id).first())
+        host = (session.query(H).options(*_WITH_CAPABILITIES)
+                .filter(sa.or_(H.id == host_id, H.name == host_id))
+                .order_by(sa.case((H.id == host_id, 0), else_=1))
+                .first())
         if host is None:
             raise exception.HostNotFound(id=host_id)
         return host

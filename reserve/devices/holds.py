@@ -302,7 +302,7 @@ def release(context, reservation_id):
     attachments are closed without libvirt. Idempotent; a reservation
     with something attached is left to the manager (runs.end)."""
     reservation = device_reservations_db.device_reservation_find(
-        context, reservation_id)
+        context, reservation_id, collections=('attachments',))
     if reservation is None or reservation.released_at is not None:
         return False
     if any(a.state in states.Attachment.MAY_BE_ATTACHED

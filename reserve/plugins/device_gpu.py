@@ -23,7 +23,8 @@ class DeviceGpuPlugin(base.ResourcePlugin):
     def reserve(self, context, lease_values, values):
         request = values.get('device_reservation') or {}
         found = request.get('id') and device_reservations_db \
-            .device_reservation_find(context, request['id'])
+            .device_reservation_find(context, request['id'],
+                                     collections=('devices',))
         if not found:
             raise exception.Invalid(
                 reason='a device:gpu reservation is made through '
