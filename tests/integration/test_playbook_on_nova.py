@@ -568,11 +568,7 @@ def test_a_host_that_goes_down_before_the_start_is_replaced(
             victim, took))
         cloud_mod.wait_for('moved', lambda: _allocated_hosts(
             daemons, lease_id) == [other], TWO)
-        # The healing counts the host replaced once the move is committed,
-        # a step after it: the count follows within seconds.
-        cloud_mod.wait_for('counted', lambda: playbook.booking(
-            daemons, booking_id, PROJECT)['delivery']['hosts_replaced'] == 1,
-            30)
+        # The host replaced is counted in the move's transaction.
         assert playbook.booking(daemons, booking_id, PROJECT)['delivery'][
             'hosts_replaced'] == 1
     assert _allocated_hosts(daemons, lease_id) == [other]
