@@ -116,12 +116,11 @@ def slots_free(context, flavor, start, end, maintenance=(),
 
 def _slots_hold(context, flavor, start, end, count, maintenance):
     """Whether ``flavor``'s slots hold ``count`` more over [start, end).
-    At once when every booking meeting the window, all together, leaves
-    room (one summed row: a catalogue entry with more slots than its
-    hosts hold); by the calendar otherwise."""
-    guard = model.guard()
+    At once when the most its bookings hold on a day of the window
+    leaves room (reserve.db.slot_days, a row per day: a catalogue entry
+    with more slots than its hosts hold); by the calendar otherwise."""
     if not maintenance and flavor.slots - desk.slots_held_at_most(
-            context, flavor, start, end + guard, guard) >= count:
+            context, flavor, start, end + model.guard()) >= count:
         return True
     return count <= slots_free(context, flavor, start, end, maintenance)
 
@@ -193,9 +192,9 @@ def free_capacity(context, flavor, start, end, bypass_maintenance,
     over it (and the guard after) and its slots as a step function; None
     when nothing of it can be booked. lazy: the hosts' allocations are
     read when the Offer first asks for them (reserve.booking.offers).
-    count: when every booking meeting the window, all together, leaves
-    room for ``count`` (one summed row, as _slots_hold), the slots are
-    that one step, and the flavor's calendar is not read."""
+    count: when the most its bookings hold on a day of the window leaves
+    room for ``count`` (as _slots_hold), the slots are that one step,
+    and the flavor's calendar is not read."""
     window = bookable_window(flavor, start, end, timeutils.utcnow())
     if window is None or not flavor.nova_flavor:
         return None
@@ -208,7 +207,7 @@ def free_capacity(context, flavor, start, end, bypass_maintenance,
         slot_steps = None
         if count is not None and not maintenance:
             left = flavor.slots - desk.slots_held_at_most(
-                context, flavor, start, horizon, model.guard())
+                context, flavor, start, horizon)
             slot_steps = [(start, left)] if left >= count else None
         if slot_steps is None:
             slot_steps = _slot_steps(

@@ -2,6 +2,7 @@
 
     reserve-manage db sync [--revision REV]
     reserve-manage db version
+    reserve-manage db rebuild-slot-days
     reserve-manage service list
 """
 import sys
@@ -11,8 +12,10 @@ from oslo_config import cfg
 from reserve.common import context as reserve_context
 from reserve.common import service
 from reserve.common import timeutils
+from reserve.db import api as db_api
 from reserve.db import migration
 from reserve.db import services as services_db
+from reserve.db import slot_days
 
 CONF = cfg.CONF
 
@@ -25,6 +28,15 @@ def do_db_sync():
 def do_db_version():
     current = migration.version()
     print(current or 'None (empty database: run "reserve-manage db sync")')
+
+
+def do_db_rebuild_slot_days():
+    """The catalogue flavors' slots held by day worked out again from the
+    bookings: after bookings were edited by hand in the database, which
+    the service's own writes keep them in step with."""
+    with db_api.writer.using(reserve_context.get_admin_context()) as s:
+        slot_days.rebuild(s.connection())
+    print('Slots held by day rebuilt from the live bookings')
 
 
 def do_service_list():
@@ -52,6 +64,11 @@ def add_command_parsers(subparsers):
     sync.set_defaults(func=do_db_sync)
     version = db_sub.add_parser('version', help='show the schema revision')
     version.set_defaults(func=do_db_version)
+    rebuild = db_sub.add_parser(
+        'rebuild-slot-days',
+        help='work the flavors\' slots held by day out again from the '
+             'bookings (after editing bookings by hand)')
+    rebuild.set_defaults(func=do_db_rebuild_slot_days)
     services = subparsers.add_parser('service', help='running daemons')
     services_sub = services.add_subparsers(dest='service_command')
     services_sub.required = True

@@ -4,11 +4,11 @@ from oslo_config import cfg
 booking_group = cfg.OptGroup('booking', title='Booking desk options')
 
 booking_opts = [
-    cfg.IntOpt('guard_seconds', default=60, min=0,
+    cfg.IntOpt('guard_seconds', default=60, min=0, max=86400,
                help='Seconds kept free between two bookings that share a '
                     'slot, to hand the GPU over: every booking and '
                     'maintenance window holds its slots this long after '
-                    'its end.'),
+                    'its end (a day at most).'),
     cfg.IntOpt('default_max_length_hours', default=168, min=1,
                help='Longest booking, in hours, of a catalogue flavor '
                     'created without max_length_hours.'),

@@ -15,6 +15,7 @@ from reserve.common import states
 from reserve.db import api as db_api
 from reserve.db import models
 from reserve.db import sharing as sharing_db
+from reserve.db import slot_days
 
 
 def _stretch_longest_booking(session, booking):
@@ -39,6 +40,7 @@ def booking_create(context, values):
         session.add(booking)
         session.flush()
         _stretch_longest_booking(session, booking)
+        slot_days.count(session, after=[slot_days.counted(booking)])
         return booking
 
 
@@ -111,6 +113,11 @@ def _swap(context, booking_id, values, expected_status=None,
     """The compare-and-swap under booking_update, booking_move and
     booking_close: the updated booking, or None when it lost."""
     with db_api.writer.using(context) as session:
+        # What the row counts in the flavor's days, read (locked) before
+        # a write that may change it.
+        before = (slot_days.read(session, models.Booking.id == booking_id,
+                                 lock=True)
+                  if slot_days.COUNTED_COLUMNS & set(values) else None)
         if not db_api.compare_and_swap(session, models.Booking, booking_id,
                                        values, expected_status,
                                        expected_end):
@@ -121,6 +128,8 @@ def _swap(context, booking_id, values, expected_status=None,
         booking = session.get(models.Booking, booking_id)
         if 'start' in values or 'end' in values:
             _stretch_longest_booking(session, booking)
+        if before is not None:
+            slot_days.count(session, before, [slot_days.counted(booking)])
         return booking
 
 
@@ -173,9 +182,12 @@ def _drop_unadopted_allocations(session, booking_ids):
 
 def booking_destroy(context, booking_id):
     with db_api.writer.using(context) as session:
+        before = slot_days.read(session, models.Booking.id == booking_id,
+                                lock=True)
         _drop_unadopted_allocations(session, [booking_id])
         sharing_db.shares_drop(session, [booking_id])
         session.query(models.Booking).filter_by(id=booking_id).delete()
+        slot_days.count(session, before)
 
 
 def booking_list_stale(context, status, updated_before):
@@ -227,7 +239,8 @@ def booking_list_behind_lease(context):
 
 def booking_purge(context, ended_before):
     """Bookings over (COMPLETE, or LAPSED on standby) whose end is
-    before ``ended_before`` go."""
+    before ``ended_before`` go (none of them counted in reserve.db.slot_days:
+    they are not live)."""
     over = (states.Booking.COMPLETE, states.Booking.LAPSED)
     purged = (sa.select(models.Booking.id)
               .where(models.Booking.status.in_(over))

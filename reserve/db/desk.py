@@ -15,6 +15,7 @@ from reserve.common import states
 from reserve.db import api as db_api
 from reserve.db import functions
 from reserve.db import models
+from reserve.db import slot_days
 
 B = models.Booking
 M = models.MaintenanceWindow
@@ -88,14 +89,12 @@ def slot_holders(context, flavor, start, end, guard, exclude_booking=None):
         return [tuple(row) for row in session.execute(query)]
 
 
-def slots_held_at_most(context, flavor, start, end, guard,
-                       exclude_booking=None):
-    """The instances of slot_holders' bookings all together: at least
-    what they hold at any one instant, in one row."""
-    query = _holding(sa.select(sa.func.sum(B.instance_count)),
-                     [flavor], start, end, guard, exclude_booking)
-    with _reader(context) as session:
-        return int(session.execute(query).scalar() or 0)
+def slots_held_at_most(context, flavor, start, end):
+    """At least the instances ``flavor``'s live bookings hold at any one
+    instant of [start, end) (their guard included): the flavor's slots
+    held by day (reserve.db.slot_days), a row per day of the window
+    whatever the bookings around it."""
+    return slot_days.held_at_most(context, flavor.id, start, end)
 
 
 # peak_loads' statement, by (dialect, IN lists): building it and working

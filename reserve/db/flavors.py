@@ -165,6 +165,9 @@ def flavor_destroy(context, flavor_id):
                  .filter(B.flavor_id == flavor_id).scalar())
         if count:
             raise exception.FlavorInUse(name=flavor.name, count=count)
+        # With no booking, its days count nothing.
+        session.execute(models.flavor_slot_days.delete().where(
+            models.flavor_slot_days.c.flavor_id == flavor_id))
         session.delete(flavor)
 
 

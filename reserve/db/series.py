@@ -10,6 +10,7 @@ import sqlalchemy as sa
 from reserve.common import exception
 from reserve.db import api as db_api
 from reserve.db import models
+from reserve.db import slot_days
 
 
 def series_create(context, values):
@@ -63,6 +64,8 @@ def series_destroy(context, series_id):
     with db_api.writer.using(context) as session:
         ids = (sa.select(models.Booking.id)
                .where(models.Booking.series_id == series_id))
+        before = slot_days.read(
+            session, models.Booking.series_id == series_id, lock=True)
         (session.query(models.Allocation)
          .filter(models.Allocation.booking_id.in_(ids))
          .delete(synchronize_session=False))
@@ -70,3 +73,4 @@ def series_destroy(context, series_id):
             series_id=series_id).delete(synchronize_session=False)
         session.query(models.Series).filter_by(id=series_id).delete(
             synchronize_session=False)
+        slot_days.count(session, before)

@@ -17,6 +17,7 @@ import sqlalchemy as sa
 
 from reserve.common import states
 from reserve.db import models
+from reserve.db import slot_days
 from tests.fixtures import backends
 from tests.fixtures import database
 
@@ -106,7 +107,7 @@ def _drop_index(engine, table, name):
 def forget_decisions(engine):
     """Delete what timed decisions wrote (their bookings are
     PENDING_CREATE, the shape's ALLOCATED), so that the next run finds
-    the shape as built."""
+    the shape as built (the flavor's slots by day worked out again)."""
     bookings = models.Booking.__table__
     allocations = models.Allocation.__table__
     written = sa.select(bookings.c.id).where(
@@ -116,6 +117,7 @@ def forget_decisions(engine):
             allocations.c.booking_id.in_(written)))
         conn.execute(bookings.delete().where(
             bookings.c.status != states.Booking.ALLOCATED))
+        slot_days.rebuild(conn)
 
 
 @contextlib.contextmanager
@@ -269,6 +271,8 @@ def _build(engine, shape, projects, seed):
         _insert(conn, models.Allocation.__table__, allocations)
         _insert(conn, models.CapacityState.__table__, [
             dict(stamps, id=1, generation=1, longest_allocation=longest)])
+        # The flavor's slots held by day, as admission keeps them.
+        slot_days.rebuild(conn)
     with engine.begin() as conn:
         _bulk(conn)
         for table in tables:

@@ -102,7 +102,7 @@ PHASES = (
     (desk, 'maintenance_in_window', 'maintenance', None, False),
     (quota, 'enforce', 'quota', None, False),
     (desk, 'project_usage', 'quota read', None, True),
-    (desk, 'slots_held_at_most', 'slots summed', None, False),
+    (desk, 'slots_held_at_most', 'slots by day', None, False),
     (desk, 'slot_holders', 'calendar read', len, False),
     (calendar, 'max_count', 'calendar maths', None, False),
     (store, 'hosts', 'hosts', None, False),

@@ -42,6 +42,31 @@ def test_db_sync_and_version(conf):
     assert version.stdout.strip().splitlines()[-1] == migration.head()
 
 
+def test_slot_days_are_rebuilt_after_a_booking_edited_by_hand(
+        conf, tmp_path):
+    _run('reserve-manage', conf, 'db', 'sync')
+    database = sqlite3.connect(tmp_path / 'reserve.sqlite')
+    with database:
+        database.execute(
+            "INSERT INTO flavors (id, name, nova_flavor_id, nova_flavor, "
+            "slots, active, is_public, longest_booking, spot, created_at, "
+            "updated_at) VALUES ('f1', 'f', 'f', '{}', 4, 1, 1, 0, 0, "
+            "'2031-01-01', '2031-01-01')")
+        database.execute(
+            "INSERT INTO bookings (id, project_id, user_id, flavor_id, "
+            "instance_count, start, \"end\", status, created_at, "
+            "updated_at) VALUES ('b1', 'p', 'u', 'f1', 3, "
+            "'2031-03-01 10:00:00', '2031-03-02 09:00:00', 'ALLOCATED', "
+            "'2031-01-01', '2031-01-01')")
+    rebuilt = _run('reserve-manage', conf, 'db', 'rebuild-slot-days')
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    # Its start's day to the day after its end's.
+    assert database.execute(
+        'SELECT day, instances FROM flavor_slot_days ORDER BY day'
+    ).fetchall() == [('2031-03-01', 3), ('2031-03-02', 3),
+                     ('2031-03-03', 3)]
+
+
 def test_upgrade_check_fails_until_the_schema_is_synced(conf):
     before = _run('reserve-status', conf, 'upgrade', 'check')
     assert before.returncode == 2  # failure

@@ -33,3 +33,4 @@ from reserve.db.models.offers import Offer  # noqa: F401
 from reserve.db.models.series import Series  # noqa: F401
 from reserve.db.models.services import Service  # noqa: F401
 from reserve.db.models.sharing import BookingProject  # noqa: F401
+from reserve.db.models.slot_days import flavor_slot_days  # noqa: F401
