@@ -14,6 +14,6 @@ flavor_slot_days = sa.Table(
     sa.Column('flavor_id', sa.String(36), primary_key=True),
     sa.Column('day', sa.Date, primary_key=True),
     # The instances of the flavor's live bookings that hold a slot at some
-    # instant of the day (reserve.db.slot_days.days_held).
+    # instant of the day (reserve.db.slot_days).
     sa.Column('instances', sa.Integer, nullable=False),
 )
