@@ -54,6 +54,7 @@ from reserve.db import desk  # noqa: E402
 from reserve.db import flavors as flavors_db  # noqa: E402
 from reserve.db import migration  # noqa: E402
 from reserve.db import models  # noqa: E402
+from reserve.db import slot_days  # noqa: E402
 from tests.fixtures import backends  # noqa: E402
 from tests.fixtures import database  # noqa: E402
 
@@ -143,6 +144,9 @@ def load(flavors, per_flavor, span, rnd):
     if batch:
         with engine.begin() as conn:
             conn.execute(models.Booking.__table__.insert(), batch)
+    # The flavors' slots held by day, as the bookings' writes keep them.
+    with engine.begin() as conn:
+        slot_days.rebuild(conn)
     if engine.dialect.name == 'mysql':
         with engine.begin() as conn:
             conn.execute(sa.text('ANALYZE TABLE bookings, flavors'))
