@@ -51,7 +51,7 @@ def counted(booking):
 
 
 def _counted_of_row(row):
-    """counted() of a row of _ROW's columns."""
+    """counted() of a row of read()'s columns."""
     if row is None or (row.closed_as or row.status) not in \
             states.Booking.LIVE:
         return None
