@@ -42,40 +42,38 @@ COUNTED_COLUMNS = frozenset(('flavor_id', 'start', 'end', 'instance_count',
 
 
 def counted(booking):
-    """What ``booking`` (a Booking, or a row of the same attributes, or
-    None) counts: a Counted, or None when it is not live."""
+    """What ``booking`` (a Booking, a row of read()'s columns, or None)
+    counts: a Counted, or None when it is not live."""
     if booking is None or booking.status not in states.Booking.LIVE:
         return None
     return Counted(booking.flavor_id, booking.start, booking.end,
                    booking.instance_count)
 
 
-def _counted_of_row(row):
-    """counted() of a row of read()'s columns."""
-    if row is None or (row.closed_as or row.status) not in \
-            states.Booking.LIVE:
-        return None
-    return Counted(row.flavor_id, row.start, row.end, row.instance_count)
+def _span(start, end):
+    """The first and the last day a live booking of [start, end) counts
+    on: its start's, and the day after its end's."""
+    return start.date(), end.date() + ONE_DAY
 
 
 def _days(start, end):
     """The days a live booking of [start, end) counts on."""
-    day, last = start.date(), end.date() + ONE_DAY
+    day, last = _span(start, end)
     while day <= last:
         yield day
         day += ONE_DAY
 
 
 def read(session, where, lock=False):
-    """[Counted] of the live bookings ``where`` selects (None for each
-    that is not live is left out); ``lock``: FOR UPDATE, for a write to
-    follow."""
+    """[Counted] of the live bookings ``where`` selects (those not live
+    left out); ``lock``: FOR UPDATE, for a write to follow."""
+    # The shown status: the desk's close, else the recorded one.
     query = sa.select(B.flavor_id, B.start, B.end, B.instance_count,
-                      B.recorded_status.label('status'),
-                      B.closed_as).where(where)
+                      sa.func.coalesce(B.closed_as, B.recorded_status)
+                      .label('status')).where(where)
     if lock:
         query = query.with_for_update()
-    return [c for c in map(_counted_of_row, session.execute(query))
+    return [c for c in map(counted, session.execute(query))
             if c is not None]
 
 
@@ -130,8 +128,9 @@ def rebuild(connection, batch=50000):
     for rows in connection.execute(
             query.execution_options(yield_per=batch)).partitions():
         for flavor_id, start, end, instances in rows:
-            changes[flavor_id][start.date()] += instances
-            changes[flavor_id][end.date() + 2 * ONE_DAY] -= instances
+            first, last = _span(start, end)
+            changes[flavor_id][first] += instances
+            changes[flavor_id][last + ONE_DAY] -= instances
     connection.execute(T.delete())
     for flavor_id, steps in changes.items():
         rows = list(_rows(flavor_id, steps))
