@@ -64,7 +64,9 @@ def _ctx():
 
 def _reset():
     with db_api.get_engine().begin() as conn:
-        for table in ('allocations', 'bookings', 'offers'):
+        # The flavor's slots by day go with its bookings.
+        for table in ('allocations', 'bookings', 'offers',
+                      'flavor_slot_days'):
             conn.execute(models.Base.metadata.tables[table].delete())
 
 
@@ -96,6 +98,10 @@ def test_every_offer_is_admitted_at_once(gpu_cloud, bookings, count,
                            base + (start + length) * MINUTE, n)
         except exception.NoCapacity:
             pass
+    # Read again, as a search request would: the bookings made the
+    # flavor's longest booking longer, and the search's reads of its
+    # bookings reach back that far.
+    flavor = flavors_db.flavor_get(ctx, gpu_cloud.id)
     length = minutes * MINUTE
     earliest, latest = base, base + latest * MINUTE
     found = offers.search(ctx, [flavor], count, length, earliest, latest,
