@@ -118,7 +118,8 @@ class _Within:
         low, high = self.offset, self.offset + self.span
         return model.first_idle(
             host_ids, wanted,
-            lambda batch: self.board.idle_between(batch, low, high))
+            lambda batch: self.board.idle_between(batch, low, high),
+            held=lambda host_id: self.board.known_held(host_id, low, high))
 
 
 class Capacity:

@@ -224,18 +224,25 @@ class Offer:
 _IDLE_WALKS = {}
 
 
-def first_idle(host_ids, wanted, idle_of):
+def first_idle(host_ids, wanted, idle_of, held=None):
     """The first ``wanted`` of ``host_ids`` (in their order, among the
     first Board.IDLE_SEARCH) that ``idle_of(batch)`` (the set of a
     batch's hosts that are idle) counts idle; fewer when there are not as
-    many. Asked a batch at a time: the first as many hosts as the last
-    walk of the same hosts looked at (_IDLE_WALKS), then doubling."""
-    ids = list(itertools.islice(host_ids, Board.IDLE_SEARCH))
-    key = ids[0] if ids else None
+    many. Hosts ``held(host_id)`` already knows are held are passed over
+    without asking. Asked a batch at a time: the first as many hosts as
+    the last walk of the same hosts asked about (_IDLE_WALKS), then
+    doubling."""
+    ids = itertools.islice(host_ids, Board.IDLE_SEARCH)
+    key = next(ids, None)
+    ids = itertools.chain(() if key is None else (key,), ids)
+    if held is not None:
+        ids = (h for h in ids if not held(h))
     found, first = [], 0
     batch = max(Board.IDLE_LOOKUP, _IDLE_WALKS.get(key, 0))
-    while first < len(ids) and len(found) < wanted:
-        asked = ids[first:first + batch]
+    while len(found) < wanted:
+        asked = list(itertools.islice(ids, batch))
+        if not asked:
+            break
         batch *= 2
         idle = idle_of(asked)
         for host_id in asked:
@@ -278,6 +285,10 @@ class Board:
         # _all), apart for the GPUs allocated.
         self._read, self._gpus_read = {}, {}
         self._all = self._gpus_all = False
+        # {host_id: (high, until)} of the hosts idle_between found held
+        # over a window ending at ``high``, by something that holds them
+        # until ``until`` (seconds from start).
+        self._held = {}
         if not lazy:
             self._read_all(False)
 
@@ -350,8 +361,12 @@ class Board:
         [low, high) (seconds from the board's start, inside its window):
         no allocation (until its end + the guard) and no maintenance
         window. Hosts whose allocations were read are answered from
-        them; the database is asked about the others (store.idle_hosts),
-        and nothing more is read."""
+        them; the database is asked about the others (store.held_hosts),
+        and nothing more is read. A host it said was held over an earlier
+        window by an allocation that began before this one ends and
+        holds it until after this one starts is held over this one too,
+        and is not asked about again: a sweep of consecutive windows
+        passes the same busy hosts."""
         def meets(held):
             return any(a.start < high and a.until > low for a in held)
         idle, unread = set(), []
@@ -361,15 +376,25 @@ class Board:
             if self._all or host_id in self._read:
                 if not meets(self._read.get(host_id, ())):
                     idle.add(host_id)
-            else:
+            elif not self.known_held(host_id, low, high):
                 unread.append(host_id)
         if unread:
             context, state, start, _until, guard = self._window
-            idle.update(store.idle_hosts(
+            held = store.held_hosts(
                 context, state, start + datetime.timedelta(seconds=low),
                 start + datetime.timedelta(seconds=high), guard,
-                host_ids=unread, **self._excludes))
+                host_ids=unread, **self._excludes)
+            for host_id, until in held.items():
+                # Held from before ``high`` until low + until.
+                self._held[host_id] = (high, low + until)
+            idle.update(h for h in unread if h not in held)
         return idle
+
+    def known_held(self, host_id, low, high):
+        """Whether an earlier idle_between found something that holds
+        the host over [low, high) too."""
+        held = self._held.get(host_id)
+        return held is not None and held[0] <= high and low < held[1]
 
     def offer(self, need, host_filter=None, host_ids=None):
         """What the reservable hosts matching ``host_filter`` (and among

@@ -220,9 +220,13 @@ def _host_ids():
 
 
 def _busy_hosts_statement(excluding, _hosts):
-    return (sa.select(A.host_id).distinct()
+    # The hosts held, each with the latest end of what holds it then.
+    origin = sa.bindparam('origin', type_=sa.DateTime)
+    return (sa.select(A.host_id,
+                      functions.SecondsSince(sa.func.max(A.end), origin))
             .where(A.host_id.in_(_host_ids()))
-            .where(*_in_window(excluding)))
+            .where(*_in_window(excluding))
+            .group_by(A.host_id))
 
 
 def _sizes_statement(excluding, hosts):
@@ -275,14 +279,24 @@ def _run(context, build, state, start, until, guard, host_ids, exclusions):
 def idle_hosts(context, state, start, until, guard, host_ids,
                **exclusions):
     """The hosts of ``host_ids`` that no allocation holds at any instant
-    of [start, until) (each until its end + ``guard``), as a set: the
-    database answers the busy ones from the index by host and window of
-    those hosts only, and no allocation is read. (Asking for the idle
-    ones with NOT EXISTS instead was slower on SQLite and MariaDB: for
-    an idle host they scan every allocation of the host.)
-    ``exclusions``: exclude_booking, exclude_lease_reservation,
-    exclude_allocation (an id, or None)."""
-    return set(host_ids) - {host_id for host_id, in _run(
+    of [start, until) (each until its end + ``guard``), as a set
+    (held_hosts' complement)."""
+    return set(host_ids) - held_hosts(context, state, start, until, guard,
+                                      host_ids, **exclusions).keys()
+
+
+def held_hosts(context, state, start, until, guard, host_ids,
+               **exclusions):
+    """{host_id: until when, in seconds from ``start``} of the hosts of
+    ``host_ids`` that an allocation holds at some instant of [start,
+    until): the latest end + ``guard`` of those allocations. The database
+    answers from the index by host and window of those hosts only, and no
+    allocation is read. (Asking for the idle ones with NOT EXISTS instead
+    was slower on SQLite and MariaDB: for an idle host they scan every
+    allocation of the host.) ``exclusions``: exclude_booking,
+    exclude_lease_reservation, exclude_allocation (an id, or None)."""
+    held = int(guard.total_seconds())
+    return {host_id: ends + held for host_id, ends in _run(
         context, _busy_hosts_statement, state, start, until, guard,
         host_ids, exclusions)}
 

@@ -98,29 +98,57 @@ def test_the_idle_hosts_found_are_those_nothing_holds(
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(allocations=st.lists(spans, max_size=8),
        windows=st.lists(spans, max_size=2),
-       low=st.integers(0, 40), length=st.integers(1, 20),
+       asked_over=st.lists(st.tuples(st.integers(0, 40), st.integers(1, 20)),
+                           min_size=1, max_size=4),
        guard=st.integers(0, 3), read_first=st.sets(st.integers(
            0, HOSTS - 1)), order=st.permutations(range(HOSTS)))
 def test_the_hosts_idle_within_a_board_are_those_nothing_holds(
-        hosts, allocations, windows, low, length, guard, read_first,
-        order):
-    """An offer search asks which hosts are idle over a window inside
-    its board's (Board.idle_between): the hosts the board read are
-    answered from their allocations, the others by the database; both
-    must agree with a board that read everything."""
+        hosts, allocations, windows, asked_over, guard, read_first, order):
+    """An offer search asks which hosts are idle over windows inside its
+    board's (Board.idle_between), one after the other: the hosts the
+    board read are answered from their allocations, those an earlier
+    window found held by something that still holds them are not asked
+    again (Board.known_held), the others by the database; all must agree
+    with a board that read everything, over every window."""
     _write(hosts, allocations, windows)
     context = reserve_context.get_admin_context()
     asked = [hosts[i] for i in order]
-    low_s, high_s = low * 60, (low + length) * 60
     with db_api.reader.using(context):
         state = store.read_state(context)
         board = (BASE, BASE + 80 * MINUTE, guard * MINUTE)
         lazy = model.Board(context, state, *board, lazy=True)
         lazy.allocations_of([hosts[i] for i in sorted(read_first)],
                             {'vcpus': 1})
-        idle = lazy.idle_between(asked, low_s, high_s)
         read = model.Board(context, state, *board)
         held = read.allocations_of(asked, {'vcpus': 1})
-    assert idle == {h for h in asked
-                    if not any(a.start < high_s and a.until > low_s
-                               for a in held[h])}
+        for low, length in asked_over:
+            low_s, high_s = low * 60, (low + length) * 60
+            idle = lazy.idle_between(asked, low_s, high_s)
+            meeting = {h for h in asked
+                       if any(a.start < high_s and a.until > low_s
+                              for a in held[h])}
+            assert idle == set(asked) - meeting
+            assert not any(lazy.known_held(h, low_s, high_s)
+                           for h in set(asked) - meeting)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(allocations=st.lists(spans, max_size=8), start=st.integers(0, 40),
+       length=st.integers(1, 20), guard=st.integers(0, 3))
+def test_a_held_host_is_held_until_the_last_end_of_what_holds_it(
+        hosts, allocations, start, length, guard):
+    """store.held_hosts: the hosts an allocation holds over the window,
+    each with the latest end (plus the guard) of those allocations."""
+    _write(hosts, allocations, [])
+    context = reserve_context.get_admin_context()
+    begin, until = BASE + start * MINUTE, BASE + (start + length) * MINUTE
+    expected = {}
+    for host, a_start, a_length in allocations:
+        if a_start < start + length and a_start + a_length + guard > start:
+            ends = (a_start + a_length + guard - start) * 60
+            expected[hosts[host]] = max(expected.get(hosts[host], 0), ends)
+    with db_api.reader.using(context):
+        state = store.read_state(context)
+        assert store.held_hosts(context, state, begin, until,
+                                guard * MINUTE, hosts) == expected
