@@ -232,11 +232,10 @@ def first_idle(host_ids, wanted, idle_of, held=None):
     without asking. Asked a batch at a time: the first as many hosts as
     the last walk of the same hosts asked about (_IDLE_WALKS), then
     doubling."""
-    ids = itertools.islice(host_ids, Board.IDLE_SEARCH)
-    key = next(ids, None)
-    ids = itertools.chain(() if key is None else (key,), ids)
-    if held is not None:
-        ids = (h for h in ids if not held(h))
+    ids = list(itertools.islice(host_ids, Board.IDLE_SEARCH))
+    key = ids[0] if ids else None
+    # Filtered as the walk goes: most walks stop early.
+    ids = iter(ids) if held is None else (h for h in ids if not held(h))
     found, first = [], 0
     batch = max(Board.IDLE_LOOKUP, _IDLE_WALKS.get(key, 0))
     while len(found) < wanted:
@@ -362,11 +361,9 @@ class Board:
         no allocation (until its end + the guard) and no maintenance
         window. Hosts whose allocations were read are answered from
         them; the database is asked about the others (store.held_hosts),
-        and nothing more is read. A host it said was held over an earlier
-        window by an allocation that began before this one ends and
-        holds it until after this one starts is held over this one too,
-        and is not asked about again: a sweep of consecutive windows
-        passes the same busy hosts."""
+        and nothing more is read. Until when the database says a host
+        is held is kept for known_held: a sweep of consecutive windows
+        passes the same busy hosts, and need not ask about them again."""
         def meets(held):
             return any(a.start < high and a.until > low for a in held)
         idle, unread = set(), []
@@ -376,7 +373,7 @@ class Board:
             if self._all or host_id in self._read:
                 if not meets(self._read.get(host_id, ())):
                     idle.add(host_id)
-            elif not self.known_held(host_id, low, high):
+            else:
                 unread.append(host_id)
         if unread:
             context, state, start, _until, guard = self._window
@@ -392,7 +389,8 @@ class Board:
 
     def known_held(self, host_id, low, high):
         """Whether an earlier idle_between found something that holds
-        the host over [low, high) too."""
+        the host over [low, high) too: what held it over a window ending
+        no later than ``high`` holds it until after ``low``."""
         held = self._held.get(host_id)
         return held is not None and held[0] <= high and low < held[1]
 

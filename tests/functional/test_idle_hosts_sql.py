@@ -106,10 +106,11 @@ def test_the_hosts_idle_within_a_board_are_those_nothing_holds(
         hosts, allocations, windows, asked_over, guard, read_first, order):
     """An offer search asks which hosts are idle over windows inside its
     board's (Board.idle_between), one after the other: the hosts the
-    board read are answered from their allocations, those an earlier
-    window found held by something that still holds them are not asked
-    again (Board.known_held), the others by the database; all must agree
-    with a board that read everything, over every window."""
+    board read are answered from their allocations, the others by the
+    database; all must agree with a board that read everything, over
+    every window, and no idle host may be one an earlier window found
+    held by something that still holds it (Board.known_held, which the
+    search's walk passes over)."""
     _write(hosts, allocations, windows)
     context = reserve_context.get_admin_context()
     asked = [hosts[i] for i in order]
