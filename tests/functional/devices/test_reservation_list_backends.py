@@ -111,6 +111,11 @@ def test_each_listed_reservation_is_its_get(backend, tmp_path):
 def test_mariadb_datetimes_read_as_pymysql_reads_them(tmp_path):
     with backends.throwaway_database('mysql', tmp_path) as url:
         engine = sa.create_engine(url)
+        if engine.dialect.driver != 'pymysql':
+            engine.dispose()
+            pytest.skip('the servers are reached through %s, which reads '
+                        'dates in C: nothing of PyMySQL to check' %
+                        engine.dialect.driver)
         try:
             with engine.connect() as conn:
                 assert conn.connection.dbapi_connection.decoders[
