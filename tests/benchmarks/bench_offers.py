@@ -46,6 +46,7 @@ from reserve.db import flavors as flavors_db  # noqa: E402
 from reserve.db import offers as offers_db  # noqa: E402
 import bench_decision  # noqa: E402
 import decision_data  # noqa: E402
+import decision_report  # noqa: E402
 import shapes  # noqa: E402
 
 CONF = cfg.CONF
@@ -101,6 +102,9 @@ def measure(args, shape, backend):
                                              time.perf_counter() - began),
                   flush=True)
         flavor_id = note['flavor_id']
+        pool = decision_report.buffer_pool_note(engine)
+        if pool:
+            print(pool, flush=True)
         ctx = reserve_context.RequestContext(
             user_id='bench', project_id=decision_data.PROJECT,
             roles=['member', 'reader'])
