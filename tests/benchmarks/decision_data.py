@@ -110,11 +110,15 @@ def forget_decisions(engine):
     the shape as built (the flavor's slots by day worked out again)."""
     bookings = models.Booking.__table__
     allocations = models.Allocation.__table__
-    written = sa.select(bookings.c.id).where(
-        bookings.c.status != states.Booking.ALLOCATED)
     with engine.begin() as conn:
-        conn.execute(allocations.delete().where(
-            allocations.c.booking_id.in_(written)))
+        written = conn.execute(sa.select(bookings.c.id).where(
+            bookings.c.status != states.Booking.ALLOCATED)).scalars().all()
+        # By the ids, through the index on booking_id: MariaDB ran the
+        # same delete with a subquery as a scan of every allocation
+        # (a minute at a million), just before the timed decisions.
+        for i in range(0, len(written), 500):
+            conn.execute(allocations.delete().where(
+                allocations.c.booking_id.in_(written[i:i + 500])))
         conn.execute(bookings.delete().where(
             bookings.c.status != states.Booking.ALLOCATED))
         slot_days.rebuild(conn)
