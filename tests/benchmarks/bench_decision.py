@@ -176,9 +176,7 @@ def measure(args, spec, shape, backend):
                 busy=shape().busy)
             result['build_s'] = time.perf_counter() - began
         flavor_id, result['busy'] = note['flavor_id'], note['busy']
-        pool = decision_report.buffer_pool_note(engine)
-        if pool:
-            print(pool, flush=True)
+        decision_report.note_buffer_pool(engine)
         flavor = flavors_db.flavor_get(reserve_context.get_admin_context(),
                                        flavor_id)
         n = args.decisions

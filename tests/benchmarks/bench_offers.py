@@ -102,9 +102,7 @@ def measure(args, shape, backend):
                                              time.perf_counter() - began),
                   flush=True)
         flavor_id = note['flavor_id']
-        pool = decision_report.buffer_pool_note(engine)
-        if pool:
-            print(pool, flush=True)
+        decision_report.note_buffer_pool(engine)
         ctx = reserve_context.RequestContext(
             user_id='bench', project_id=decision_data.PROJECT,
             roles=['member', 'reader'])

@@ -16,6 +16,7 @@ from oslo_config import cfg
 import sqlalchemy as sa
 
 from reserve.common import states
+from reserve.db import functions
 from reserve.db import models
 from reserve.db import slot_days
 from tests.fixtures import backends
@@ -116,9 +117,9 @@ def forget_decisions(engine):
         # By the ids, through the index on booking_id: MariaDB ran the
         # same delete with a subquery as a scan of every allocation
         # (a minute at a million), just before the timed decisions.
-        for i in range(0, len(written), 500):
+        for chunk in functions.in_list_chunks(written, engine.dialect.name):
             conn.execute(allocations.delete().where(
-                allocations.c.booking_id.in_(written[i:i + 500])))
+                allocations.c.booking_id.in_(chunk)))
         conn.execute(bookings.delete().where(
             bookings.c.status != states.Booking.ALLOCATED))
         slot_days.rebuild(conn)

@@ -17,13 +17,13 @@ TARGET_SMALL, TARGET_LARGE, LARGE = 25.0, 25.0, 10000
 RATIO_TARGET = 300.0
 
 
-def buffer_pool_note(engine):
-    """On MariaDB, a line saying so when InnoDB's buffer pool is smaller
-    than the database's tables and indexes: reads then wait on the disk
-    (InnoDB reads with O_DIRECT, past the system's page cache), and the
-    figures are the disk's more than reserve's. None otherwise."""
+def note_buffer_pool(engine):
+    """On MariaDB, print a line saying so when InnoDB's buffer pool is
+    smaller than the database's tables and indexes: reads then wait on
+    the disk (InnoDB reads with O_DIRECT, past the system's page cache),
+    and the figures are the disk's more than reserve's."""
     if engine.dialect.name != 'mysql':
-        return None
+        return
     with engine.connect() as conn:
         pool = conn.execute(sa.text(
             'SELECT @@innodb_buffer_pool_size')).scalar()
@@ -31,12 +31,11 @@ def buffer_pool_note(engine):
             'SELECT SUM(data_length + index_length) FROM '
             'information_schema.tables WHERE table_schema = DATABASE()')
         ).scalar() or 0)
-    if size <= pool:
-        return None
-    return ('  mysql: the database holds %d MiB and InnoDB\'s buffer pool '
-            '%d MiB: reads go to disk (SET GLOBAL innodb_buffer_pool_size '
-            'to measure reserve rather than the disk)' % (
-                size >> 20, pool >> 20))
+    if size > pool:
+        print('  mysql: the database holds %d MiB and InnoDB\'s buffer pool '
+              '%d MiB: reads go to disk (SET GLOBAL innodb_buffer_pool_size '
+              'to measure reserve rather than the disk)' % (
+                  size >> 20, pool >> 20), flush=True)
 
 
 def hardware(backends_used):
