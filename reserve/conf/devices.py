@@ -75,6 +75,15 @@ devices_opts = [
                     'a lease, three events and a libvirt attach and '
                     'detach; ten minutes keeps a project from churning '
                     'the host with reservations of a few seconds.'),
+    cfg.IntOpt('lease_lead_seconds', default=86400, min=600,
+               help='How long before its start a device reservation gets '
+                    'its lease (its start and end events), in seconds. '
+                    'Its devices are held from the moment it is accepted '
+                    '(201); one that starts later than this is left to '
+                    'the worker\'s reconciler, which has the lease made '
+                    'once the start comes within this lead (at most '
+                    '[worker] reconcile_interval later). Keep it well '
+                    'above reconcile_interval.'),
     cfg.DictOpt('embedded_gpu_hosts', default={},
                 sample_default='gpu-a100-01:a100-host.xml,'
                                'gpu-t4-01:t4-host.xml',

@@ -306,11 +306,14 @@ def device_reservations_of_host(context, host_id, statuses):
                 .order_by(_DR.created_at).all())
 
 
-def device_reservations_unreleased(context, statuses=None):
+def device_reservations_unreleased(context, statuses=None,
+                                   starting_before=None):
     with db_api.reader.using(context) as session:
         query = session.query(_DR).filter(_DR.released_at.is_(None))
         if statuses is not None:
             query = query.filter(_DR.status.in_(statuses))
+        if starting_before is not None:
+            query = query.filter(_DR.start <= starting_before)
         return query.order_by(_DR.created_at).all()
 
 
@@ -443,19 +446,28 @@ def holds(context, start, end, host_ids=None, exclude=None):
     reservations come with their projects (who may see them), not their
     devices or attachments, which each hold would otherwise read again
     (an access to those raises)."""
+    return holds_over(context, [(start, end)], host_ids, exclude)[0]
+
+
+def holds_over(context, windows, host_ids=None, exclude=None):
+    """holds() of each window of ``windows`` ([(start, end)]), in that
+    order, from one read."""
     with db_api.reader.using(context) as session:
         query = (session.query(_HELD.device_id, _DR)
                  .options(orm.raiseload(_DR.devices),
                           orm.raiseload(_DR.attachments))
                  .join(_DR, _DR.id == _HELD.device_reservation_id)
                  .filter(_DR.released_at.is_(None))
-                 .filter(_DR.start < end)
-                 .filter(_DR.end > start))
+                 .filter(sa.or_(*(sa.and_(_DR.start < end, _DR.end > start)
+                                  for start, end in windows))))
         if host_ids is not None:
             query = query.filter(_DR.host_id.in_(host_ids))
         if exclude is not None:
             query = query.filter(_DR.id != exclude)
-        return query.all()
+        rows = query.all()
+    return [[(device_id, reservation) for device_id, reservation in rows
+             if reservation.start < end and reservation.end > start]
+            for start, end in windows]
 
 
 # Attachments --------------------------------------------------------------

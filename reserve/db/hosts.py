@@ -65,6 +65,22 @@ def host_get(context, host_id):
         return host
 
 
+def host_ref(context, host_id):
+    """What a request naming a host needs of it, as a read-only row
+    (id, name, kind, topology_generation; none of its capabilities): the
+    host of that id, else of that name."""
+    H = models.Host
+    with db_api.reader.using(context) as session:
+        row = session.execute(
+            sa.select(H.id, H.name, H.kind, H.topology_generation)
+            .where(sa.or_(H.id == host_id, H.name == host_id))
+            .order_by(sa.case((H.id == host_id, 0), else_=1))
+            .limit(1)).first()
+        if row is None:
+            raise exception.HostNotFound(id=host_id)
+        return row
+
+
 def host_list(context, reservable=None, limit=None, marker=None):
     with db_api.reader.using(context) as session:
         query = session.query(models.Host).options(*_WITH_CAPABILITIES)

@@ -135,11 +135,13 @@ def _read(context, start, end, host_ids, exclude):
     if host_ids is not None:
         hosts = {k: v for k, v in hosts.items() if k in host_ids}
     devices = devices_db.device_list(context, host_ids=list(hosts))
-    held = device_reservations_db.holds(context, start, end,
-                                        host_ids=list(hosts),
-                                        exclude=exclude)
-    holders = held_now(context, host_ids=list(hosts))
-    return hosts, devices, held, holders
+    # The holds over the window, and held_now's, in one read.
+    now = timeutils.utcnow()
+    held, current = device_reservations_db.holds_over(
+        context, [(start, end), (now, now + INSTANT)], host_ids=list(hosts))
+    held = [(device_id, reservation) for device_id, reservation in held
+            if exclude is None or reservation.id != exclude]
+    return hosts, devices, held, dict(current)
 
 
 def _build(hosts, devices, held, holders, viewer, exclude):

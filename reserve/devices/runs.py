@@ -6,6 +6,10 @@ device:gpu plugin (reserve.plugins.device_gpu):
   inside the caller's transaction.
 * ``lease_request`` and ``adopt``: the lease the worker asks the manager
   for, and the plugin's reserve taking over the hold the desk wrote.
+  The hold is what keeps the devices; the lease only schedules the start
+  and the end, so it is asked for when the start comes within
+  [devices]lease_lead_seconds (``lease_due``): at once for most, by the
+  worker's reconciler for a reservation made further ahead.
 * ``start`` / ``end`` (the lease's start_lease / end_lease events):
   attach the planned devices (undone on failure, the event is retried), or
   take everything back (the domain keeps running unless
@@ -20,6 +24,8 @@ device:gpu plugin (reserve.plugins.device_gpu):
 The plugin imports this module, never lifecycle: lifecycle drives the
 manager's requests and builds on this one.
 """
+import datetime
+
 from oslo_config import cfg
 from oslo_log import log as logging
 
@@ -71,7 +77,7 @@ def hold(context, values, start, end, admit=None):
     the caller's transaction): the reservation, pending, with no lease
     yet. ``admit``: see holds.hold."""
     request = request_of(values)
-    host = hosts_db.host_get(context, request.host_id) if request.host_id \
+    host = hosts_db.host_ref(context, request.host_id) if request.host_id \
         else None
     domains = list(values.get('domains') or ())
 
@@ -96,10 +102,30 @@ def hold(context, values, start, end, admit=None):
         context, request, start, end, values.get('viewer'), row,
         _projects(values), planned, admit=admit)
     if host is None:
-        host = hosts_db.host_get(context, chosen.host_id)
+        host = hosts_db.host_ref(context, chosen.host_id)
         device_reservations_db.device_reservation_update(
             context, reservation.id,
             {'topology_generation': host.topology_generation or ''})
+
+
+def lease_due_at(start):
+    """When a held reservation starting at ``start`` is to have its
+    lease."""
+    return start - datetime.timedelta(
+        seconds=CONF.devices.lease_lead_seconds)
+
+
+def lease_due(start, now):
+    return lease_due_at(start) <= now
+
+
+def lease_awaited_since(start, updated_at, now):
+    """Since when a held reservation with no lease has been waiting for
+    it: its last touch (a cast of its creation) or the moment its lease
+    fell due, whichever is later; None while it is not due."""
+    if not lease_due(start, now):
+        return None
+    return max(updated_at, lease_due_at(start))
 
 
 def lease_request(reservation_id, project_id, user_id, start, end):

@@ -1,6 +1,7 @@
 """The first layer: the booking or device reservation that owns the
 lease, against what its lease says it should show."""
 from reserve.common import states
+from reserve.devices import runs as device_runs
 from reserve.devices import states as device_states
 from reserve.diagnosis import findings
 from reserve.diagnosis import lease as lease_layers
@@ -25,11 +26,10 @@ _DEVICE_FOLLOWS = {
 }
 
 
-def _not_consumed(what, row):
+def _not_consumed(what, row, since):
     return findings.problem(
         '%s %s has waited for its lease since %s, longer than [worker] '
-        'pending_create_timeout' % (what, row.id,
-                                    findings.date(row.updated_at)),
+        'pending_create_timeout' % (what, row.id, findings.date(since)),
         findings.CAST_NOT_CONSUMED, findings.BY_RESERVE,
         'the worker\'s reconciler casts its creation again; if it stays '
         'without a lease, check that reserve-worker and reserve-manager '
@@ -47,9 +47,11 @@ def _not_followed(what, row, lease):
 
 
 def _layer(what, row, lease, live, follows, now, failed, extra=(),
-           awaiting=()):
+           awaiting=(), awaited_since=lambda row, now: row.updated_at):
     """(the layer, the problem of a missing lease or None). ``awaiting``:
-    the live statuses in which a row may wait for its lease."""
+    the live statuses in which a row may wait for its lease;
+    ``awaited_since(row, now)``: since when it has waited (None: its
+    lease is not due yet)."""
     found = {'id': row.id, 'status': row.status,
              'status_reason': row.status_reason,
              'updated_at': findings.date(row.updated_at),
@@ -68,9 +70,14 @@ def _layer(what, row, lease, live, follows, now, failed, extra=(),
                 'nothing will start or end it: cancel it (its capacity is '
                 'released) and book again')
             problems.append(missing)
-        elif lease_layers.stale(row.updated_at, now):
-            missing = _not_consumed(what, row)
-            problems.append(missing)
+        else:
+            since = awaited_since(row, now)
+            if since is None:
+                expected['lease'] = 'from %s' % findings.date(
+                    device_runs.lease_due_at(row.start))
+            elif lease_layers.stale(since, now):
+                missing = _not_consumed(what, row, since)
+                problems.append(missing)
         expected['status'] = list(live)
     elif lease is not None and lease.status in follows and \
             row.status not in follows[lease.status]:
@@ -109,4 +116,6 @@ def device_layer(reservation, lease, now):
                   _DEVICE_FOLLOWS, now,
                   lambda row: row.closed_as is None and
                   row.recorded_status == Device.CANCELLED, extra,
-                  awaiting=(Device.PENDING, Device.NEEDS_REVIEW))
+                  awaiting=(Device.PENDING, Device.NEEDS_REVIEW),
+                  awaited_since=lambda row, now: device_runs.
+                  lease_awaited_since(row.start, row.updated_at, now))

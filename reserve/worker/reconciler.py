@@ -8,7 +8,10 @@ overdue, whatever message was lost on the way. For each kind (_KINDS):
 * live, with no lease, untouched for [worker]pending_create_timeout (a
   lost creation cast, or a manager that did not answer): its creation
   is cast again (the manager answers with the same lease if it made
-  one);
+  one). A device reservation made more than [devices]lease_lead_seconds
+  ahead of its start gets its lease here, once the start comes within
+  that lead (reserve.devices.runs.lease_due), and is waited for from
+  then on;
 * cancelled (or over) while its lease still runs, or is DELETING with
   its end still ahead (a lost deletion cast, or a manager that died
   between the two), or, for a device reservation, with no lease and its
@@ -41,6 +44,7 @@ from reserve.common import timeutils
 from reserve.db import bookings as bookings_db
 from reserve.db import device_reservations as device_reservations_db
 from reserve.db import leases as leases_db
+from reserve.devices import runs as device_runs
 from reserve.devices import states as device_states
 
 CONF = cfg.CONF
@@ -76,28 +80,39 @@ def _touch_booking(context, booking):
 
 # Device reservations --------------------------------------------------------
 
-def _overdue_device_reservations(context, cutoff, statuses):
-    """(reservation, its lease or None) of the unreleased ones of
-    ``statuses`` untouched since ``cutoff``."""
-    found = [r for r in device_reservations_db.device_reservations_unreleased(
-        context, statuses) if r.updated_at < cutoff]
+def _with_leases(context, reservations):
+    """(reservation, its lease or None) of each."""
     return [(r, device_reservations_db.device_reservation_lease(context, r.id))
-            for r in found]
+            for r in reservations]
+
+
+def _lease_falls_due(reservation, now):
+    """Whether a reservation held far ahead gets its lease now: due, and
+    not asked for since (its creation was never cast)."""
+    due_at = device_runs.lease_due_at(reservation.start)
+    return reservation.updated_at < due_at <= now
 
 
 def _device_reservations_awaiting_lease(context, cutoff, now):
-    return [r for r, lease in _overdue_device_reservations(
-        context, cutoff, (DeviceStatus.PENDING, DeviceStatus.NEEDS_REVIEW))
-        if lease is None]
+    # Only those whose start is within the lead: the others are not due.
+    due = device_reservations_db.device_reservations_unreleased(
+        context, (DeviceStatus.PENDING, DeviceStatus.NEEDS_REVIEW),
+        starting_before=now + datetime.timedelta(
+            seconds=CONF.devices.lease_lead_seconds))
+    asked = [r for r in due
+             if r.updated_at < cutoff or _lease_falls_due(r, now)]
+    return [r for r, lease in _with_leases(context, asked) if lease is None]
 
 
 def _device_reservations_not_torn_down(context, cutoff, now):
-    return [r for r, lease in _overdue_device_reservations(
-        context, cutoff, (DeviceStatus.CANCELLED,))
-        if lease is None or lease.status not in (
-            states.Lease.DELETING, states.Lease.TERMINATED)
-        or (lease.status == states.Lease.DELETING and
-            _end_ahead(lease, now))]
+    cancelled = [
+        r for r in device_reservations_db.device_reservations_unreleased(
+            context, (DeviceStatus.CANCELLED,)) if r.updated_at < cutoff]
+    return [r for r, lease in _with_leases(context, cancelled)
+            if lease is None or lease.status not in (
+                states.Lease.DELETING, states.Lease.TERMINATED)
+            or (lease.status == states.Lease.DELETING and
+                _end_ahead(lease, now))]
 
 
 def _touch_device_reservation(context, reservation):
@@ -111,24 +126,26 @@ def _delete_device_lease(worker_api, context, reservation):
 
 
 # What the walk needs of each kind of owner: how to find the overdue
-# (``awaiting``: owners live with no lease; ``not_torn_down``: what is
+# (``awaiting``: owners live with no lease, ``falls_due`` telling those
+# that are asked for the first time; ``not_torn_down``: what is
 # over while its lease or hold is not let go, ``torn_what`` saying
 # what it is), how to touch an owner, the worker's casts (a deletion
 # touches what it recasts), and the names of the counts run() returns.
 Kind = collections.namedtuple('Kind', [
-    'what', 'awaiting', 'awaiting_count', 'create', 'touch',
+    'what', 'awaiting', 'falls_due', 'awaiting_count', 'create', 'touch',
     'torn_what', 'not_torn_down', 'not_torn_down_count', 'delete'])
 
 _KINDS = (
     Kind('Booking',
-         _bookings_awaiting_lease, 'recast',
+         _bookings_awaiting_lease, lambda booking, now: False, 'recast',
          lambda api, context, booking: api.create_lease(context, booking.id),
          _touch_booking,
          'Lease', _bookings_not_torn_down, 'orphans',
          lambda api, context, lease: api.delete_lease(context, None,
                                                       lease_id=lease.id)),
     Kind('Device reservation',
-         _device_reservations_awaiting_lease, 'device_leases',
+         _device_reservations_awaiting_lease, _lease_falls_due,
+         'device_leases',
          lambda api, context, rsv: api.create_device_lease(context, rsv.id),
          _touch_device_reservation,
          'Device reservation', _device_reservations_not_torn_down,
@@ -148,7 +165,7 @@ class Reconciler:
         counts = {}
         for kind in _KINDS:
             counts[kind.awaiting_count] = self._recast_creations(
-                context, kind, kind.awaiting(context, cutoff, now))
+                context, kind, kind.awaiting(context, cutoff, now), now)
             counts[kind.not_torn_down_count] = self._recast_deletions(
                 context, kind, kind.not_torn_down(context, cutoff, now))
         counts.update({
@@ -160,11 +177,15 @@ class Reconciler:
             LOG.info('Reconciler: %s', counts)
         return counts
 
-    def _recast_creations(self, context, kind, owners):
+    def _recast_creations(self, context, kind, owners, now):
         for owner in owners:
-            LOG.warning('%s %s still has no lease since %s: casting its '
-                        'creation again', kind.what, owner.id,
-                        owner.updated_at)
+            if kind.falls_due(owner, now):
+                LOG.info('%s %s starts at %s: casting the creation of its '
+                         'lease', kind.what, owner.id, owner.start)
+            else:
+                LOG.warning('%s %s still has no lease since %s: casting '
+                            'its creation again', kind.what, owner.id,
+                            owner.updated_at)
             # Touched so that it is not recast on every run.
             kind.touch(context, owner)
             kind.create(self.worker_api, context, owner)

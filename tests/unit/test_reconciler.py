@@ -1,4 +1,7 @@
 """reserve.worker.reconciler: the database is the truth, messages hints."""
+import datetime
+import logging
+
 import pytest
 
 from reserve.booking import cancel
@@ -207,13 +210,14 @@ def test_nothing_to_do_reports_zero_everywhere(run, worker_api):
 # Both kinds in one walk, by owner key -----------------------------------
 
 def device_reservation(status=device_states.DeviceReservation.PENDING,
-                       updated_at=None, lease_status=None):
+                       updated_at=None, lease_status=None, start=None):
     """A device reservation (no devices: the walk reads none), and its lease
     (owned by it) when ``lease_status`` is given."""
     ctx = reserve_context.get_admin_context()
+    start = start or ago(hours=1)
     row = device_reservations_db.device_reservation_create(ctx, {
         'host_id': 'host-1', 'project_id': 'project-a', 'user_id': 'alice',
-        'start': ago(hours=1), 'end': factories.ahead(hours=1),
+        'start': start, 'end': start + datetime.timedelta(hours=2),
         'status': status, 'topology_generation': '1',
         'updated_at': updated_at or stale()}, {}, [], [])
     if lease_status is not None:
@@ -240,6 +244,48 @@ def test_one_run_recasts_the_creations_of_both_kinds(run, worker_api):
     worker_api.casts.clear()
     run()
     assert worker_api.casts == []
+
+
+LEAD_HOURS = 24      # [devices]lease_lead_seconds, the default
+
+
+def test_a_device_reservation_far_ahead_waits_for_its_lead(run, worker_api):
+    # Made long ago for a start beyond the lead: not due, however old.
+    device_reservation(start=factories.ahead(hours=LEAD_HOURS + 1),
+                       updated_at=ago(days=30))
+    assert run()['device_leases'] == 0
+    assert worker_api.casts == []
+
+
+def test_a_device_reservation_whose_lead_begins_gets_its_lease_cast(
+        run, worker_api, caplog):
+    # Made long ago, its start now within the lead: its creation is
+    # cast at once, told as news (not as a lost cast), and touched.
+    due = device_reservation(start=factories.ahead(hours=LEAD_HOURS - 1),
+                             updated_at=ago(days=30))
+    # Made within its lead a moment ago: its cast is on its way.
+    device_reservation(start=factories.ahead(hours=2),
+                       updated_at=fresh())
+    with caplog.at_level(logging.INFO, logger='reserve.worker.reconciler'):
+        assert run()['device_leases'] == 1
+    assert worker_api.casts == [('create_device_lease', due.id)]
+    said = [r for r in caplog.records if due.id in r.getMessage()]
+    assert [r.levelno for r in said] == [logging.INFO]
+    assert 'casting the creation of its lease' in said[0].getMessage()
+    worker_api.casts.clear()
+    assert run()['device_leases'] == 0
+
+
+def test_a_due_device_lease_cast_lost_is_cast_again_as_a_warning(
+        run, worker_api, caplog):
+    # Asked for once its lead began (touched then), and still no lease.
+    lost = device_reservation(start=factories.ahead(hours=LEAD_HOURS - 1),
+                              updated_at=stale())
+    with caplog.at_level(logging.INFO, logger='reserve.worker.reconciler'):
+        assert run()['device_leases'] == 1
+    assert worker_api.casts == [('create_device_lease', lost.id)]
+    assert [r.levelno for r in caplog.records
+            if lost.id in r.getMessage()] == [logging.WARNING]
 
 
 @pytest.mark.parametrize('lease_status,recast', [

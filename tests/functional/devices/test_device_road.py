@@ -166,3 +166,47 @@ def test_a_cancel_before_the_lease_releases_the_devices(gpu_api, a100):
     gpu_api.tick()
     assert _show(gpu_api, again['id'], headers=MEMBER_B)['status'] == \
         'active'
+
+
+def test_one_made_far_ahead_gets_its_lease_when_its_start_nears(
+        gpu_api, a100, override):
+    # [devices]lease_lead_seconds is a day: this one is held at once,
+    # its lease (start and end events) left for later.
+    device = gpu_api.device(a100, '0000:17:00.0')
+    rsv = _create(gpu_api, {'unit_ids': [device], 'start': future(72),
+                            'end': future(74)}).json['device_reservation']
+    assert (rsv['status'], rsv['lease_id']) == ('pending', None)
+    assert gpu_api.work() == []
+    assert_error(_create(gpu_api, {'unit_ids': [device], 'start': future(73),
+                                   'end': future(75)}, headers=MEMBER_B,
+                         expect_errors=True), 409,
+                 'reserve.units_unavailable')
+    # Not due: the reconciler leaves it, and the diagnosis finds nothing
+    # amiss.
+    assert _reconcile(gpu_api)['device_leases'] == 0
+    diagnosis = gpu_api.app.get(
+        '%s/%s/diagnosis' % (URL, rsv['id']), headers=dict(
+            MEMBER_A, **{'OpenStack-API-Version': 'reserve 1.3'})).json[
+        'diagnosis']
+    assert diagnosis['mismatch'] is None, diagnosis['mismatch']
+    assert diagnosis['layers'][0]['expected']['lease'].startswith('from ')
+    # Its start within the lead: the reconciler has its lease made.
+    override('lease_lead_seconds', 4 * 86400, 'devices')
+    assert _reconcile(gpu_api)['device_leases'] == 1
+    shown = _show(gpu_api, rsv['id'])
+    assert shown['lease_id'] and shown['unit_ids'] == rsv['unit_ids']
+    assert _reconcile(gpu_api)['device_leases'] == 0
+
+
+def test_a_cancel_before_its_lease_is_due_releases_the_devices(
+        gpu_api, a100):
+    device = gpu_api.device(a100, '0000:17:00.0')
+    body = {'unit_ids': [device], 'start': future(72), 'end': future(74)}
+    rsv = _create(gpu_api, body).json['device_reservation']
+    assert gpu_api.app.delete('%s/%s' % (URL, rsv['id']),
+                              headers=MEMBER_A).status_int == 204
+    assert gpu_api.work() == [('delete_device_lease', rsv['id'])]
+    shown = _show(gpu_api, rsv['id'])
+    assert shown['status'] == 'cancelled' and shown['released_at']
+    assert shown['lease_id'] is None
+    assert _create(gpu_api, body, headers=MEMBER_B).status_int == 201

@@ -10,8 +10,11 @@ cancelled). ``?dry_run=true`` answers whether and which devices would fit
 and holds nothing. The booking desk (reserve.booking.device_admission)
 holds them atomically: overlap with another reservation of the same devices is
 refused (409); the 201 is pending, with no lease until the worker has
-the manager build it (its start event attaches). A cancel is the desk's
-too; the worker then deletes the lease (its end takes the devices back).
+the manager build it (its start event attaches): at once, or, for one
+starting more than [devices]lease_lead_seconds ahead, once its start
+comes within that lead (reserve.devices.runs.lease_due). A cancel is
+the desk's too; the worker then deletes the lease (its end takes the
+devices back).
 
 Only the projects of a reservation (its maker, audience, managers) see
 it: for the others it does not exist (404). ``domains`` get its devices at
@@ -50,6 +53,7 @@ from reserve.db import hosts as hosts_db
 from reserve.devices import holds
 from reserve.devices import owners
 from reserve.devices import plan
+from reserve.devices import runs
 from reserve.devices import selection
 from reserve.devices import states
 from reserve.diagnosis import findings
@@ -68,7 +72,7 @@ Status = states.DeviceReservation
 
 def _libvirt_host(ctx, ref):
     try:
-        host = hosts_db.host_get(ctx, ref)
+        host = hosts_db.host_ref(ctx, ref)
     except exception.HostNotFound:
         raise exception.Invalid(reason="field 'host': host %s could not be "
                                        "found" % ref)
@@ -364,7 +368,8 @@ class DeviceReservationsController(rest.RestController):
             'reason': body.get('reason'),
         }
         # Held here (pending, no lease yet); the worker has the
-        # manager build its lease, whose start event attaches.
+        # manager build its lease, whose start event attaches (the
+        # reconciler does, for one that starts beyond the lead).
         read_domains = _domain_reader(ctx, projects)
         try:
             reservation_id = device_admission.reserve(
@@ -372,8 +377,9 @@ class DeviceReservationsController(rest.RestController):
         except exception.DeviceRefusal as refusal:
             raise _offering(ctx, refusal, request, start, end, body,
                             read_domains, viewer) from None
-        utils.cast('device reservation', 'create_device_lease', ctx,
-                   reservation_id)
+        if runs.lease_due(start, timeutils.utcnow()):
+            utils.cast('device reservation', 'create_device_lease', ctx,
+                       reservation_id)
         utils.set_created('%s/%s' % (PATH, reservation_id))
         return device_access.show(ctx, reservation_id)
 
