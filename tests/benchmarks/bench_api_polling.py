@@ -11,7 +11,7 @@ on each route:
 * ``GET /v1`` (the version document);
 * ``GET /v1/device-reservations``: the caller's 100 device reservations
   (``--rows``), made through the API (``POST``, one GPU each, each in a
-  future hour of its own);
+  window of its own within the next day, each with its lease);
 * ``GET /v1/flavors/availability``: ``--flavors`` catalogue flavors on a
   roomy nova host, written to the all-in-one's database;
 * ``GET /v1/reservations``: the caller's flavor bookings (``--rows``,
@@ -20,12 +20,17 @@ on each route:
   reservations (each a commit after which the API's answers are made
   anew, see reserve.api.kept_answers);
 * ``POST /v1/device-reservations``: a device reservation of one GPU in
-  a future window, each ``DELETE``d (cancelled) by the next request of
-  the same wrk thread once created (a wrk Lua script; the window of a
-  thread's connections are their own, so no two of them clash). The
-  "unit reservation" of older notes is this device reservation (its
-  devices were called units). The figure is POSTs per second; every
-  POST must answer 201 and every DELETE 204: anything else is an error.
+  a future window (a wrk Lua script; the windows of a thread's
+  connections are their own, so no two of them clash), in three shapes
+  (POST_SHAPES): starting within the next day, so that the manager
+  makes each one's lease at once, and each ``DELETE``d (cancelled) by
+  the next request of the same wrk thread once created; the same 400
+  days ahead, where the lease is left until the start comes within
+  [devices]lease_lead_seconds; and kept (no DELETE), each in a new
+  window 30 days ahead or more. The "unit reservation" of older notes
+  is this device reservation (its devices were called units). The
+  figure is POSTs per second; every POST must answer 201 and every
+  DELETE 204: anything else is an error.
 
 With ``--busy-core`` another process spins on one core meanwhile, as on
 a shared machine. With ``--gunicorn`` (the default; ``--no-gunicorn``
@@ -79,7 +84,22 @@ HOST = 'gpu-a100-01'
 # How long gunicorn's workers get to boot, then to warm up, unmeasured.
 WARM_UP_SECONDS = 3
 # The hour ahead where the list's reservations begin, and the POSTs'.
-LIST_HOURS, POST_HOURS = 48, 24 * 400
+LIST_HOURS = 48
+# The device reservations POSTed: (the route's words, the shape) where
+# the shape is how many hours ahead the windows begin, how many a wrk
+# thread has, seconds from one to the next and long, and whether each is
+# DELETEd once made. [devices]lease_lead_seconds (a day) tells whether
+# the manager makes each one's lease at once or when its start nears.
+POST_SHAPES = [
+    ('+DELETE, starts within a day', dict(
+        hours_ahead=1, slots=60, spacing=660, length=600, delete=True)),
+    ('+DELETE, starts in 400 days', dict(
+        hours_ahead=24 * 400, slots=64, spacing=7200, length=3000,
+        delete=True)),
+    ('kept, starts in 30+ days', dict(
+        hours_ahead=24 * 30, slots=4000, spacing=1800, length=1500,
+        delete=False)),
+]
 
 
 def _iso(when):
@@ -162,15 +182,17 @@ def call(url, method, path, body=None, headers=OWNER, expect=200):
 # the data ---------------------------------------------------------------
 
 def fill_device_reservations(url, rows):
-    """``rows`` device reservations of one A100 each, in future hours of
-    their own, made through the API."""
-    base = datetime.datetime.utcnow() + datetime.timedelta(hours=LIST_HOURS)
+    """``rows`` device reservations of one A100 each, in windows of ten
+    minutes of their own from an hour ahead, made through the API: each
+    within [devices]lease_lead_seconds (a day), its lease made at once,
+    for up to 115 rows."""
+    base = datetime.datetime.utcnow() + datetime.timedelta(hours=1)
     for i in range(rows):
-        start = base + datetime.timedelta(hours=i)
+        start = base + datetime.timedelta(minutes=12 * i)
         call(url, 'POST', '/v1/device-reservations',
              {'count': 1, 'model': A100, 'host': HOST,
               'start': _iso(start),
-              'end': _iso(start + datetime.timedelta(minutes=50))},
+              'end': _iso(start + datetime.timedelta(minutes=10))},
              expect=201)
 
 
@@ -214,10 +236,12 @@ def fill_catalogue(database_url, flavors, rows):
 # wrk ----------------------------------------------------------------------
 
 POST_SCRIPT = r'''
--- POST a device reservation of one GPU, then DELETE it (the next request
--- of this thread); each thread has windows of its own.
+-- POST a device reservation of one GPU (with delete, then DELETE it: the
+-- next request of this thread); each thread has windows of its own.
 local headers = %(headers)s
 local base = %(base)d
+local slots, spacing, length = %(slots)d, %(spacing)d, %(length)d
+local delete = %(delete)s
 local counter = 0
 local to_delete = {}
 local threads = {}
@@ -244,13 +268,13 @@ function request()
     return wrk.format("DELETE", path, headers)
   end
   counter = counter + 1
-  -- 64 windows of an hour per thread, reused in turn: one is free again
-  -- once its DELETE is answered.
-  local slot = tid * 64 + counter %% 64
-  local start = base + slot * 7200
+  -- The thread's windows, reused in turn: with delete, one is free again
+  -- once its DELETE is answered; without, there are more than it posts.
+  local slot = tid * slots + counter %% slots
+  local start = base + slot * spacing
   local body = '{"count": 1, "model": "%(model)s", ' ..
     '"host": "%(host)s", "start": "' .. iso(start) .. '", "end": "' ..
-    iso(start + 3000) .. '"}'
+    iso(start + length) .. '"}'
   return wrk.format("POST", "/v1/device-reservations", headers, body)
 end
 
@@ -258,7 +282,9 @@ function response(status, headers, body)
   if status == 201 then
     created = created + 1
     local location = headers["Location"] or headers["location"]
-    table.insert(to_delete, (location:gsub("^https?://[^/]+", "")))
+    if delete then
+      table.insert(to_delete, (location:gsub("^https?://[^/]+", "")))
+    end
   elseif status == 204 then
     deleted = deleted + 1
   else
@@ -373,7 +399,7 @@ def get_route(args, server, path, headers, connections, work,
     answers kept must notice)."""
     output, found = run_wrk(args, server, GET_SCRIPT % {
         'headers': _lua_headers(headers), 'path': path}, connections, work,
-        beside=_post_script(args) if booking else None)
+        beside=_post_script(POST_SHAPES[0][1]) if booking else None)
     found['errors'] = found['socket_errors'] + found['non_2xx']
     if booking:
         created, deleted, other, _statuses = _post_counts(found['beside'])
@@ -383,11 +409,13 @@ def get_route(args, server, path, headers, connections, work,
     return found
 
 
-def _post_script(args):
-    base = int(time.time()) + POST_HOURS * 3600
+def _post_script(shape):
+    """The POST script of a shape of POST_SHAPES."""
     headers = dict(OWNER, **{'Content-Type': 'application/json'})
-    return POST_SCRIPT % {'headers': _lua_headers(headers), 'base': base,
-                          'model': A100, 'host': HOST}
+    return POST_SCRIPT % dict(
+        shape, headers=_lua_headers(headers), model=A100, host=HOST,
+        base=int(time.time()) + shape['hours_ahead'] * 3600,
+        delete='true' if shape['delete'] else 'false')
 
 
 def _post_counts(output):
@@ -399,8 +427,8 @@ def _post_counts(output):
     return created, deleted, other, counts.group(4).strip()
 
 
-def post_route(args, server, connections, work):
-    output, found = run_wrk(args, server, _post_script(args), connections,
+def post_route(args, server, shape, connections, work):
+    output, found = run_wrk(args, server, _post_script(shape), connections,
                             work)
     created, deleted, other, statuses = _post_counts(output)
     seconds = found['requests'] / found['rps'] if found['rps'] else 1
@@ -459,14 +487,14 @@ def _routes(args):
 
 
 def _line(server, route, connections, found):
-    print('%-11s %-45s %3d %7.0f %7.1f %7.1f %8.2f %6d  %s' % (
+    print('%-11s %-58s %3d %7.0f %7.1f %7.1f %8.2f %6d  %s' % (
         server, route, connections, found['rps'], found['p50'],
         found['p99'], found['cpu_ms'], found['errors'],
         found.get('note', '')), flush=True)
 
 
 def _header():
-    print('%-11s %-45s %3s %7s %7s %7s %8s %6s' % (
+    print('%-11s %-58s %3s %7s %7s %7s %8s %6s' % (
         'server', 'route', 'c', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms',
         'errors'))
 
@@ -531,9 +559,11 @@ def run(args):
         _line('all-in-one', 'GET /v1/device-reservations while booking',
               16, get_route(args, aio, path, headers, 16, work,
                             booking=True))
-        for connections in args.connections:
-            _line('all-in-one', 'POST /v1/device-reservations (+DELETE)',
-                  connections, post_route(args, aio, connections, work))
+        for words, shape in POST_SHAPES:
+            for connections in args.connections:
+                _line('all-in-one', 'POST /v1/device-reservations %s' %
+                      words, connections,
+                      post_route(args, aio, shape, connections, work))
         if args.gunicorn:
             # Two cores for gunicorn: no busy core, and the all-in-one
             # (whose manager and worker run beside its API) stopped.
