@@ -48,6 +48,31 @@ def device_reservation_create(context, values, projects, device_ids,
         return reservation
 
 
+def device_reservation_insert(context, values, projects, device_ids,
+                              attachments):
+    """device_reservation_create's rows, inserted without building their
+    objects (the booking desk's hold, which needs none): the id."""
+    values = dict(values)
+    values['recorded_status'] = values.pop('status')
+    reservation_id = values['id']
+    rows = [
+        (_DR, [values]),
+        (_PROJECT, [{'device_reservation_id': reservation_id,
+                     'project_id': project, 'role': role}
+                    for role, ids in projects.items()
+                    for project in sorted(set(ids))]),
+        (_HELD, [{'device_reservation_id': reservation_id, 'device_id': d}
+                 for d in device_ids]),
+        (models.DeviceAttachment, [dict(a, device_reservation_id=(
+            reservation_id)) for a in attachments]),
+    ]
+    with db_api.writer.using(context) as session:
+        for model, found in rows:
+            if found:
+                session.execute(sa.insert(model), found)
+    return reservation_id
+
+
 _COLLECTIONS = ('projects', 'devices', 'attachments')
 
 

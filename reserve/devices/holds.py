@@ -277,8 +277,8 @@ def hold(context, request, start, end, viewer, values, projects,
     are still free when written. ``attachments_for(selection)`` gives
     the planned attachments; ``admit()``, called once the devices are
     chosen and before anything is written, may refuse (the quota): a
-    request that cannot fit is told so first. Returns (reservation,
-    selection)."""
+    request that cannot fit is told so first. Returns (the reservation's
+    id, selection)."""
     if not request.host_id:
         # Find the host first, then select again under its lock.
         request = _on_host(request, check(context, request, start, end,
@@ -288,10 +288,10 @@ def hold(context, request, start, end, viewer, values, projects,
     if admit is not None:
         admit()
     values = dict(values, host_id=chosen.host_id)
-    reservation = device_reservations_db.device_reservation_create(
+    reservation_id = device_reservations_db.device_reservation_insert(
         context, values, projects, chosen.device_ids,
         attachments_for(chosen))
-    return reservation, chosen
+    return reservation_id, chosen
 
 
 def _on_host(request, host_id):

@@ -98,13 +98,13 @@ def hold(context, values, start, end, admit=None):
         'topology_generation': (host.topology_generation if host else '')
         or '',
     }
-    reservation, chosen = holds.hold(
+    reservation_id, chosen = holds.hold(
         context, request, start, end, values.get('viewer'), row,
         _projects(values), planned, admit=admit)
     if host is None:
         host = hosts_db.host_ref(context, chosen.host_id)
         device_reservations_db.device_reservation_update(
-            context, reservation.id,
+            context, reservation_id,
             {'topology_generation': host.topology_generation or ''})
 
 
