@@ -11,6 +11,7 @@ or is in its audience or among its managers; functions taking
 """
 import collections
 
+from oslo_utils import uuidutils
 import sqlalchemy as sa
 from sqlalchemy import orm
 
@@ -31,30 +32,16 @@ def _visible_to(project_id):
                                     _PROJECT.project_id == project_id))
 
 
-def device_reservation_create(context, values, projects, device_ids,
-                              attachments):
-    """Write a reservation with its projects ({role: [project ids]}),
-    devices and planned attachments (dicts of DeviceAttachment columns)."""
-    with db_api.writer.using(context) as session:
-        reservation = _DR(**values)
-        reservation.projects = [
-            _PROJECT(project_id=project, role=role)
-            for role, ids in projects.items() for project in sorted(set(ids))]
-        reservation.devices = [_HELD(device_id=d) for d in device_ids]
-        reservation.attachments = [models.DeviceAttachment(**a)
-                                   for a in attachments]
-        session.add(reservation)
-        session.flush()
-        return reservation
-
-
 def device_reservation_insert(context, values, projects, device_ids,
                               attachments):
-    """device_reservation_create's rows, inserted without building their
-    objects (the booking desk's hold, which needs none): the id."""
+    """Write a reservation (``values``: its columns, ``status`` the
+    recorded one, ``id`` made when absent) with its projects ({role:
+    [project ids]}), devices and planned attachments (dicts of
+    DeviceAttachment columns), in rows: no object is built. Returns its
+    id."""
     values = dict(values)
     values['recorded_status'] = values.pop('status')
-    reservation_id = values['id']
+    reservation_id = values.setdefault('id', uuidutils.generate_uuid())
     rows = [
         (_DR, [values]),
         (_PROJECT, [{'device_reservation_id': reservation_id,

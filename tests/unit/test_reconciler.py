@@ -215,7 +215,7 @@ def device_reservation(status=device_states.DeviceReservation.PENDING,
     (owned by it) when ``lease_status`` is given."""
     ctx = reserve_context.get_admin_context()
     start = start or ago(hours=1)
-    row = device_reservations_db.device_reservation_create(ctx, {
+    reservation_id = device_reservations_db.device_reservation_insert(ctx, {
         'host_id': 'host-1', 'project_id': 'project-a', 'user_id': 'alice',
         'start': start, 'end': start + datetime.timedelta(hours=2),
         'status': status, 'topology_generation': '1',
@@ -223,8 +223,9 @@ def device_reservation(status=device_states.DeviceReservation.PENDING,
     if lease_status is not None:
         factories.make_lease(status=lease_status,
                              owner_type=states.Owner.DEVICE_RESERVATION,
-                             owner_id=row.id)
-    return row
+                             owner_id=reservation_id)
+    return device_reservations_db.device_reservation_find(
+        ctx, reservation_id)
 
 
 def test_one_run_recasts_the_creations_of_both_kinds(run, worker_api):

@@ -108,7 +108,7 @@ def injected(faults, db_steps=True):
         lambda uri: FaultyHost(real_connect(uri), faults))]
     if db_steps:
         for module, name in (
-                (device_reservations_db, 'device_reservation_create'),
+                (device_reservations_db, 'device_reservation_insert'),
                 (leases_db, 'lease_create'),
                 (device_reservations_db, 'attachment_update')):
             real = getattr(module, name)

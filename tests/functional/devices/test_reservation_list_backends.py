@@ -50,8 +50,8 @@ def _reservation(ctx, host_id, device_ids, projects, attached, hours):
                     'kind': 'pci', 'project_id': 'owner',
                     'state': 'PLANNED', 'live': True, 'config': True}
                    for i, device_id in enumerate(device_ids[:attached])]
-    return device_reservations_db.device_reservation_create(
-        ctx, values, projects, device_ids, attachments).id
+    return device_reservations_db.device_reservation_insert(
+        ctx, values, projects, device_ids, attachments)
 
 
 @pytest.mark.parametrize('backend', backends.BACKENDS)
