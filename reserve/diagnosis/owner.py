@@ -47,11 +47,12 @@ def _not_followed(what, row, lease):
 
 
 def _layer(what, row, lease, live, follows, now, failed, extra=(),
-           awaiting=(), awaited_since=lambda row, now: row.updated_at):
+           awaiting=(), awaited_since=lambda row, now: row.updated_at,
+           due_at=None):
     """(the layer, the problem of a missing lease or None). ``awaiting``:
     the live statuses in which a row may wait for its lease;
     ``awaited_since(row, now)``: since when it has waited (None: its
-    lease is not due yet)."""
+    lease is not due yet, until ``due_at(row)``)."""
     found = {'id': row.id, 'status': row.status,
              'status_reason': row.status_reason,
              'updated_at': findings.date(row.updated_at),
@@ -74,7 +75,7 @@ def _layer(what, row, lease, live, follows, now, failed, extra=(),
             since = awaited_since(row, now)
             if since is None:
                 expected['lease'] = 'from %s' % findings.date(
-                    device_runs.lease_due_at(row.start))
+                    due_at(row))
             elif lease_layers.stale(since, now):
                 missing = _not_consumed(what, row, since)
                 problems.append(missing)
@@ -118,4 +119,5 @@ def device_layer(reservation, lease, now):
                   row.recorded_status == Device.CANCELLED, extra,
                   awaiting=(Device.PENDING, Device.NEEDS_REVIEW),
                   awaited_since=lambda row, now: device_runs.
-                  lease_awaited_since(row.start, row.updated_at, now))
+                  lease_awaited_since(row.start, row.updated_at, now),
+                  due_at=lambda row: device_runs.lease_due_at(row.start))
