@@ -108,24 +108,24 @@ def hold(context, values, start, end, admit=None):
             {'topology_generation': host.topology_generation or ''})
 
 
+def _lease_lead():
+    return datetime.timedelta(seconds=CONF.devices.lease_lead_seconds)
+
+
 def lease_due_at(start):
     """When a held reservation starting at ``start`` is to have its
     lease."""
-    return start - datetime.timedelta(
-        seconds=CONF.devices.lease_lead_seconds)
+    return start - _lease_lead()
 
 
 def lease_due(start, now):
     return lease_due_at(start) <= now
 
 
-def lease_awaited_since(start, updated_at, now):
-    """Since when a held reservation with no lease has been waiting for
-    it: its last touch (a cast of its creation) or the moment its lease
-    fell due, whichever is later; None while it is not due."""
-    if not lease_due(start, now):
-        return None
-    return max(updated_at, lease_due_at(start))
+def latest_due_start(now):
+    """The latest start of a reservation whose lease is due by ``now``
+    (lease_due's bound, for a query)."""
+    return now + _lease_lead()
 
 
 def lease_request(reservation_id, project_id, user_id, start, end):

@@ -47,12 +47,12 @@ def _not_followed(what, row, lease):
 
 
 def _layer(what, row, lease, live, follows, now, failed, extra=(),
-           awaiting=(), awaited_since=lambda row, now: row.updated_at,
-           due_at=None):
+           awaiting=(), due_at=lambda row: None):
     """(the layer, the problem of a missing lease or None). ``awaiting``:
     the live statuses in which a row may wait for its lease;
-    ``awaited_since(row, now)``: since when it has waited (None: its
-    lease is not due yet, until ``due_at(row)``)."""
+    ``due_at(row)``: when its lease falls due (None: at once). It has
+    waited since its last touch (a cast of its creation) or since then,
+    whichever is later."""
     found = {'id': row.id, 'status': row.status,
              'status_reason': row.status_reason,
              'updated_at': findings.date(row.updated_at),
@@ -72,10 +72,11 @@ def _layer(what, row, lease, live, follows, now, failed, extra=(),
                 'released) and book again')
             problems.append(missing)
         else:
-            since = awaited_since(row, now)
-            if since is None:
-                expected['lease'] = 'from %s' % findings.date(
-                    due_at(row))
+            due = due_at(row)
+            since = row.updated_at if due is None else max(row.updated_at,
+                                                           due)
+            if due is not None and due > now:
+                expected['lease'] = 'from %s' % findings.date(due)
             elif lease_layers.stale(since, now):
                 missing = _not_consumed(what, row, since)
                 problems.append(missing)
@@ -118,6 +119,4 @@ def device_layer(reservation, lease, now):
                   lambda row: row.closed_as is None and
                   row.recorded_status == Device.CANCELLED, extra,
                   awaiting=(Device.PENDING, Device.NEEDS_REVIEW),
-                  awaited_since=lambda row, now: device_runs.
-                  lease_awaited_since(row.start, row.updated_at, now),
                   due_at=lambda row: device_runs.lease_due_at(row.start))

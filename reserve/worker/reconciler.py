@@ -97,8 +97,7 @@ def _device_reservations_awaiting_lease(context, cutoff, now):
     # Only those whose start is within the lead: the others are not due.
     due = device_reservations_db.device_reservations_unreleased(
         context, (DeviceStatus.PENDING, DeviceStatus.NEEDS_REVIEW),
-        starting_before=now + datetime.timedelta(
-            seconds=CONF.devices.lease_lead_seconds))
+        starting_before=device_runs.latest_due_start(now))
     asked = [r for r in due
              if r.updated_at < cutoff or _lease_falls_due(r, now)]
     return [r for r, lease in _with_leases(context, asked) if lease is None]

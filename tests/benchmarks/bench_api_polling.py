@@ -83,7 +83,7 @@ A100 = 'A100 SXM4 80GB'
 HOST = 'gpu-a100-01'
 # How long gunicorn's workers get to boot, then to warm up, unmeasured.
 WARM_UP_SECONDS = 3
-# The hour ahead where the list's reservations begin, and the POSTs'.
+# The hour ahead where the listed bookings begin.
 LIST_HOURS = 48
 # The device reservations POSTed: (the route's words, the shape) where
 # the shape is how many hours ahead the windows begin, how many a wrk
