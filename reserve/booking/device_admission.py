@@ -8,10 +8,10 @@ its lease (reserve.worker.worker.BookingWorker.create_device_lease).
   [booking]max_query_days), the domains named
   (read from the manager before any lock: ``read_domains``, and the
   host that has them chosen), then in one writer transaction under the
-  capacity lock the choice of the devices under their host's lock, the
-  quota (device_reservations and device_hours, quota.py) and the hold
-  (reserve.devices.runs.hold). The reservation is ``PENDING`` with no
-  lease.
+  capacity lock (which serialises every hold) the choice of the
+  devices, the quota (device_reservations and device_hours, quota.py)
+  and the hold (reserve.devices.runs.hold). The reservation is
+  ``PENDING`` with no lease.
 
 Its cancel is the desk's other cancel (cancel.py).
 
@@ -61,8 +61,8 @@ def reserve(context, values, start, end, read_domains):
     if domains:
         # The host is chosen, and its domains read, before any lock: a
         # libvirt call must not run under one. Without domains the hold
-        # chooses under the host's lock, and a dry run first would only
-        # select the same devices twice.
+        # chooses under the capacity lock, and a dry run first would
+        # only select the same devices twice.
         request, _ = holds.choose(context, request, start, end, domains,
                                   read_domains, viewer=values.get('viewer'))
         found = read_domains(hosts_db.host_get(context, request.host_id))

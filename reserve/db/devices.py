@@ -43,17 +43,6 @@ def host_record_refresh(context, host_id, values):
                  synchronize_session=False))
 
 
-def lock_host(context, host_id):
-    """Serialise holds on one host until the transaction ends: its row
-    is locked (FOR UPDATE); on SQLite the write lock is taken now, so
-    that two holds never read the same free devices."""
-    with db_api.writer.using(context) as session:
-        (session.query(models.Host)
-         .filter_by(id=host_id)
-         .update({'updated_at': models.Host.updated_at},
-                 synchronize_session=False))
-
-
 # Devices ------------------------------------------------------------------
 
 def device_get(context, device_id):

@@ -138,6 +138,17 @@ def event_update(context, event_id, values):
          .update(values, synchronize_session=False))
 
 
+def end_status(context, lease_id):
+    """The status of a lease's end_lease event; None when there is no
+    such lease."""
+    e = models.Event
+    with db_api.reader.connection.using(context) as connection:
+        return connection.execute(
+            sa.select(e.status).where(e.lease_id == lease_id,
+                                      e.event_type == states.Event.END)
+        ).scalar()
+
+
 def events_end_now(context, lease_id, now):
     """A deleted lease's events: its end_lease due ``now`` (unless it
     is running or done), its other unfinished ones skipped (one running

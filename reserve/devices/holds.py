@@ -272,18 +272,14 @@ def check_window(context, reservation, start, end):
 
 def hold(context, request, start, end, viewer, values, projects,
          attachments_for, admit=None):
-    """Select and write the reservation, inside the caller's writer
-    transaction: the host is locked first, so that the devices read free
-    are still free when written. ``attachments_for(selection)`` gives
-    the planned attachments; ``admit()``, called once the devices are
-    chosen and before anything is written, may refuse (the quota): a
-    request that cannot fit is told so first. Returns (the reservation's
-    id, selection)."""
-    if not request.host_id:
-        # Find the host first, then select again under its lock.
-        request = _on_host(request, check(context, request, start, end,
-                                          viewer=viewer).host_id)
-    devices_db.lock_host(context, request.host_id)
+    """Select and write the reservation, inside the caller's capacity
+    transaction (reserve.booking.admission.capacity_transaction): its
+    lock serialises every hold, so the devices read free are still free
+    when written. ``attachments_for(selection)`` gives the planned
+    attachments; ``admit()``, called once the devices are chosen and
+    before anything is written, may refuse (the quota): a request that
+    cannot fit is told so first. Returns (the reservation's id,
+    selection)."""
     chosen = check(context, request, start, end, viewer=viewer)
     if admit is not None:
         admit()
@@ -292,10 +288,6 @@ def hold(context, request, start, end, viewer, values, projects,
         context, values, projects, chosen.device_ids,
         attachments_for(chosen))
     return reservation_id, chosen
-
-
-def _on_host(request, host_id):
-    return dataclasses.replace(request, host_id=host_id)
 
 
 def release(context, reservation_id):

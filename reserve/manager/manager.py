@@ -21,6 +21,7 @@ from reserve.common import states
 from reserve.common import timeutils
 from reserve.db import api as db_api
 from reserve.db import device_reservations as device_reservations_db
+from reserve.db import events as events_db
 from reserve.db import hosts as hosts_db
 from reserve.db import leases as leases_db
 from reserve.devices import lifecycle as device_lifecycle
@@ -101,14 +102,16 @@ class LeaseManager:
         self._wake()
         LOG.info('Lease %s (%s) created for project %s', lease_id,
                  request.name, request.project_id)
-        reason = self._build(context, lease_id)
+        # Read once for the build and the owner's move (neither changes
+        # the lease's reservations), once more for the answer.
+        made = leases_db.lease_get(context, lease_id)
+        reason = self._build(context, made)
         with db_api.writer.using(context):
             leases_db.lease_update(context, lease_id,
                                    {'status': states.Lease.PENDING,
                                     'status_reason': reason},
                                    expected_status=states.Lease.CREATING)
-            moved = owners.allocated(context,
-                                     leases_db.lease_get(context, lease_id))
+            moved = owners.allocated(context, made)
         owners.announce(context, moved)
         lease = leases_db.lease_get(context, lease_id)
         delivery.opened(context, lease)
@@ -155,10 +158,9 @@ class LeaseManager:
                 raise
             return None
 
-    def _build(self, context, lease_id):
+    def _build(self, context, lease):
         """Build the lease's artefacts now; the reason shown when some
         are left for its start (None when all were built)."""
-        lease = leases_db.lease_get(context, lease_id)
         try:
             for reservation in lease.reservations:
                 plugins.get_plugin(reservation.resource_type).build(
@@ -167,7 +169,7 @@ class LeaseManager:
             # Not fatal: start_lease builds whatever is missing. The lease
             # is shown to its project: reserve's words, the text logged.
             LOG.warning('Lease %s: artefacts not built yet (request %s): %s',
-                        lease_id, context.request_id, exc,
+                        lease.id, context.request_id, exc,
                         exc_info=not isinstance(
                             exc, exception.ReserveException))
             return 'artefacts will be built at start: %s' % (
@@ -230,13 +232,14 @@ class LeaseManager:
         """Tear a lease down now; the row goes once teardown is done.
         Idempotent: a lease DELETING already has its end made due now
         again (a recast after a lost or undone one)."""
-        try:
-            lease = leases_db.lease_get(context, lease_id)
-        except exception.LeaseNotFound:
-            return None
-        end = next(e for e in lease.events
-                   if e.event_type == states.Event.END)
-        if end.status == states.Event.DONE:
+        end_status = events_db.end_status(context, lease_id)
+        if end_status is None:
+            return None  # gone
+        if end_status == states.Event.DONE:
+            try:
+                lease = leases_db.lease_get(context, lease_id)
+            except exception.LeaseNotFound:
+                return None  # destroyed meanwhile
             leases_db.lease_destroy(context, lease_id)
             notify.emit(context, 'lease.delete', lease)
             return None
