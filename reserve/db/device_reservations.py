@@ -40,7 +40,6 @@ def device_reservation_insert(context, values, projects, device_ids,
     DeviceAttachment columns), in rows: no object is built. Returns its
     id."""
     values = dict(values)
-    values['recorded_status'] = values.pop('status')
     reservation_id = values.setdefault('id', uuidutils.generate_uuid())
     rows = [
         (_DR, [values]),
@@ -54,9 +53,12 @@ def device_reservation_insert(context, values, projects, device_ids,
             reservation_id)) for a in attachments]),
     ]
     with db_api.writer.using(context) as session:
+        # Core inserts on the session's connection: the ORM's bulk insert
+        # would only add its bookkeeping to the same statements.
+        connection = session.connection()
         for model, found in rows:
             if found:
-                session.execute(sa.insert(model), found)
+                connection.execute(model.__table__.insert(), found)
     return reservation_id
 
 

@@ -280,6 +280,10 @@ def end(context, reservation_id):
             context, reservation_id)
         theirs = _theirs(context, host, conn, reservation.attachments,
                          states.Attachment.DETACHED)
+        # Only these are taken from the host (attachments.release): a
+        # reservation that never started changes nothing there.
+        on_host = any(a.state in states.Attachment.MAY_BE_ATTACHED
+                      for a in theirs)
         # What it lent out comes back first: the spot domains lose it.
         attachments.release(context, conn, [a for a in theirs if a.spot],
                             end_action=CONF.devices.spot_reclaim_action)
@@ -287,7 +291,8 @@ def end(context, reservation_id):
                             [a for a in theirs if not a.spot],
                             end_action=CONF.devices.end_action)
         _released(context, reservation_id)
-        resync(context, host, conn)
+        if on_host:
+            resync(context, host, conn)
     LOG.info('Device reservation %s released its devices', reservation_id)
 
 
