@@ -203,8 +203,16 @@ class EventLoop:
         self._lock = threading.Lock()
         self._taken = 0             # taken and not finished
         self._groups = set()        # threads running taken groups
+        self._looks_at = None       # when its wait ends (None: awake)
 
-    def wake(self):
+    def wake(self, due=None):
+        """Look for due events now. ``due``: when the event that prompts
+        the call is due, if known (committed before the call); one due
+        no sooner than the loop's next look needs nothing now."""
+        with self._lock:
+            if (due is not None and self._looks_at is not None and
+                    due >= self._looks_at):
+                return
         self._wake.set()
 
     def start(self):
@@ -271,7 +279,15 @@ class EventLoop:
             # event is due.
             wait = self._next_wait() if self._free() > 0 else \
                 CONF.manager.event_interval
+            # Set after the next event's time was read: a wake(due) that
+            # finds it compares with a time read after its event was
+            # written, or with none and wakes.
+            with self._lock:
+                self._looks_at = timeutils.utcnow_precise() + \
+                    datetime.timedelta(seconds=wait)
             self._wake.wait(wait)
+            with self._lock:
+                self._looks_at = None
             self._wake.clear()
 
     def _dispatch(self):

@@ -64,7 +64,7 @@ class LeaseManager:
     target = messaging.Target(version='1.3')
 
     def __init__(self, wake=None, nova_client=None, placement_client=None):
-        self._wake = wake or (lambda: None)
+        self._wake = wake or (lambda due=None: None)
         self._nova = nova_client or nova.NovaClient()
         self._placement = placement_client or placement.PlacementClient()
 
@@ -99,7 +99,7 @@ class LeaseManager:
                 context, request.owner_type, request.owner_id)
             owners.announce(context, owners.allocated(context, existing))
             return views.lease(existing)
-        self._wake()
+        self._wake(due=request.start)   # its first event (lease_events)
         LOG.info('Lease %s (%s) created for project %s', lease_id,
                  request.name, request.project_id)
         # Read once for the build and the owner's move (neither changes

@@ -192,3 +192,66 @@ def test_an_event_that_hangs_holds_only_its_own_worker(override):
         runner.release.set()
         event_loop.stop()
     assert len(runner.ran) == 2
+
+
+def _run_of(runner, lease, within):
+    deadline = time.monotonic() + within
+    while not any(lease_id == lease.id for _, lease_id, _, _ in runner.ran):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.fixture
+def waiting_loop(override, monkeypatch):
+    """A started loop with nothing due, asleep for its 60 s interval;
+    ``takes`` counts its reads of due events (each a writer
+    transaction)."""
+    override('host', 'manager-a')
+    override('event_interval', 60, group='manager')
+    takes = []
+    take = events_db.event_take_due
+
+    def counted(*args, **kwargs):
+        takes.append(1)
+        return take(*args, **kwargs)
+    monkeypatch.setattr(events_db, 'event_take_due', counted)
+    event_loop = manager_events.EventLoop(runner=RecordingRunner())
+    event_loop.start()
+    deadline = time.monotonic() + 10
+    while event_loop._looks_at is None:
+        assert time.monotonic() < deadline, 'the loop never went to sleep'
+        time.sleep(0.01)
+    event_loop.takes = takes
+    yield event_loop
+    event_loop.stop()
+
+
+def test_a_wake_for_an_event_due_before_the_next_look_runs_it_then(
+        waiting_loop):
+    now = factories.ago(seconds=1)
+    due_now = factories.make_lease([event(START, now)])
+    waiting_loop.wake(due=now)
+    assert _run_of(waiting_loop.runner, due_now, within=5)
+    soon = factories.ahead(seconds=2)
+    due_soon = factories.make_lease([event(START, soon)])
+    waiting_loop.wake(due=soon)
+    # Within seconds of its time, not at the end of the 60 s wait.
+    assert _run_of(waiting_loop.runner, due_soon, within=8)
+
+
+def test_a_wake_for_an_event_due_after_the_next_look_takes_nothing_now(
+        waiting_loop):
+    later = factories.ahead(hours=2)
+    factories.make_lease([event(START, later)])
+    before = len(waiting_loop.takes)
+    waiting_loop.wake(due=later)
+    time.sleep(0.5)
+    assert len(waiting_loop.takes) == before
+    waiting_loop.wake()     # a wake that does not say: a look now
+    deadline = time.monotonic() + 5
+    while len(waiting_loop.takes) == before:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert waiting_loop.runner.ran == []
