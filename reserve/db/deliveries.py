@@ -7,6 +7,7 @@ made before it was opened) is left alone. Same conventions as
 reserve.db.api.
 """
 from oslo_db import exception as db_exc
+import sqlalchemy as sa
 
 from reserve.db import api as db_api
 from reserve.db import models
@@ -21,11 +22,17 @@ def _owner(query, owner_type, owner_id):
 def delivery_open(context, values):
     """The row of an owner (values: owner_type, owner_id, project_id,
     flavor_id, amount, start, end), unless it has one."""
+    table = D.__table__
     try:
         with db_api.writer.using(context) as session:
-            if _owner(session.query(D), values['owner_type'],
-                      values['owner_id']).first() is None:
-                session.add(D(**values))
+            # Rows, not objects: one made per lease.
+            connection = session.connection()
+            if connection.execute(
+                    sa.select(table.c.owner_id)
+                    .where(table.c.owner_type == values['owner_type'],
+                           table.c.owner_id == values['owner_id'])
+            ).first() is None:
+                connection.execute(table.insert(), [values])
     except db_exc.DBDuplicateEntry:
         pass  # opened by another manager meanwhile
 

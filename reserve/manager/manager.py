@@ -102,21 +102,27 @@ class LeaseManager:
         self._wake(due=request.start)   # its first event (lease_events)
         LOG.info('Lease %s (%s) created for project %s', lease_id,
                  request.name, request.project_id)
-        # Read once for the build and the owner's move (neither changes
-        # the lease's reservations), once more for the answer.
+        # Read once: the build writes no lease row, and the status is
+        # the one written below (read again only if something else moved
+        # it first, a cancel).
         made = leases_db.lease_get(context, lease_id)
         reason = self._build(context, made)
         with db_api.writer.using(context):
-            leases_db.lease_update(context, lease_id,
-                                   {'status': states.Lease.PENDING,
+            pending = leases_db.lease_update(
+                context, lease_id, {'status': states.Lease.PENDING,
                                     'status_reason': reason},
-                                   expected_status=states.Lease.CREATING)
+                expected_status=states.Lease.CREATING)
             moved = owners.allocated(context, made)
         owners.announce(context, moved)
-        lease = leases_db.lease_get(context, lease_id)
-        delivery.opened(context, lease)
-        notify.emit(context, 'lease.create', lease)
-        return views.lease(lease)
+        if pending:
+            now = {'status': states.Lease.PENDING, 'status_reason': reason}
+        else:
+            made = leases_db.lease_get(context, lease_id)
+            now = {'status': made.status,
+                   'status_reason': made.status_reason}
+        delivery.opened(context, made)
+        notify.emit(context, 'lease.create', made, **now)
+        return dict(views.lease(made), **now)
 
     def _write_lease(self, context, request):
         """The new lease's id, its reservations and events written under
