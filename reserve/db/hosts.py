@@ -65,17 +65,27 @@ def host_get(context, host_id):
         return host
 
 
+def _host_ref_query():
+    H = models.Host
+    ref = sa.bindparam('ref')
+    return (sa.select(H.id, H.name, H.kind, H.topology_generation)
+            .where(sa.or_(H.id == ref, H.name == ref))
+            .order_by(sa.case((H.id == ref, 0), else_=1))
+            .limit(1))
+
+
+# Built once, not at each call: building the statement and its cache key
+# cost more than the read (twice per device-reservation POST naming a
+# host).
+_HOST_REF = _host_ref_query()
+
+
 def host_ref(context, host_id):
     """What a request naming a host needs of it, as a read-only row
     (id, name, kind, topology_generation; none of its capabilities): the
     host of that id, else of that name."""
-    H = models.Host
     with db_api.reader.using(context) as session:
-        row = session.execute(
-            sa.select(H.id, H.name, H.kind, H.topology_generation)
-            .where(sa.or_(H.id == host_id, H.name == host_id))
-            .order_by(sa.case((H.id == host_id, 0), else_=1))
-            .limit(1)).first()
+        row = session.execute(_HOST_REF, {'ref': host_id}).first()
         if row is None:
             raise exception.HostNotFound(id=host_id)
         return row
