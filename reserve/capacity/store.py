@@ -65,23 +65,24 @@ def _ensure_row(session):
         session.flush()
 
 
+# The lock's statements, built once (every admission takes it). On SQLite
+# a write takes the database's write lock, and reads the row in the same
+# statement; elsewhere the row is locked.
+_STATE = models.CapacityState.__table__
+_LOCK_SQLITE = (_STATE.update().where(_STATE.c.id == 1)
+                .values(generation=_STATE.c.generation)
+                .returning(_STATE.c.generation, _STATE.c.longest_allocation))
+_LOCK_ROW = (sa.select(_STATE.c.generation, _STATE.c.longest_allocation)
+             .where(_STATE.c.id == 1).with_for_update())
+
+
 def lock(context):
     """Take the capacity lock until the caller's transaction ends; returns
     the State read under it. Call first in a writer transaction."""
     with _session(context) as session:
-        table = models.CapacityState.__table__
-        if session.bind.dialect.name == 'sqlite':
-            # A write takes the database's write lock; it reads the row
-            # in the same statement.
-            row = session.execute(
-                table.update().where(table.c.id == 1)
-                .values(generation=table.c.generation)
-                .returning(table.c.generation, table.c.longest_allocation)
-            ).first()
-        else:
-            row = session.execute(
-                sa.select(table.c.generation, table.c.longest_allocation)
-                .where(table.c.id == 1).with_for_update()).first()
+        row = session.execute(
+            _LOCK_SQLITE if session.bind.dialect.name == 'sqlite'
+            else _LOCK_ROW).first()
         if row is None:
             _ensure_row(session)
             return State(0, 0)
