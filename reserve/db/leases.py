@@ -4,7 +4,10 @@ Same conventions as reserve.db.api, whose transaction context
 this module uses: every function takes a RequestContext first and
 joins the transaction the caller may have open on it.
 """
+import collections
+
 from oslo_db import exception as db_exc
+from oslo_utils import uuidutils
 import sqlalchemy as sa
 from sqlalchemy import orm
 
@@ -15,42 +18,56 @@ from reserve.db import events as events_db
 from reserve.db import models
 
 
+def _insert(connection, table, rows):
+    """Insert ``rows`` (dicts of columns), those of the same columns in
+    one statement."""
+    shapes = collections.defaultdict(list)
+    for row in rows:
+        shapes[tuple(sorted(row))].append(row)
+    for same in shapes.values():
+        connection.execute(table.insert(), same)
+
+
 def lease_create(context, lease_values, reservations, events):
-    """Write a lease, its reservations, allocations and events at once.
+    """Write a lease, its reservations, allocations and events at once,
+    as rows (no object is built); returns the lease's id.
 
     ``reservations`` is a list of dicts of LeaseReservation columns plus
     an ``allocations`` list of Allocation columns (the allocations chosen for
     it), or an ``adopt_booking`` id: the allocations that booking's admission
     wrote become the reservation's.
     """
+    lease = dict(lease_values)
+    lease_id = lease.setdefault('id', uuidutils.generate_uuid())
+    rows, allocations, adopted = [], [], []
+    for values in reservations:
+        values = dict(values, lease_id=lease_id)
+        reservation_id = values.setdefault('id', uuidutils.generate_uuid())
+        allocations += [dict(a, lease_reservation_id=reservation_id)
+                        for a in values.pop('allocations', [])]
+        booking_id = values.pop('adopt_booking', None)
+        if booking_id:
+            adopted.append((booking_id, reservation_id))
+        rows.append(values)
+    allocation = models.Allocation.__table__
     with db_api.writer.using(context) as session:
-        lease = models.Lease(**lease_values)
-        adopted = []
-        for rsv_values in reservations:
-            rsv_values = dict(rsv_values)
-            allocations = rsv_values.pop('allocations', [])
-            booking_id = rsv_values.pop('adopt_booking', None)
-            reservation = models.LeaseReservation(**rsv_values)
-            reservation.allocations = [models.Allocation(**a)
-                                       for a in allocations]
-            lease.reservations.append(reservation)
-            if booking_id:
-                adopted.append((booking_id, reservation))
-        lease.events = [models.Event(**e) for e in events]
-        session.add(lease)
+        connection = session.connection()
         try:
-            session.flush()
+            connection.execute(models.Lease.__table__.insert(), [lease])
         except db_exc.DBDuplicateEntry:
             raise exception.Conflict(
                 reason='a lease named %s, or of the same owner, exists' %
                 lease_values['name'])
-        for booking_id, reservation in adopted:
-            (session.query(models.Allocation)
-             .filter(models.Allocation.booking_id == booking_id)
-             .update({'lease_reservation_id': reservation.id},
-                     synchronize_session=False))
-            session.expire(reservation, ['allocations'])
-        return lease
+        _insert(connection, models.LeaseReservation.__table__, rows)
+        _insert(connection, allocation, allocations)
+        _insert(connection, models.Event.__table__,
+                [dict(e, lease_id=lease_id) for e in events])
+        for booking_id, reservation_id in adopted:
+            connection.execute(
+                allocation.update()
+                .where(allocation.c.booking_id == booking_id)
+                .values(lease_reservation_id=reservation_id))
+    return lease_id
 
 
 def _whole_leases(session):

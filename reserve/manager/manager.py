@@ -148,7 +148,7 @@ class LeaseManager:
                     rsv['status'] = states.LeaseReservation.PENDING
                     reservations.append(rsv)
                     allocates = allocates or plugin.capacity_allocations
-                lease = leases_db.lease_create(
+                lease_id = leases_db.lease_create(
                     context, row, reservations,
                     schedule.lease_events(request.start, request.end))
                 # Only capacity allocations count (an open-ended device
@@ -157,7 +157,7 @@ class LeaseManager:
                 if allocates:
                     capacity_store.note_allocations(context, request.start,
                                                     request.end)
-                return lease.id
+                return lease_id
         except exception.Conflict:
             if leases_db.lease_state_by_owner(
                     context, request.owner_type, request.owner_id) is None:

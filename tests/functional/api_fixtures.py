@@ -311,7 +311,8 @@ def make_lease(project='project-a', name=None, host=None, status=None,
         dict(event_type=states.Event.END, time=end,
              status=states.Event.UNDONE),
     ]
-    return leases_db.lease_create(admin_context(), dict(
-        name=name or 'Reservation %s' % uuid.uuid4(), project_id=project,
-        user_id='reserve-bot', start=start, end=end,
-        status=status or states.Lease.PENDING), [reservation], events)
+    return leases_db.lease_get(admin_context(), leases_db.lease_create(
+        admin_context(), dict(
+            name=name or 'Reservation %s' % uuid.uuid4(), project_id=project,
+            user_id='reserve-bot', start=start, end=end,
+            status=status or states.Lease.PENDING), [reservation], events))

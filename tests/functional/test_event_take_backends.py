@@ -98,7 +98,7 @@ def _take_over():
     ctx = reserve_context.get_admin_context()
     now = timeutils.utcnow()
     second = datetime.timedelta(seconds=1)
-    leases = {name: _lease(ctx, i, now).id
+    leases = {name: _lease(ctx, i, now)
               for i, name in enumerate(('dies', 'lives', 'old'))}
     services_db.beat(ctx, 'reserve-manager', 'dies', now)
     services_db.beat(ctx, 'reserve-manager', 'lives', now)

@@ -60,17 +60,17 @@ def test_a_destroyed_lease_leaves_no_row_behind(backend, tmp_path):
         now = timeutils.utcnow()
         gone = _lease(ctx, 'gone', host.id, now)
         kept = _lease(ctx, 'kept', host.id, now)
-        assert _rows(ctx, gone.id) == {
+        assert _rows(ctx, gone) == {
             'lease_reservations': 1, 'allocations': 1,
             'allocations in all': 2, 'events': 2}
 
-        leases_db.lease_destroy(ctx, gone.id)
-        leases_db.lease_destroy(ctx, gone.id)   # again: nothing happens
+        leases_db.lease_destroy(ctx, gone)
+        leases_db.lease_destroy(ctx, gone)   # again: nothing happens
 
         with pytest.raises(exception.LeaseNotFound):
-            leases_db.lease_get(ctx, gone.id)
-        assert _rows(ctx, gone.id) == {
+            leases_db.lease_get(ctx, gone)
+        assert _rows(ctx, gone) == {
             'lease_reservations': 0, 'allocations': 0,
             'allocations in all': 1, 'events': 0}
-        assert _rows(ctx, kept.id)['events'] == 2
-        assert leases_db.lease_get(ctx, kept.id).name == 'kept'
+        assert _rows(ctx, kept)['events'] == 2
+        assert leases_db.lease_get(ctx, kept).name == 'kept'

@@ -39,9 +39,9 @@ def make_lease(events=(), name=None, status=states.Lease.PENDING,
                         project_id='project-a', user_id='alice',
                         start=start, end=end, status=status)
     lease_values.update(values)
-    return leases_db.lease_create(reserve_context.get_admin_context(),
-                                  lease_values, reservations=[],
-                                  events=list(events))
+    context = reserve_context.get_admin_context()
+    return leases_db.lease_get(context, leases_db.lease_create(
+        context, lease_values, reservations=[], events=list(events)))
 
 
 def make_flavor(name='gpu.a100', **values):
