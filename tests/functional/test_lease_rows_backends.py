@@ -1,5 +1,6 @@
-"""A lease's deletion takes its reservations, their allocations and its
-events with it, on every backend, and nothing of another lease."""
+"""A lease's rows on every backend: written at once or not at all (a
+taken name is a conflict), and deleted with its reservations, their
+allocations and its events, and nothing of another lease."""
 import datetime
 
 import pytest
@@ -74,3 +75,21 @@ def test_a_destroyed_lease_leaves_no_row_behind(backend, tmp_path):
             'allocations in all': 1, 'events': 0}
         assert _rows(ctx, kept)['events'] == 2
         assert leases_db.lease_get(ctx, kept).name == 'kept'
+
+
+@pytest.mark.parametrize('backend', backends.BACKENDS)
+def test_a_taken_name_is_a_conflict_and_writes_nothing(backend, tmp_path):
+    with database.on_backend(backend, tmp_path):
+        ctx = reserve_context.get_admin_context()
+        host = hosts_db.host_create(ctx, {'name': 'compute-1',
+                                          'service_name': 'compute-1'})
+        now = timeutils.utcnow()
+        first = _lease(ctx, 'taken', host.id, now)
+        with pytest.raises(exception.Conflict, match='a lease named taken'):
+            _lease(ctx, 'taken', host.id, now)
+        with db_api.reader.using(ctx) as session:
+            assert session.scalar(sa.select(sa.func.count()).select_from(
+                models.Lease)) == 1
+            assert session.scalar(sa.select(sa.func.count()).select_from(
+                models.Event)) == 2
+        assert _rows(ctx, first)['allocations in all'] == 1
