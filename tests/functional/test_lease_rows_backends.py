@@ -52,44 +52,46 @@ def _rows(ctx, lease_id):
         }
 
 
-@pytest.mark.parametrize('backend', backends.BACKENDS)
-def test_a_destroyed_lease_leaves_no_row_behind(backend, tmp_path):
-    with database.on_backend(backend, tmp_path):
+@pytest.fixture(params=backends.BACKENDS)
+def host(request, tmp_path):
+    """(the admin context, a host's id) on a throwaway database of each
+    backend."""
+    with database.on_backend(request.param, tmp_path):
         ctx = reserve_context.get_admin_context()
-        host = hosts_db.host_create(ctx, {'name': 'compute-1',
-                                          'service_name': 'compute-1'})
-        now = timeutils.utcnow()
-        gone = _lease(ctx, 'gone', host.id, now)
-        kept = _lease(ctx, 'kept', host.id, now)
-        assert _rows(ctx, gone) == {
-            'lease_reservations': 1, 'allocations': 1,
-            'allocations in all': 2, 'events': 2}
-
-        leases_db.lease_destroy(ctx, gone)
-        leases_db.lease_destroy(ctx, gone)   # again: nothing happens
-
-        with pytest.raises(exception.LeaseNotFound):
-            leases_db.lease_get(ctx, gone)
-        assert _rows(ctx, gone) == {
-            'lease_reservations': 0, 'allocations': 0,
-            'allocations in all': 1, 'events': 0}
-        assert _rows(ctx, kept)['events'] == 2
-        assert leases_db.lease_get(ctx, kept).name == 'kept'
+        yield ctx, hosts_db.host_create(ctx, {'name': 'compute-1',
+                                              'service_name': 'compute-1'}).id
 
 
-@pytest.mark.parametrize('backend', backends.BACKENDS)
-def test_a_taken_name_is_a_conflict_and_writes_nothing(backend, tmp_path):
-    with database.on_backend(backend, tmp_path):
-        ctx = reserve_context.get_admin_context()
-        host = hosts_db.host_create(ctx, {'name': 'compute-1',
-                                          'service_name': 'compute-1'})
-        now = timeutils.utcnow()
-        first = _lease(ctx, 'taken', host.id, now)
-        with pytest.raises(exception.Conflict, match='a lease named taken'):
-            _lease(ctx, 'taken', host.id, now)
-        with db_api.reader.using(ctx) as session:
-            assert session.scalar(sa.select(sa.func.count()).select_from(
-                models.Lease)) == 1
-            assert session.scalar(sa.select(sa.func.count()).select_from(
-                models.Event)) == 2
-        assert _rows(ctx, first)['allocations in all'] == 1
+def test_a_destroyed_lease_leaves_no_row_behind(host):
+    ctx, host_id = host
+    now = timeutils.utcnow()
+    gone = _lease(ctx, 'gone', host_id, now)
+    kept = _lease(ctx, 'kept', host_id, now)
+    assert _rows(ctx, gone) == {
+        'lease_reservations': 1, 'allocations': 1,
+        'allocations in all': 2, 'events': 2}
+
+    leases_db.lease_destroy(ctx, gone)
+    leases_db.lease_destroy(ctx, gone)   # again: nothing happens
+
+    with pytest.raises(exception.LeaseNotFound):
+        leases_db.lease_get(ctx, gone)
+    assert _rows(ctx, gone) == {
+        'lease_reservations': 0, 'allocations': 0,
+        'allocations in all': 1, 'events': 0}
+    assert _rows(ctx, kept)['events'] == 2
+    assert leases_db.lease_get(ctx, kept).name == 'kept'
+
+
+def test_a_taken_name_is_a_conflict_and_writes_nothing(host):
+    ctx, host_id = host
+    now = timeutils.utcnow()
+    first = _lease(ctx, 'taken', host_id, now)
+    with pytest.raises(exception.Conflict, match='a lease named taken'):
+        _lease(ctx, 'taken', host_id, now)
+    with db_api.reader.using(ctx) as session:
+        assert session.scalar(sa.select(sa.func.count()).select_from(
+            models.Lease)) == 1
+        assert session.scalar(sa.select(sa.func.count()).select_from(
+            models.Event)) == 2
+    assert _rows(ctx, first)['allocations in all'] == 1
